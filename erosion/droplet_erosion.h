@@ -1,0 +1,63 @@
+#pragma once
+// Droplet (particle) hydraulic erosion on the icosphere, after Beyer 2015 eqs. 5.1-5.10
+// (../shared/papers/002_32d6344273ba1499.txt), stepped in the tangent plane (Kelley 2020 §4.4).
+// Deterministic: the result is bit-identical for any thread count.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "geodesy/droplet_spawn.h"
+#include "geodesy/sphere_mesh.h"
+
+namespace erosion {
+
+// Defaults follow Lague's implementation of Beyer's algorithm; see README for each meaning.
+struct ErosionParams {
+  uint64_t droplets = 0;            // total droplets (uniform rain); 0 = droplets_per_land_vertex
+  double droplets_per_land_vertex = 1.0;
+  double inertia = 0.05;            // [0,1] eq. 5.1
+  double capacity = 4.0;            // > 0, eq. 5.4
+  double min_slope = 0.01;          // >= 0, eq. 5.4
+  double deposition = 0.3;          // [0,1] eq. 5.5
+  double erosion = 0.3;             // [0,1] eq. 5.6
+  double evaporation = 0.01;        // [0,1) eq. 5.8
+  double gravity = 4.0;             // > 0, eq. 5.7
+  double radius = 3.0;              // brush radius in edge lengths, eq. 5.9
+  int max_lifetime = 30;            // steps
+  double initial_water = 1.0;
+  double initial_speed = 1.0;
+  double blur = 0.0;                // [0,1] change-map blur blend factor b, eq. 5.10
+  int batch_size = 1024;            // droplets per deterministic batch
+  // Hardness: erodibility in [0,1] per vertex from low-frequency noise (Beyer §5.2).
+  double hardness_min = 0.4;        // erodibility of the hardest rock
+  double hardness_scale = 2.0;      // noise frequency on the unit sphere
+  bool hardness = true;
+};
+
+
+struct ErosionStats {
+  double eroded_volume_m3 = 0.0;
+  double deposited_volume_m3 = 0.0;
+  double mass_error = 0.0;  // |sum dh*A| / sum |dh*A|
+  uint64_t droplets = 0;
+  double mean_steps = 0.0;
+  uint64_t ended_dried = 0, ended_lifetime = 0, ended_sea = 0, ended_flat = 0;
+};
+
+struct ErosionInput {
+  const geodesy::SphereMesh* mesh = nullptr;
+  double radius_m = 6371000.0;
+  double sea_level_m = 0.0;
+  std::span<const float> erodibility;  // per vertex in [0,1]; empty = 1 everywhere
+  uint64_t seed = 0;
+};
+
+// Runs the droplets in spawn order (droplet id = first_droplet_id + index), in place on
+// elevation_m, and adds this call's change to change_m. Weather calls it once per epoch.
+// Parallelism: the caller's oneTBB arena. Output does not depend on the thread count.
+ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::DropletSpawn> spawns,
+                           const ErosionParams& params, std::span<float> elevation_m,
+                           std::span<float> change_m, uint64_t first_droplet_id = 0);
+
+}  // namespace erosion
