@@ -1,0 +1,130 @@
+#include "planet/bench.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <tbb/task_arena.h>
+#include <nlohmann/json.hpp>
+
+#include "export/mesh_export.h"
+#include "geodesy/sphere_mesh.h"
+#include "planet/config.h"
+#include "planet/ocean.h"
+#include "planet/run_stats.h"
+#include "planet/terrain.h"
+#include "weather/uniform_rain.h"
+
+namespace planet {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+void printFigure(const char* figure, int frequency, int threads, double value, const char* unit) {
+  nlohmann::json j;
+  j["figure"] = figure;
+  j["frequency"] = frequency;
+  j["vertices"] = 10ull * uint64_t(frequency) * uint64_t(frequency) + 2;
+  j["threads"] = threads;
+  j["value"] = value;
+  j["unit"] = unit;
+  std::printf("%s\n", j.dump().c_str());
+  std::fflush(stdout);
+}
+
+void benchOne(int frequency, int threads, const BenchOptions& options) {
+  const Config config;  // defaults: 8-octave terrain, Lague's erosion parameters
+  resetPeakRss();
+  const uint64_t rss_before = currentRssBytes();
+
+  auto t0 = Clock::now();
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(frequency);
+  const double icosphere_s = secondsSince(t0);
+  const double vertices = double(mesh.vertexCount());
+  printFigure("icosphere_s", frequency, threads, icosphere_s, "s");
+
+  t0 = Clock::now();
+  std::vector<float> elevation =
+      generateElevation(mesh.positions, config.planet.seed, config.terrain);
+  printFigure("terrain_s", frequency, threads, secondsSince(t0), "s");
+
+  // The figure the issue names: a plain 8-octave fBm, without continents, ridges or warp.
+  {
+    TerrainParams plain;
+    plain.octaves = 8;
+    plain.continent_amplitude_m = 0.0;
+    plain.ridged_amplitude_m = 0.0;
+    plain.warp = 0.0;
+    t0 = Clock::now();
+    std::vector<float> fbm_only = generateElevation(mesh.positions, config.planet.seed, plain);
+    printFigure("fbm8_s", frequency, threads, secondsSince(t0), "s");
+  }
+
+  const double sea = areaWeightedQuantile(elevation, mesh.vertex_areas, config.ocean.fraction);
+  for (float& e : elevation) e = float(double(e) - sea);
+  const uint64_t peak = peakRssBytes();
+  printFigure("peak_rss_bytes", frequency, threads, double(peak), "bytes");
+  printFigure("peak_rss_bytes_per_vertex", frequency, threads,
+              double(peak - std::min(peak, rss_before)) / vertices, "bytes/vertex");
+
+  if (options.droplets > 0) {
+    const auto spawns =
+        weather::uniformRain(mesh, elevation, 0.0, options.droplets, config.planet.seed);
+    std::vector<float> change(elevation.size(), 0.0f);
+    erosion::ErosionParams params = config.erosion;
+    params.max_lifetime = 30;
+    params.radius = 3.0;
+    erosion::ErosionInput input;
+    input.mesh = &mesh;
+    input.radius_m = config.planet.radius_m;
+    input.sea_level_m = 0.0;
+    input.seed = config.planet.seed;
+    resetPeakRss();
+    t0 = Clock::now();
+    const erosion::ErosionStats stats =
+        erosion::erodeDroplets(input, spawns, params, elevation, change);
+    const double s = secondsSince(t0);
+    printFigure("erosion_s", frequency, threads, s, "s");
+    printFigure("droplets_per_s", frequency, threads, double(stats.droplets) / s, "1/s");
+    printFigure("droplet_steps_per_s", frequency, threads,
+                double(stats.droplets) * stats.mean_steps / s, "1/s");
+    printFigure("erosion_peak_rss_bytes", frequency, threads, double(peakRssBytes()), "bytes");
+  }
+
+  if (options.with_export) {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("planetgen-bench-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    planet_export::PlanetSurface surface;
+    surface.mesh = &mesh;
+    surface.elevation_m = elevation;
+    surface.radius_m = config.planet.radius_m;
+    t0 = Clock::now();
+    planet_export::writeGlb(dir / "planet.glb", surface);
+    printFigure("export_glb_s", frequency, threads, secondsSince(t0), "s");
+    t0 = Clock::now();
+    planet_export::writeObj(dir / "planet.obj", dir / "planet.mtl", "planet.mtl", surface);
+    printFigure("export_obj_s", frequency, threads, secondsSince(t0), "s");
+    std::filesystem::remove_all(dir);
+  }
+}
+
+}  // namespace
+
+void runBench(const BenchOptions& options) {
+  for (int frequency : options.frequencies) {
+    for (int threads : options.threads) {
+      tbb::task_arena arena(threads);
+      arena.execute([&] { benchOne(frequency, threads, options); });
+    }
+  }
+}
+
+}  // namespace planet

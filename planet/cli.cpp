@@ -1,0 +1,175 @@
+#include "planet/cli.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <tbb/global_control.h>
+#include <CLI/CLI.hpp>
+
+#include "planet/bench.h"
+#include "planet/config.h"
+#include "planet/memory_estimate.h"
+#include "planet/pipeline.h"
+
+namespace planet {
+namespace {
+
+struct GenerateArgs {
+  std::string config_file;
+  std::string out_dir;
+  int threads = 0;  // 0 = not given: all cores
+  bool threads_given = false;
+  std::optional<int64_t> seed;
+  std::vector<std::string> overrides;
+};
+
+// One line on stderr, rewritten in place, only when stderr is a terminal.
+class ProgressLine {
+ public:
+  ProgressLine() : enabled_(isatty(STDERR_FILENO) == 1) {}
+  ~ProgressLine() {
+    if (enabled_ && shown_) std::fputs("\r\033[K", stderr);
+  }
+  void operator()(const std::string& stage) {
+    if (!enabled_) return;
+    std::fprintf(stderr, "\r\033[Kplanetgen: %s ...", stage.c_str());
+    std::fflush(stderr);
+    shown_ = true;
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+};
+
+int fail(int code, const std::string& message) {
+  std::cerr << "planetgen: error: " << message << "\n";
+  return code;
+}
+
+int threadsOrError(const std::string& text, int& threads) {
+  // Parsed by hand so "--threads 0" and "--threads -3" get the project's message and exit 2.
+  try {
+    size_t used = 0;
+    const long n = std::stol(text, &used);
+    if (used != text.size() || n < 1 || n > 1024) throw std::invalid_argument(text);
+    threads = int(n);
+    return kExitOk;
+  } catch (const std::exception&) {
+    return fail(kExitBadInput,
+                "--threads " + text + " is not allowed; allowed: an integer in [1, 1024].");
+  }
+}
+
+int runGenerate(const GenerateArgs& args) {
+  Config config;
+  try {
+    config = loadConfig(args.config_file, args.overrides);
+  } catch (const ConfigError& e) {
+    return fail(kExitBadInput, e.what());
+  }
+  if (args.seed) {
+    if (*args.seed < 0) {
+      return fail(kExitBadInput, "--seed " + std::to_string(*args.seed) +
+                                     " is not allowed; allowed: an integer >= 0.");
+    }
+    config.planet.seed = uint64_t(*args.seed);
+  }
+  const MemoryEstimate memory = estimateMemory(config);
+  if (memory.available_bytes > 0 && memory.required_bytes > memory.available_bytes) {
+    return fail(kExitTooLarge, args.config_file + ": [planet] frequency = " +
+                                   std::to_string(config.planet.frequency) + " needs about " +
+                                   std::to_string(memory.required_bytes >> 20) + " MiB but only " +
+                                   std::to_string(memory.available_bytes >> 20) +
+                                   " MiB are available; the largest frequency that fits is " +
+                                   std::to_string(memory.largest_fitting_frequency) + ".");
+  }
+
+  const int threads = args.threads_given ? args.threads : 0;
+  std::optional<tbb::global_control> limit;
+  if (threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, size_t(threads));
+
+  ProgressLine progress;
+  StageCallback on_stage = [&](const std::string& stage) { progress(stage); };
+  StageTimer timer;
+  PlanetState planet = buildPlanet(config, timer, on_stage);
+  erodePlanet(planet, config, timer, on_stage);
+  try {
+    writePlanet(planet, config, args.out_dir, timer, on_stage, threads);
+  } catch (const std::exception& e) {
+    return fail(kExitFailure, e.what());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int runCli(int argc, char** argv) {
+  CLI::App app{"planetgen: eroded planets for games, from a seed to an engine file"};
+  app.require_subcommand(1);
+
+  GenerateArgs gen;
+  std::string gen_threads;
+  int64_t seed = 0;
+  auto* generate = app.add_subcommand("generate", "Generate a planet and write its files");
+  generate->add_option("--config", gen.config_file, "TOML config file")->required();
+  generate->add_option("--out", gen.out_dir, "Output folder")->required();
+  generate->add_option("--threads", gen_threads, "Worker threads (default: all cores)");
+  auto* seed_opt = generate->add_option("--seed", seed, "Overrides [planet] seed");
+  generate->add_option("--set", gen.overrides, "Override a config key: section.key=value")
+      ->allow_extra_args(false);
+
+  BenchOptions bench;
+  std::vector<std::string> bench_threads;
+  auto* bench_cmd = app.add_subcommand("bench", "Print speed and memory figures as JSON lines");
+  bench_cmd->add_option("--frequency", bench.frequencies, "Icosphere frequencies")
+      ->check(CLI::Range(1, 4096));
+  bench_cmd->add_option("--threads", bench_threads, "Thread counts");
+  bench_cmd->add_option("--droplets", bench.droplets, "Erosion droplets (0 skips erosion)");
+  bench_cmd->add_flag("!--no-export", bench.with_export, "Skip the export figures");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(kExitBadInput, std::string(e.what()) + " (see planetgen --help).");
+  }
+
+  if (*generate) {
+    if (!gen_threads.empty()) {
+      if (int rc = threadsOrError(gen_threads, gen.threads)) return rc;
+      gen.threads_given = true;
+    }
+    if (*seed_opt) gen.seed = seed;
+    try {
+      return runGenerate(gen);
+    } catch (const std::bad_alloc&) {
+      return fail(kExitTooLarge, "out of memory; try a smaller [planet] frequency.");
+    } catch (const std::exception& e) {
+      return fail(kExitFailure, e.what());
+    }
+  }
+  if (*bench_cmd) {
+    if (!bench_threads.empty()) {
+      bench.threads.clear();
+      for (const std::string& t : bench_threads) {
+        int n = 0;
+        if (int rc = threadsOrError(t, n)) return rc;
+        bench.threads.push_back(n);
+      }
+    }
+    runBench(bench);
+    return kExitOk;
+  }
+  return kExitBadInput;
+}
+
+}  // namespace planet

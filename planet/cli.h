@@ -1,0 +1,14 @@
+#pragma once
+// The planetgen command line: generate, bench. Returns the process exit code
+// (see README "Errors and exit codes").
+
+namespace planet {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;   // runtime failure (e.g. a write failed)
+constexpr int kExitBadInput = 2;  // bad config, option or input file
+constexpr int kExitTooLarge = 3;  // refused: the run would not fit in memory
+
+int runCli(int argc, char** argv);
+
+}  // namespace planet

@@ -1,0 +1,341 @@
+#include "planet/config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string_view>
+
+#include <toml++/toml.h>
+#include <nlohmann/json.hpp>
+
+namespace planet {
+namespace {
+
+using Json = nlohmann::json;
+
+// One row per config key: how to read it from TOML, what is allowed, how to print it.
+// A new key is one row in kSchema below.
+struct KeySpec {
+  std::string_view section;
+  std::string_view key;
+  std::string allowed;  // human-readable, used in error messages
+  // Sets the value from a TOML node; returns false if the node's type or value is not allowed.
+  std::function<bool(Config&, const toml::node&)> assign;
+  std::function<Json(const Config&)> dump;
+};
+
+std::string formatNumber(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+
+template <typename Access>
+KeySpec realKey(std::string_view section, std::string_view key, Access access, double lo, double hi,
+                bool lo_open = false, bool hi_open = false) {
+  std::string allowed = "a finite number in " + std::string(lo_open ? "(" : "[") +
+                        formatNumber(lo) + ", " + formatNumber(hi) + (hi_open ? ")" : "]");
+  return {section, key, allowed,
+          [=](Config& c, const toml::node& n) {
+            std::optional<double> v;
+            if (auto f = n.as_floating_point()) v = f->get();
+            if (auto i = n.as_integer()) v = double(i->get());
+            if (!v || !std::isfinite(*v)) return false;
+            if (lo_open ? *v <= lo : *v < lo) return false;
+            if (hi_open ? *v >= hi : *v > hi) return false;
+            access(c) = *v;
+            return true;
+          },
+          [=](const Config& c) { return Json(access(const_cast<Config&>(c))); }};
+}
+
+template <typename Access>
+KeySpec intKey(std::string_view section, std::string_view key, Access access, int64_t lo,
+               int64_t hi) {
+  std::string allowed = "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  return {section, key, allowed,
+          [=](Config& c, const toml::node& n) {
+            auto i = n.as_integer();
+            if (!i || i->get() < lo || i->get() > hi) return false;
+            using T = std::remove_reference_t<decltype(access(c))>;
+            access(c) = T(i->get());
+            return true;
+          },
+          [=](const Config& c) { return Json(access(const_cast<Config&>(c))); }};
+}
+
+template <typename Access>
+KeySpec boolKey(std::string_view section, std::string_view key, Access access) {
+  return {section, key, "true or false",
+          [=](Config& c, const toml::node& n) {
+            auto b = n.as_boolean();
+            if (!b) return false;
+            access(c) = b->get();
+            return true;
+          },
+          [=](const Config& c) { return Json(access(const_cast<Config&>(c))); }};
+}
+
+template <typename Access>
+KeySpec choiceKey(std::string_view section, std::string_view key, Access access,
+                  std::vector<std::string> choices) {
+  std::string allowed = "one of";
+  for (size_t i = 0; i < choices.size(); ++i) allowed += (i ? ", \"" : " \"") + choices[i] + "\"";
+  return {section, key, allowed,
+          [=](Config& c, const toml::node& n) {
+            auto s = n.as_string();
+            if (!s || std::find(choices.begin(), choices.end(), s->get()) == choices.end())
+              return false;
+            access(c) = s->get();
+            return true;
+          },
+          [=](const Config& c) { return Json(access(const_cast<Config&>(c))); }};
+}
+
+#define FIELD(path)         \
+  [](Config & c) -> auto& { \
+    return c.path;          \
+  }
+constexpr double kBig = 1e9;
+
+const std::vector<KeySpec>& schema() {
+  static const std::vector<KeySpec> rows = {
+      intKey("planet", "seed", FIELD(planet.seed), 0, std::numeric_limits<int64_t>::max()),
+      intKey("planet", "frequency", FIELD(planet.frequency), 1, 100000),
+      realKey("planet", "radius_m", FIELD(planet.radius_m), 0, 1e9, true),
+
+      intKey("terrain", "octaves", FIELD(terrain.octaves), 1, 16),
+      realKey("terrain", "frequency", FIELD(terrain.frequency), 0, 1000, true),
+      realKey("terrain", "lacunarity", FIELD(terrain.lacunarity), 1, 4),
+      realKey("terrain", "persistence", FIELD(terrain.persistence), 0, 1),
+      realKey("terrain", "amplitude_m", FIELD(terrain.amplitude_m), 0, 1e5),
+      realKey("terrain", "continent_frequency", FIELD(terrain.continent_frequency), 0, 100, true),
+      intKey("terrain", "continent_octaves", FIELD(terrain.continent_octaves), 1, 8),
+      realKey("terrain", "continent_amplitude_m", FIELD(terrain.continent_amplitude_m), 0, 1e5),
+      realKey("terrain", "continent_sharpness", FIELD(terrain.continent_sharpness), 0, 100),
+      realKey("terrain", "ridged_amplitude_m", FIELD(terrain.ridged_amplitude_m), 0, 1e5),
+      realKey("terrain", "ridged_frequency", FIELD(terrain.ridged_frequency), 0, 1000, true),
+      realKey("terrain", "warp", FIELD(terrain.warp), 0, 2),
+      realKey("terrain", "warp_frequency", FIELD(terrain.warp_frequency), 0, 100, true),
+
+      choiceKey("ocean", "mode", FIELD(ocean.mode), {"fraction", "level"}),
+      realKey("ocean", "fraction", FIELD(ocean.fraction), 0, 1),
+      realKey("ocean", "level_m", FIELD(ocean.level_m), -1e5, 1e5),
+
+      intKey("erosion", "droplets", FIELD(erosion.droplets), 0, 1000000000),
+      realKey("erosion", "droplets_per_land_vertex", FIELD(erosion.droplets_per_land_vertex), 0,
+              1000),
+      realKey("erosion", "inertia", FIELD(erosion.inertia), 0, 1),
+      realKey("erosion", "capacity", FIELD(erosion.capacity), 0, 1000, true),
+      realKey("erosion", "min_slope", FIELD(erosion.min_slope), 0, 10),
+      realKey("erosion", "deposition", FIELD(erosion.deposition), 0, 1),
+      realKey("erosion", "erosion", FIELD(erosion.erosion), 0, 1),
+      realKey("erosion", "evaporation", FIELD(erosion.evaporation), 0, 1, false, true),
+      realKey("erosion", "gravity", FIELD(erosion.gravity), 0, 1000, true),
+      realKey("erosion", "radius", FIELD(erosion.radius), 1, 8),
+      intKey("erosion", "max_lifetime", FIELD(erosion.max_lifetime), 1, 1000),
+      realKey("erosion", "initial_water", FIELD(erosion.initial_water), 0, 1000, true),
+      realKey("erosion", "initial_speed", FIELD(erosion.initial_speed), 0, 1000),
+      realKey("erosion", "blur", FIELD(erosion.blur), 0, 1),
+      intKey("erosion", "batch_size", FIELD(erosion.batch_size), 1, 1000000),
+      boolKey("erosion", "hardness", FIELD(erosion.hardness)),
+      realKey("erosion", "hardness_min", FIELD(erosion.hardness_min), 0, 1),
+      realKey("erosion", "hardness_scale", FIELD(erosion.hardness_scale), 0, 100, true),
+
+      boolKey("output", "glb", FIELD(output.glb)),
+      boolKey("output", "obj", FIELD(output.obj)),
+      boolKey("output", "maps", FIELD(output.maps)),
+      intKey("output", "map_width", FIELD(output.map_width), 16, 16384),
+
+      realKey("limits", "memory_cap_gib", FIELD(limits.memory_cap_gib), 0, kBig),
+  };
+  return rows;
+}
+#undef FIELD
+
+// Levenshtein distance, for "did you mean" suggestions.
+size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string nearestKey(std::string_view section, std::string_view key) {
+  std::string best;
+  size_t best_d = std::numeric_limits<size_t>::max();
+  for (const KeySpec& s : schema()) {
+    // Prefer keys of the same section; a key in another section costs one more edit.
+    const size_t d = editDistance(key, s.key) + (s.section == section ? 0 : 1);
+    if (d < best_d) best_d = d, best = std::string(s.section) + "." + std::string(s.key);
+  }
+  return best;
+}
+
+std::string nearestSection(std::string_view section) {
+  std::string best;
+  size_t best_d = std::numeric_limits<size_t>::max();
+  for (const KeySpec& s : schema()) {
+    const size_t d = editDistance(section, s.section);
+    if (d < best_d) best_d = d, best = std::string(s.section);
+  }
+  return best;
+}
+
+const KeySpec* findKey(std::string_view section, std::string_view key) {
+  for (const KeySpec& s : schema())
+    if (s.section == section && s.key == key) return &s;
+  return nullptr;
+}
+
+bool knownSection(std::string_view section) {
+  return std::any_of(schema().begin(), schema().end(),
+                     [&](const KeySpec& s) { return s.section == section; });
+}
+
+std::string nodeText(const toml::node& n) {
+  std::ostringstream s;
+  n.visit([&](auto&& v) { s << v; });
+  std::string text = s.str();
+  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  return text;
+}
+
+std::string where(const std::string& origin, const toml::source_region& src) {
+  if (src.begin.line == 0) return origin;
+  return origin + ":" + std::to_string(src.begin.line);
+}
+
+void assignOrThrow(Config& config, const KeySpec& spec, const toml::node& value,
+                   const std::string& origin) {
+  if (!spec.assign(config, value)) {
+    throw ConfigError(where(origin, value.source()) + ": [" + std::string(spec.section) + "] " +
+                      std::string(spec.key) + " = " + nodeText(value) +
+                      " is not allowed; allowed: " + spec.allowed + ".");
+  }
+}
+
+void applyTable(Config& config, const toml::table& root, const std::string& origin) {
+  for (const auto& [section_key, section_node] : root) {
+    const std::string section(section_key.str());
+    const auto* table = section_node.as_table();
+    if (!table || !knownSection(section)) {
+      const std::string hint =
+          table ? " (did you mean [" + nearestSection(section) + "]?)"
+                : " (keys belong in a [section]; did you mean " + nearestKey("", section) + "?)";
+      throw ConfigError(where(origin, section_key.source()) + ": unknown " +
+                        (table ? "section [" + section + "]" : "top-level key '" + section + "'") +
+                        hint + ".");
+    }
+    for (const auto& [key, value] : *table) {
+      const KeySpec* spec = findKey(section, key.str());
+      if (!spec) {
+        throw ConfigError(where(origin, key.source()) + ": unknown key '" + std::string(key.str()) +
+                          "' in [" + section + "]; did you mean " + nearestKey(section, key.str()) +
+                          "?");
+      }
+      assignOrThrow(config, *spec, value, origin);
+    }
+  }
+}
+
+}  // namespace
+
+Config loadConfig(const std::filesystem::path& file, std::span<const std::string> overrides) {
+  const std::string origin = file.string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    throw ConfigError(origin + ": cannot read config file: " +
+                      (std::filesystem::exists(file, ec) ? "not a regular file" : "no such file") +
+                      ".");
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) throw ConfigError(origin + ": cannot read config file.");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw ConfigError(origin +
+                      ": the config file is empty; it needs at least [planet] "
+                      "frequency (see configs/default.toml).");
+  }
+  if (text.find('\0') != std::string::npos) {
+    throw ConfigError(origin + ": not a TOML text file (it contains NUL bytes).");
+  }
+  Config config;
+  try {
+    const toml::table root = toml::parse(text, origin);
+    applyTable(config, root, origin);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(origin + ":" + std::to_string(e.source().begin.line) + ":" +
+                      std::to_string(e.source().begin.column) +
+                      ": TOML syntax error: " + std::string(e.description()) + ".");
+  }
+  for (const std::string& expression : overrides) applyOverride(config, expression);
+  return config;
+}
+
+void applyOverride(Config& config, const std::string& expression) {
+  const std::string origin = "--set " + expression;
+  const size_t eq = expression.find('=');
+  const size_t dot = expression.find('.');
+  if (eq == std::string::npos || dot == std::string::npos || dot > eq || dot == 0 ||
+      dot + 1 == eq || eq + 1 == expression.size()) {
+    throw ConfigError(origin +
+                      ": malformed override; expected section.key=value, e.g. "
+                      "--set erosion.droplets=200000.");
+  }
+  auto trim = [](std::string s) {
+    s.erase(0, s.find_first_not_of(" \t"));
+    s.erase(s.find_last_not_of(" \t") + 1);
+    return s;
+  };
+  const std::string section = trim(expression.substr(0, dot));
+  const std::string key = trim(expression.substr(dot + 1, eq - dot - 1));
+  const std::string value = trim(expression.substr(eq + 1));
+  const KeySpec* spec = findKey(section, key);
+  if (!spec) {
+    throw ConfigError(origin + ": unknown key '" + section + "." + key + "'; did you mean " +
+                      nearestKey(section, key) + "?");
+  }
+  toml::table parsed;
+  try {
+    parsed = toml::parse("v = " + value, origin);
+  } catch (const toml::parse_error&) {
+    // A bare word is taken as a string, so --set ocean.mode=level works without quotes.
+    if (value.find_first_of("\"'=[]{}\n") != std::string::npos) {
+      throw ConfigError(origin + ": the value '" + value +
+                        "' is not a TOML value; allowed: " + spec->allowed + ".");
+    }
+    parsed.insert("v", value);
+  }
+  if (parsed.size() != 1 || !parsed.contains("v")) {
+    throw ConfigError(origin + ": the value '" + value + "' is not a single TOML value.");
+  }
+  if (!spec->assign(config, *parsed.get("v"))) {
+    throw ConfigError(origin + ": [" + section + "] " + key + " = " + value +
+                      " is not allowed; allowed: " + spec->allowed + ".");
+  }
+}
+
+std::string configToJson(const Config& config) {
+  Json j = Json::object();
+  for (const KeySpec& s : schema()) j[std::string(s.section)][std::string(s.key)] = s.dump(config);
+  return j.dump();
+}
+
+std::vector<std::string> configKeys() {
+  std::vector<std::string> keys;
+  for (const KeySpec& s : schema())
+    keys.push_back(std::string(s.section) + "." + std::string(s.key));
+  return keys;
+}
+
+}  // namespace planet

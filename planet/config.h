@@ -1,0 +1,63 @@
+#pragma once
+// The run configuration: one TOML section per stage, loaded and validated against a schema
+// (config_schema.cpp). Algorithms never read files; they get the params structs below.
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "erosion/droplet_erosion.h"
+#include "planet/ocean.h"
+#include "planet/terrain.h"
+
+namespace planet {
+
+struct PlanetParams {
+  uint64_t seed = 1;
+  int frequency = 128;  // icosphere frequency: V = 10 f^2 + 2
+  double radius_m = 6371000.0;
+};
+
+struct OutputParams {
+  bool glb = true;
+  bool obj = true;
+  bool maps = true;      // equirectangular PNG pictures
+  int map_width = 2048;  // equirectangular width in pixels; height is width / 2
+};
+
+struct LimitParams {
+  double memory_cap_gib = 0.0;  // 0 = the machine's available memory
+};
+
+struct Config {
+  PlanetParams planet;
+  TerrainParams terrain;
+  OceanParams ocean;
+  erosion::ErosionParams erosion;
+  OutputParams output;
+  LimitParams limits;
+};
+
+// Bad user input: the message names the file (or --set expression), line, key, value and
+// what is allowed. The CLI turns it into exit code 2.
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Loads `file`, then applies each override "section.key=value" in order. Throws ConfigError.
+Config loadConfig(const std::filesystem::path& file, std::span<const std::string> overrides = {});
+
+// Applies one "section.key=value" override. Throws ConfigError naming the expression.
+void applyOverride(Config& config, const std::string& expression);
+
+// The full configuration as a JSON object text {"section": {"key": value, ...}, ...}.
+std::string configToJson(const Config& config);
+
+// Every valid "section.key", in schema order (for docs and tests).
+std::vector<std::string> configKeys();
+
+}  // namespace planet

@@ -1,0 +1,50 @@
+#pragma once
+// The stages in order: icosphere -> terrain -> ocean level -> erosion -> export.
+// Each stage is a free function of the one before; this file only sequences them.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "erosion/droplet_erosion.h"
+#include "geodesy/sphere_mesh.h"
+#include "planet/config.h"
+#include "planet/run_stats.h"
+
+namespace planet {
+
+// Everything known about one generated planet.
+struct PlanetState {
+  geodesy::SphereMesh mesh;
+  std::vector<float> initial_elevation_m;  // after terrain and ocean, before erosion
+  std::vector<float> elevation_m;          // current (eroded)
+  std::vector<float> change_m;             // elevation_m - initial_elevation_m
+  std::vector<float> erodibility;          // [0,1] per vertex; empty when hardness is off
+  double sea_level_m = 0.0;
+  uint64_t land_vertices = 0;
+  erosion::ErosionStats erosion_stats;
+};
+
+// Called with the name of each stage as it starts (for the progress line).
+using StageCallback = std::function<void(const std::string& stage)>;
+
+// Icosphere, terrain and ocean level. Sea level is 0 m after this: in "fraction" mode the
+// terrain is shifted so that the quantile lands on 0.
+PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCallback& on_stage);
+
+// Droplet erosion with uniform rain; updates elevation_m, change_m and erosion_stats.
+void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
+                 const StageCallback& on_stage);
+
+// Number of droplets the config asks for on this planet.
+uint64_t dropletBudget(const Config& config, uint64_t land_vertices);
+
+// Writes planet.glb, planet.obj, planet.mtl, the PNG maps and summary.json into out_dir,
+// all or nothing (temporary files, renamed together at the end).
+void writePlanet(const PlanetState& planet, const Config& config,
+                 const std::filesystem::path& out_dir, StageTimer& timer,
+                 const StageCallback& on_stage, int threads);
+
+}  // namespace planet

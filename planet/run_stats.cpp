@@ -1,0 +1,68 @@
+#include "planet/run_stats.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace planet {
+namespace {
+
+uint64_t statusKiB(const char* field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  const size_t n = std::strlen(field);
+  while (std::getline(in, line)) {
+    if (line.compare(0, n, field) == 0) return std::stoull(line.substr(n + 1)) * 1024ull;
+  }
+  return 0;
+}
+
+}  // namespace
+
+uint64_t peakRssBytes() {
+  return statusKiB("VmHWM");
+}
+uint64_t currentRssBytes() {
+  return statusKiB("VmRSS");
+}
+
+bool resetPeakRss() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+  return bool(out.flush());
+}
+
+std::string hashFloats(std::span<const float> values) {
+  uint64_t h = 1469598103934665603ull;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
+  for (size_t i = 0; i < values.size_bytes(); ++i) {
+    h ^= bytes[i];
+    h *= 1099511628211ull;
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
+void StageTimer::start(std::string name) {
+  stop();
+  running_ = std::move(name);
+  begin_ = std::chrono::steady_clock::now();
+}
+
+void StageTimer::stop() {
+  if (running_.empty()) return;
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
+  stages_.emplace_back(running_, s);
+  running_.clear();
+}
+
+double StageTimer::seconds(const std::string& name) const {
+  double total = 0.0;
+  for (const auto& [n, s] : stages_)
+    if (n == name) total += s;
+  return total;
+}
+
+}  // namespace planet

@@ -1,0 +1,39 @@
+#pragma once
+// Process measurements for summary.json and the benchmark: peak memory, elevation hashes,
+// stage timings.
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace planet {
+
+// Peak resident set size of this process in bytes (VmHWM), 0 if unknown.
+uint64_t peakRssBytes();
+// Current resident set size in bytes (VmRSS), 0 if unknown.
+uint64_t currentRssBytes();
+// Resets the peak to the current RSS (Linux /proc/self/clear_refs); false if not supported.
+bool resetPeakRss();
+
+// FNV-1a 64 over the exact bytes of the floats, as 16 hex digits: equal hashes mean
+// bit-identical arrays.
+std::string hashFloats(std::span<const float> values);
+
+// Wall-clock time of named stages, in the order they ran.
+class StageTimer {
+ public:
+  void start(std::string name);
+  void stop();  // stops the running stage, if any
+  double seconds(const std::string& name) const;
+  const std::vector<std::pair<std::string, double>>& stages() const { return stages_; }
+
+ private:
+  std::vector<std::pair<std::string, double>> stages_;
+  std::string running_;
+  std::chrono::steady_clock::time_point begin_;
+};
+
+}  // namespace planet

@@ -1,0 +1,54 @@
+#pragma once
+// Base terrain: elevation in metres at every vertex of the icosphere, from 3D noise evaluated
+// on the unit sphere (no seam, no pole pinching). Because the noise is a function of the 3D
+// position, the same seed gives the same continents at any mesh frequency.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+namespace planet {
+
+struct TerrainParams {
+  // Detail fBm (Perlin), documented in README "Configuration".
+  int octaves = 8;
+  double frequency = 2.0;  // first-octave frequency on the unit sphere
+  double lacunarity = 2.0;
+  double persistence = 0.5;
+  double amplitude_m = 2500.0;  // detail relief (half range)
+  // Continents: a low-frequency fBm shaped into land masses and ocean basins.
+  double continent_frequency = 0.9;
+  int continent_octaves = 4;
+  double continent_amplitude_m = 2500.0;  // half the basin-to-plateau step
+  double continent_sharpness = 3.0;       // >= 0; larger = steeper continental shelves
+  // Mountains: ridged fBm added where the continent mask is high.
+  double ridged_amplitude_m = 3500.0;
+  double ridged_frequency = 2.5;
+  // Domain warp: positions are displaced by a vector noise before sampling (unit-sphere units).
+  double warp = 0.15;
+  double warp_frequency = 1.5;
+};
+
+// Elevation (m, before the ocean level is applied) at a unit-sphere point. Pure function of
+// (p, seed, params); identical at any mesh resolution.
+class Terrain {
+ public:
+  Terrain(uint64_t seed, const TerrainParams& params);
+  ~Terrain();
+  Terrain(const Terrain&) = delete;
+  Terrain& operator=(const Terrain&) = delete;
+  float elevationAt(const glm::vec3& unit_position) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Elevation at every position, parallel over vertices on the caller's oneTBB arena.
+std::vector<float> generateElevation(std::span<const glm::vec3> unit_positions, uint64_t seed,
+                                     const TerrainParams& params);
+
+}  // namespace planet

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The one set-up script. On a fresh Debian 12 machine, as root:
+#   ./setup.sh planet   install what is missing, build Release, write out/default/
+#   ./setup.sh test     install what is missing, build, run the whole test suite
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(build-essential cmake ninja-build pkg-config git
+  libtbb-dev libglm-dev libtinyobjloader-dev libtinygltf-dev catch2 nlohmann-json3-dev
+  libstb-dev libpng-dev libtomlplusplus-dev libcli11-dev
+  assimp-utils nodejs npm)
+
+install_packages() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+}
+
+build() {  # build <dir> <build type>
+  cmake -S . -B "$1" -G Ninja -DCMAKE_BUILD_TYPE="$2" -DPLANETGEN_TESTS=ON >/dev/null
+  cmake --build "$1" -j"$(nproc)"
+}
+
+case "${1:-}" in
+  planet)
+    install_packages
+    build build Release
+    ./build/planetgen generate --config configs/default.toml --out out/default
+    echo "setup: wrote $(ls out/default | tr '\n' ' ')to out/default/"
+    ;;
+  test)
+    install_packages
+    build build Release
+    ctest --test-dir build --output-on-failure -j"$(nproc)"
+    ;;
+  *)
+    echo "usage: $0 planet|test" >&2
+    exit 2
+    ;;
+esac

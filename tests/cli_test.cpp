@@ -1,0 +1,187 @@
+// The planetgen command line, run as a user runs it: real processes, real files.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kBinary = fs::path(PLANETGEN_BINARY_DIR) / "planetgen";
+const fs::path kSource = PLANETGEN_SOURCE_DIR;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+RunResult run(const std::string& args) {
+  static int counter = 0;
+  const fs::path log = fs::temp_directory_path() / ("planetgen_cli_" + std::to_string(::getpid()) +
+                                                    "_" + std::to_string(counter++) + ".log");
+  const std::string command = kBinary.string() + " " + args + " > " + log.string() + " 2>&1";
+  const int status = std::system(command.c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream in(log);
+  std::stringstream s;
+  s << in.rdbuf();
+  r.output = s.str();
+  fs::remove(log);
+  return r;
+}
+
+fs::path freshDir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("planetgen_cli_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+fs::path writeConfig(const fs::path& dir, const std::string& name, const std::string& text) {
+  const fs::path path = dir / name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// Name -> contents of every file in a folder, to prove it was left untouched.
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    files[entry.path().filename().string()] = s.str();
+  }
+  return files;
+}
+
+nlohmann::json readJson(const fs::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+const std::string kSmallPlanet =
+    "[planet]\nseed = 3\nfrequency = 24\n[erosion]\ndroplets = 3000\nbatch_size = 64\n"
+    "[output]\nmap_width = 64\n";
+
+}  // namespace
+
+TEST_CASE("cli: generate writes the four files and a summary", "[cli]") {
+  const fs::path dir = freshDir("generate");
+  const fs::path config = writeConfig(dir, "small.toml", kSmallPlanet);
+  const fs::path out = dir / "out";
+  const RunResult r = run("generate --config " + config.string() + " --out " + out.string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  for (const char* name : {"planet.glb", "planet.obj", "planet.mtl", "summary.json"})
+    CHECK(fs::file_size(out / name) > 0);
+  const auto summary = readJson(out / "summary.json");
+  CHECK(summary["vertices"] == 10 * 24 * 24 + 2);
+  CHECK(summary["faces"] == 20 * 24 * 24);
+  CHECK(summary["elevation_hash"].get<std::string>().size() == 16);
+  CHECK(summary["peak_rss_bytes"].get<uint64_t>() > 0);
+  CHECK(summary["timings"].contains("terrain_s"));
+  CHECK(summary["timings"].contains("export_s"));
+  CHECK(summary["erosion"]["droplets"] == 3000);
+  // No temporaries are left behind.
+  for (const auto& entry : fs::directory_iterator(out))
+    CHECK(entry.path().filename().string().find(".tmp") == std::string::npos);
+  // Nothing went to stderr: it is not a terminal here, so there is no progress line.
+  CHECK(r.output.empty());
+}
+
+TEST_CASE("cli: the same seed gives the same elevations at 1 and 2 threads", "[cli]") {
+  const fs::path dir = freshDir("threads");
+  const fs::path config = writeConfig(dir, "small.toml", kSmallPlanet);
+  std::vector<std::string> hashes;
+  for (int threads : {1, 2}) {
+    const fs::path out = dir / ("out" + std::to_string(threads));
+    const RunResult r = run("generate --config " + config.string() + " --out " + out.string() +
+                            " --threads " + std::to_string(threads));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto summary = readJson(out / "summary.json");
+    hashes.push_back(summary["elevation_hash"]);
+    CHECK(summary["threads"] == threads);
+  }
+  CHECK(hashes[0] == hashes[1]);
+  // --seed overrides the config and changes the planet.
+  const fs::path out = dir / "seeded";
+  REQUIRE(run("generate --config " + config.string() + " --out " + out.string() + " --seed 4")
+              .exit_code == 0);
+  CHECK(readJson(out / "summary.json")["elevation_hash"] != hashes[0]);
+}
+
+// Bad input: exit code, message, and an output folder left exactly as it was.
+// A new case is one row.
+TEST_CASE("cli: bad input exits 2, names the problem and leaves the output folder alone", "[cli]") {
+  struct Case {
+    std::string name;
+    std::string config_text;  // written to bad.toml unless empty and config_arg is given
+    std::string extra_args;
+    int exit_code;
+    std::vector<std::string> expected;  // substrings of the message
+  };
+  const std::vector<Case> cases = {
+      {"syntax", "[planet\nfrequency = 3\n", "", 2, {"bad.toml:1", "syntax"}},
+      {"wrong type",
+       "[planet]\nfrequency = \"big\"\n",
+       "",
+       2,
+       {"bad.toml:2", "frequency", "integer"}},
+      {"frequency 0", "[planet]\nfrequency = 0\n", "", 2, {"bad.toml:2", "frequency = 0"}},
+      {"frequency negative", "[planet]\nfrequency = -5\n", "", 2, {"frequency = -5"}},
+      {"radius 0", "[planet]\nradius_m = 0.0\n", "", 2, {"radius_m", "(0,"}},
+      {"probability > 1", "[erosion]\ninertia = 1.01\n", "", 2, {"inertia", "[0, 1]"}},
+      {"nan", "[erosion]\ncapacity = nan\n", "", 2, {"capacity", "finite"}},
+      {"inf", "[erosion]\ngravity = -inf\n", "", 2, {"gravity", "finite"}},
+      {"unknown key", "[erosion]\ninertai = 0.1\n", "", 2, {"inertai", "did you mean"}},
+      {"empty", "", "", 2, {"bad.toml", "empty"}},
+      {"binary", std::string("\x89PNG\r\n\x1a\n\0\0\0", 11), "", 2, {"bad.toml"}},
+      {"missing file", "-", "", 2, {"missing.toml", "no such file"}},
+      {"bad --set",
+       "[planet]\nfrequency = 8\n",
+       "--set erosion.inertia",
+       2,
+       {"--set", "section.key=value"}},
+      {"--set value",
+       "[planet]\nfrequency = 8\n",
+       "--set erosion.inertia=2",
+       2,
+       {"--set", "[0, 1]"}},
+      {"threads 0", "[planet]\nfrequency = 8\n", "--threads 0", 2, {"--threads 0", "[1, 1024]"}},
+      {"threads -3", "[planet]\nfrequency = 8\n", "--threads -3", 2, {"--threads -3"}},
+      {"seed negative", "[planet]\nfrequency = 8\n", "--seed -1", 2, {"--seed -1"}},
+      {"too large",
+       "[planet]\nfrequency = 100000\n",
+       "",
+       3,
+       {"frequency = 100000", "largest frequency"}},
+  };
+  for (const Case& c : cases) {
+    const fs::path dir = freshDir("bad");
+    const fs::path out = dir / "out";
+    fs::create_directories(out);
+    std::ofstream(out / "planet.glb") << "previous run";
+    const auto before = snapshot(out);
+    const fs::path config =
+        c.config_text == "-" ? dir / "missing.toml" : writeConfig(dir, "bad.toml", c.config_text);
+    const RunResult r =
+        run("generate --config " + config.string() + " --out " + out.string() + " " + c.extra_args);
+    INFO("case: " << c.name << "\noutput: " << r.output);
+    CHECK(r.exit_code == c.exit_code);
+    for (const std::string& e : c.expected) CHECK(r.output.find(e) != std::string::npos);
+    CHECK(r.output.find("error:") != std::string::npos);
+    CHECK(std::count(r.output.begin(), r.output.end(), '\n') <= 3);  // one paragraph
+    CHECK(snapshot(out) == before);
+  }
+}
