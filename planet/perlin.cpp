@@ -8,11 +8,6 @@
 namespace planet {
 namespace {
 
-// The 12 edge-midpoint gradients of a cube, padded to 16 (Perlin 2002).
-constexpr float kGradients[16][3] = {
-    {1, 1, 0}, {-1, 1, 0}, {1, -1, 0}, {-1, -1, 0}, {1, 0, 1}, {-1, 0, 1}, {1, 0, -1}, {-1, 0, -1},
-    {0, 1, 1}, {0, -1, 1}, {0, 1, -1}, {0, -1, -1}, {1, 1, 0}, {0, -1, 1}, {-1, 1, 0}, {0, -1, -1}};
-
 // Scale so the extreme value of the noise maps to ~1; 3D improved noise peaks near 1.036.
 constexpr float kNoiseScale = 0.964f;
 
@@ -28,9 +23,44 @@ inline float fade(float t) {
 inline float lerp(float a, float b, float t) {
   return a + t * (b - a);
 }
-inline float grad(uint8_t hash, float x, float y, float z) {
-  const float* g = kGradients[hash & 15];
-  return g[0] * x + g[1] * y + g[2] * z;
+
+// Dot product with one of the 12 cube-edge gradients (Perlin 2002), written with selects
+// instead of a table so that a loop over lanes vectorises.
+inline float grad(int h, float x, float y, float z) {
+  h &= 15;
+  const float u = h < 8 ? x : y;
+  const float v = h < 4 ? y : ((h == 12 || h == 14) ? x : z);
+  return ((h & 1) ? -u : u) + ((h & 2) ? -v : v);
+}
+
+// Noise at N points. The scalar and batched paths both run this code, so they agree bit for
+// bit. Lookups are per lane; the arithmetic loop vectorises.
+template <int N>
+inline void noiseLanes(const uint8_t* perm, const float* px, const float* py, const float* pz,
+                       float* out) {
+  float x[N], y[N], z[N];
+  int h[8][N];
+  for (int l = 0; l < N; ++l) {
+    const int ix = fastFloor(px[l]), iy = fastFloor(py[l]), iz = fastFloor(pz[l]);
+    x[l] = px[l] - float(ix), y[l] = py[l] - float(iy), z[l] = pz[l] - float(iz);
+    const int xi = ix & 255, yi = iy & 255, zi = iz & 255;
+    const int a = perm[xi] + yi, aa = perm[a] + zi, ab = perm[a + 1] + zi;
+    const int b = perm[xi + 1] + yi, ba = perm[b] + zi, bb = perm[b + 1] + zi;
+    h[0][l] = perm[aa], h[1][l] = perm[ba], h[2][l] = perm[ab], h[3][l] = perm[bb];
+    h[4][l] = perm[aa + 1], h[5][l] = perm[ba + 1], h[6][l] = perm[ab + 1];
+    h[7][l] = perm[bb + 1];
+  }
+  for (int l = 0; l < N; ++l) {
+    const float x0 = x[l], y0 = y[l], z0 = z[l];
+    const float x1 = x0 - 1.0f, y1 = y0 - 1.0f, z1 = z0 - 1.0f;
+    const float u = fade(x0), v = fade(y0), w = fade(z0);
+    const float r = lerp(lerp(lerp(grad(h[0][l], x0, y0, z0), grad(h[1][l], x1, y0, z0), u),
+                              lerp(grad(h[2][l], x0, y1, z0), grad(h[3][l], x1, y1, z0), u), v),
+                         lerp(lerp(grad(h[4][l], x0, y0, z1), grad(h[5][l], x1, y0, z1), u),
+                              lerp(grad(h[6][l], x0, y1, z1), grad(h[7][l], x1, y1, z1), u), v),
+                         w);
+    out[l] = std::clamp(r * kNoiseScale, -1.0f, 1.0f);
+  }
 }
 
 }  // namespace
@@ -48,51 +78,77 @@ PerlinNoise::PerlinNoise(uint64_t seed) {
 }
 
 float PerlinNoise::noise(const glm::vec3& pos) const {
-  const int ix = fastFloor(pos.x), iy = fastFloor(pos.y), iz = fastFloor(pos.z);
-  const int xi = ix & 255, yi = iy & 255, zi = iz & 255;
-  const float x = pos.x - float(ix), y = pos.y - float(iy), z = pos.z - float(iz);
-  const float u = fade(x), v = fade(y), w = fade(z);
-  const uint8_t* p = perm_.data();
-  const int a = p[xi] + yi, aa = p[a] + zi, ab = p[a + 1] + zi;
-  const int b = p[xi + 1] + yi, ba = p[b] + zi, bb = p[b + 1] + zi;
-  const float x1 = x - 1.0f, y1 = y - 1.0f, z1 = z - 1.0f;
-  const float r = lerp(lerp(lerp(grad(p[aa], x, y, z), grad(p[ba], x1, y, z), u),
-                            lerp(grad(p[ab], x, y1, z), grad(p[bb], x1, y1, z), u), v),
-                       lerp(lerp(grad(p[aa + 1], x, y, z1), grad(p[ba + 1], x1, y, z1), u),
-                            lerp(grad(p[ab + 1], x, y1, z1), grad(p[bb + 1], x1, y1, z1), u), v),
-                       w);
-  return std::clamp(r * kNoiseScale, -1.0f, 1.0f);
+  float out;
+  noiseLanes<1>(perm_.data(), &pos.x, &pos.y, &pos.z, &out);
+  return out;
 }
 
-float fbm(const PerlinNoise& noise, const glm::vec3& p, const FbmParams& params) {
-  float sum = 0.0f, amplitude = 1.0f, total = 0.0f, frequency = params.frequency;
+void PerlinNoise::noise8(const float* x, const float* y, const float* z, float* out) const {
+  noiseLanes<8>(perm_.data(), x, y, z, out);
+}
+
+void fbm8(const PerlinNoise& noise, const float* x, const float* y, const float* z,
+          const FbmParams& params, float* out) {
+  float sum[8] = {}, px[8], py[8], pz[8], n[8];
+  float amplitude = 1.0f, total = 0.0f, frequency = params.frequency;
   for (int o = 0; o < params.octaves; ++o) {
     // A fixed offset per octave decorrelates octaves that would otherwise all be zero at
     // the origin's lattice points.
-    const glm::vec3 offset(17.31f * float(o), -9.73f * float(o), 5.19f * float(o));
-    sum += amplitude * noise.noise(p * frequency + offset);
+    const float ox = 17.31f * float(o), oy = -9.73f * float(o), oz = 5.19f * float(o);
+    for (int l = 0; l < 8; ++l)
+      px[l] = x[l] * frequency + ox, py[l] = y[l] * frequency + oy, pz[l] = z[l] * frequency + oz;
+    noise.noise8(px, py, pz, n);
+    for (int l = 0; l < 8; ++l) sum[l] += amplitude * n[l];
     total += amplitude;
     amplitude *= params.persistence;
     frequency *= params.lacunarity;
   }
-  return total > 0.0f ? sum / total : 0.0f;
+  for (int l = 0; l < 8; ++l) out[l] = total > 0.0f ? sum[l] / total : 0.0f;
+}
+
+void ridgedFbm8(const PerlinNoise& noise, const float* x, const float* y, const float* z,
+                const FbmParams& params, float* out) {
+  float sum[8] = {}, px[8], py[8], pz[8], n[8], weight[8];
+  for (float& w : weight) w = 1.0f;
+  float amplitude = 1.0f, total = 0.0f, frequency = params.frequency;
+  for (int o = 0; o < params.octaves; ++o) {
+    const float ox = -23.17f * float(o), oy = 11.41f * float(o), oz = 3.77f * float(o);
+    for (int l = 0; l < 8; ++l)
+      px[l] = x[l] * frequency + ox, py[l] = y[l] * frequency + oy, pz[l] = z[l] * frequency + oz;
+    noise.noise8(px, py, pz, n);
+    for (int l = 0; l < 8; ++l) {
+      float ridge = 1.0f - std::abs(n[l]);
+      ridge *= ridge;
+      ridge *= weight[l];
+      weight[l] = std::clamp(ridge * 2.0f, 0.0f, 1.0f);
+      sum[l] += amplitude * ridge;
+    }
+    total += amplitude;
+    amplitude *= params.persistence;
+    frequency *= params.lacunarity;
+  }
+  for (int l = 0; l < 8; ++l) out[l] = total > 0.0f ? sum[l] / total : 0.0f;
+}
+
+namespace {
+
+// Scalar entry points run the 8-lane code with every lane at p, so both paths agree exactly.
+template <typename Batch>
+float atPoint(Batch batch, const PerlinNoise& noise, const glm::vec3& p, const FbmParams& params) {
+  float x[8], y[8], z[8], out[8];
+  for (int l = 0; l < 8; ++l) x[l] = p.x, y[l] = p.y, z[l] = p.z;
+  batch(noise, x, y, z, params, out);
+  return out[0];
+}
+
+}  // namespace
+
+float fbm(const PerlinNoise& noise, const glm::vec3& p, const FbmParams& params) {
+  return atPoint(fbm8, noise, p, params);
 }
 
 float ridgedFbm(const PerlinNoise& noise, const glm::vec3& p, const FbmParams& params) {
-  float sum = 0.0f, amplitude = 1.0f, total = 0.0f, frequency = params.frequency;
-  float weight = 1.0f;
-  for (int o = 0; o < params.octaves; ++o) {
-    const glm::vec3 offset(-23.17f * float(o), 11.41f * float(o), 3.77f * float(o));
-    float ridge = 1.0f - std::abs(noise.noise(p * frequency + offset));
-    ridge *= ridge;
-    ridge *= weight;
-    weight = std::clamp(ridge * 2.0f, 0.0f, 1.0f);
-    sum += amplitude * ridge;
-    total += amplitude;
-    amplitude *= params.persistence;
-    frequency *= params.lacunarity;
-  }
-  return total > 0.0f ? sum / total : 0.0f;
+  return atPoint(ridgedFbm8, noise, p, params);
 }
 
 }  // namespace planet

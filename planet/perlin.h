@@ -19,6 +19,9 @@ class PerlinNoise {
   // Zero at every integer lattice point.
   float noise(const glm::vec3& p) const;
 
+  // noise() at 8 points given as coordinate arrays; bit-identical to 8 calls of noise().
+  void noise8(const float* x, const float* y, const float* z, float* out) const;
+
  private:
   // Permutation doubled so p[i + 256] needs no wrap.
   std::array<uint8_t, 512> perm_{};
@@ -38,5 +41,11 @@ float fbm(const PerlinNoise& noise, const glm::vec3& p, const FbmParams& params)
 // Ridged multifractal variant: 1 - |noise| per octave, squared, with each octave weighted by
 // the previous one so ridges stay sharp and valleys smooth. Range [0, 1].
 float ridgedFbm(const PerlinNoise& noise, const glm::vec3& p, const FbmParams& params);
+
+// fbm and ridgedFbm at 8 points given as coordinate arrays; bit-identical to the scalar calls.
+void fbm8(const PerlinNoise& noise, const float* x, const float* y, const float* z,
+          const FbmParams& params, float* out);
+void ridgedFbm8(const PerlinNoise& noise, const float* x, const float* y, const float* z,
+                const FbmParams& params, float* out);
 
 }  // namespace planet

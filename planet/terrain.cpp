@@ -33,25 +33,34 @@ struct Terrain::Impl {
     warp_fbm = {2, float(p.warp_frequency), 2.0f, 0.5f};
   }
 
-  float elevation(glm::vec3 p) const {
+  // Elevation at 8 points (coordinate arrays, modified in place by the warp).
+  void elevation8(float* x, float* y, float* z, float* out) const {
+    float a[8], b[8], c[8];
     if (params.warp > 0.0) {
-      const glm::vec3 w(fbm(warp_x, p, warp_fbm), fbm(warp_y, p, warp_fbm),
-                        fbm(warp_z, p, warp_fbm));
-      p += float(params.warp) * w;
+      fbm8(warp_x, x, y, z, warp_fbm, a);
+      fbm8(warp_y, x, y, z, warp_fbm, b);
+      fbm8(warp_z, x, y, z, warp_fbm, c);
+      const float k = float(params.warp);
+      for (int l = 0; l < 8; ++l) x[l] += k * a[l], y[l] += k * b[l], z[l] += k * c[l];
     }
     // Continent mask in [0, 1]: a smooth step of low-frequency fBm through zero.
-    const float c = fbm(continent, p, continent_fbm);
-    const float mask = 0.5f + 0.5f * std::tanh(float(params.continent_sharpness) * c * 2.0f);
-    float h = float(params.continent_amplitude_m) * (2.0f * mask - 1.0f);
-    h += float(params.amplitude_m) * fbm(detail, p, detail_fbm);
-    if (params.ridged_amplitude_m > 0.0) {
-      // Mountains rise inland: weight ridges by how far into the continent we are.
-      const float inland = std::clamp((mask - 0.55f) * 2.5f, 0.0f, 1.0f);
-      if (inland > 0.0f) {
-        h += float(params.ridged_amplitude_m) * inland * inland * ridgedFbm(ridges, p, ridged_fbm);
-      }
+    float mask[8], inland[8];
+    fbm8(continent, x, y, z, continent_fbm, a);
+    fbm8(detail, x, y, z, detail_fbm, b);
+    bool any_inland = false;
+    for (int l = 0; l < 8; ++l) {
+      mask[l] = 0.5f + 0.5f * std::tanh(float(params.continent_sharpness) * a[l] * 2.0f);
+      out[l] = float(params.continent_amplitude_m) * (2.0f * mask[l] - 1.0f) +
+               float(params.amplitude_m) * b[l];
+      // Mountains rise inland: ridges are weighted by how far into the continent we are.
+      const float t = std::clamp((mask[l] - 0.55f) * 2.5f, 0.0f, 1.0f);
+      inland[l] = t * t;
+      any_inland |= t > 0.0f;
     }
-    return h;
+    if (params.ridged_amplitude_m > 0.0 && any_inland) {
+      ridgedFbm8(ridges, x, y, z, ridged_fbm, c);
+      for (int l = 0; l < 8; ++l) out[l] += float(params.ridged_amplitude_m) * inland[l] * c[l];
+    }
   }
 };
 
@@ -59,18 +68,33 @@ Terrain::Terrain(uint64_t seed, const TerrainParams& params)
     : impl_(std::make_unique<Impl>(seed, params)) {}
 Terrain::~Terrain() = default;
 float Terrain::elevationAt(const glm::vec3& p) const {
-  return impl_->elevation(p);
+  // The 8-lane path with every lane at p: identical to what generateElevation computes.
+  float x[8], y[8], z[8], out[8];
+  for (int l = 0; l < 8; ++l) x[l] = p.x, y[l] = p.y, z[l] = p.z;
+  impl_->elevation8(x, y, z, out);
+  return out[0];
 }
 
 std::vector<float> generateElevation(std::span<const glm::vec3> unit_positions, uint64_t seed,
                                      const TerrainParams& params) {
   const Terrain terrain(seed, params);
-  std::vector<float> elevation(unit_positions.size());
-  // Each vertex writes only its own slot: the result does not depend on the partition.
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, unit_positions.size(), 4096),
+  const size_t n = unit_positions.size();
+  std::vector<float> elevation(n);
+  // Each block of 8 vertices writes only its own slots: the result does not depend on the
+  // partition. The last block repeats its final vertex in the unused lanes.
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, (n + 7) / 8, 512),
                     [&](const tbb::blocked_range<size_t>& r) {
-                      for (size_t v = r.begin(); v != r.end(); ++v)
-                        elevation[v] = terrain.elevationAt(unit_positions[v]);
+                      float x[8], y[8], z[8], out[8];
+                      for (size_t block = r.begin(); block != r.end(); ++block) {
+                        const size_t first = block * 8;
+                        for (int l = 0; l < 8; ++l) {
+                          const glm::vec3& p = unit_positions[std::min(first + l, n - 1)];
+                          x[l] = p.x, y[l] = p.y, z[l] = p.z;
+                        }
+                        terrain.impl_->elevation8(x, y, z, out);
+                        for (size_t l = 0; l < 8 && first + l < n; ++l)
+                          elevation[first + l] = out[l];
+                      }
                     });
   return elevation;
 }

@@ -43,6 +43,8 @@ class Terrain {
   float elevationAt(const glm::vec3& unit_position) const;
 
  private:
+  friend std::vector<float> generateElevation(std::span<const glm::vec3>, uint64_t,
+                                              const TerrainParams&);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
