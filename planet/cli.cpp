@@ -15,6 +15,7 @@
 #include "planet/config.h"
 #include "planet/memory_estimate.h"
 #include "planet/pipeline.h"
+#include "planet/signals.h"
 
 namespace planet {
 namespace {
@@ -110,6 +111,7 @@ int runGenerate(const GenerateArgs& args) {
 }  // namespace
 
 int runCli(int argc, char** argv) {
+  installSignalHandlers();
   CLI::App app{"planetgen: eroded planets for games, from a seed to an engine file"};
   app.require_subcommand(1);
 

@@ -10,6 +10,7 @@
 #include "export/mesh_export.h"
 #include "planet/hardness.h"
 #include "planet/ocean.h"
+#include "planet/signals.h"
 #include "planet/terrain.h"
 #include "weather/uniform_rain.h"
 
@@ -152,6 +153,7 @@ void writePlanet(const PlanetState& planet, const Config& config,
   timer.stop();
   // summary.json goes last so it can report the export time; it is staged like the rest.
   out.stage("summary.json", summaryJson(planet, config, timer, threads).dump(2) + "\n");
+  const CommitGuard hold_signals;
   out.commit();
 }
 

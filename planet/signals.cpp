@@ -1,0 +1,56 @@
+#include "planet/signals.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+
+#include "export/atomic_file.h"
+
+namespace planet {
+namespace {
+
+// Any thread may receive the signal (TBB workers too), so the hold-back is a process-wide
+// flag rather than a per-thread signal mask.
+std::atomic<bool> g_committing{false};
+std::atomic<int> g_pending{0};
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
+
+[[noreturn]] void terminate(int sig) {
+  // Only async-signal-safe calls: unlink (inside removeLiveTemporaries), write, _exit.
+  planet_export::removeLiveTemporaries();
+  const char message[] = "planetgen: interrupted; the output folder keeps its earlier files\n";
+  [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, message, sizeof message - 1);
+  ::_exit(128 + sig);
+}
+
+extern "C" void onTerminate(int sig) {
+  if (g_committing.load()) {
+    g_pending.store(sig);
+    return;
+  }
+  terminate(sig);
+}
+
+}  // namespace
+
+void installSignalHandlers() {
+  struct sigaction action {};
+  action.sa_handler = onTerminate;
+  sigemptyset(&action.sa_mask);
+  sigaddset(&action.sa_mask, SIGINT);
+  sigaddset(&action.sa_mask, SIGTERM);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+CommitGuard::CommitGuard() {
+  g_committing.store(true);
+}
+
+CommitGuard::~CommitGuard() {
+  g_committing.store(false);
+  if (const int sig = g_pending.load()) terminate(sig);
+}
+
+}  // namespace planet

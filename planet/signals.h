@@ -1,0 +1,20 @@
+#pragma once
+// SIGINT/SIGTERM: stop at once, remove this process's temporary files, exit 130/143.
+// Earlier outputs are untouched because new files only replace them by rename at commit.
+// While a CommitGuard is alive the signal is held back and acted on when the guard ends, so
+// a run ends either with all of its files in place or with none of them.
+
+namespace planet {
+
+// Installs the handlers. Call once from main before any work.
+void installSignalHandlers();
+
+class CommitGuard {
+ public:
+  CommitGuard();
+  ~CommitGuard();
+  CommitGuard(const CommitGuard&) = delete;
+  CommitGuard& operator=(const CommitGuard&) = delete;
+};
+
+}  // namespace planet
