@@ -3,38 +3,29 @@
 // Contract: a writer streams to exactly the path it is given and throws std::runtime_error
 // naming that path on failure. Atomicity is the caller's: write to the temporary paths of an
 // OutputTransaction (atomic_file.h) and commit.
+//
+// Both writers emit the same vertex data (surface_buffers.h): land positions in metres,
+// normals of the displaced surface, hypsometric/bathymetric vertex colours; and an ocean
+// sphere of radius radius_m + sea_level_m built with geodesy::buildIcosphere(ocean_frequency).
+// Invalid surfaces (see validateSurface in surface_buffers.h; for writeGlb also extras_json
+// that is not a JSON object) throw std::invalid_argument before any file is opened.
+// Parallelism: may use the calling thread's oneTBB arena.
 
 #include <filesystem>
-#include <span>
 #include <string>
-#include <vector>
 
-#include "geodesy/sphere_mesh.h"
+#include "export/planet_surface.h"
 
 namespace planet_export {
 
-// A float per land vertex, written as the custom glTF attribute `name` (e.g. "_ELEVATION").
-struct VertexAttribute {
-  std::string name;
-  std::span<const float> values;
-};
-
-struct PlanetSurface {
-  const geodesy::SphereMesh* mesh = nullptr;
-  std::span<const float> elevation_m;  // one per vertex, metres relative to radius_m
-  double radius_m = 6371000.0;
-  double sea_level_m = 0.0;  // ocean sphere radius is radius_m + sea_level_m
-  // Extra float attributes; _ELEVATION is always written and need not be listed.
-  std::vector<VertexAttribute> attributes;
-  // JSON object text stored in the root node's extras (seed, frequency, full config).
-  std::string extras_json = "{}";
-  // Ocean sphere frequency (a coarse icosphere is plenty for a flat surface).
-  int ocean_frequency = 32;
-};
-
+// glTF 2.0 binary: scene root node "Planet" (extras = extras_json) with children "Land"
+// (POSITION, NORMAL, COLOR_0 linear RGB, _ELEVATION, every surface.attributes entry; uint32
+// indices; opaque material) and "Ocean" (POSITION, NORMAL; semi-transparent BLEND material).
 void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface);
 // Writes the OBJ to obj_path and the material library to mtl_path; the OBJ's mtllib line
 // names mtl_library_name (the final file name, e.g. "planet.mtl", not the temporary one).
+// Objects "Land" and "Ocean", `v x y z r g b` (sRGB colours in [0, 1]), one `vn` per vertex,
+// faces `f a//a b//b c//c`. Materials "Land" (white, opaque) and "Ocean" (blue, d 0.6).
 void writeObj(const std::filesystem::path& obj_path, const std::filesystem::path& mtl_path,
               const std::string& mtl_library_name, const PlanetSurface& surface);
 

@@ -1,0 +1,81 @@
+#include "export/file_writer.h"
+
+#include <cassert>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace planet_export {
+namespace {
+
+// Large enough that big meshes go out in few system calls, small enough not to matter.
+constexpr size_t kBufferSize = size_t(4) << 20;
+
+}  // namespace
+
+FileWriter::FileWriter(std::filesystem::path path, Create mode) : path_(std::move(path)) {
+  const int flags =
+      O_WRONLY | O_CREAT | O_CLOEXEC | (mode == Create::kExclusive ? O_EXCL : O_TRUNC);
+  do {
+    fd_ = ::open(path_.c_str(), flags, 0666);
+  } while (fd_ < 0 && errno == EINTR);
+  if (fd_ < 0) fail("cannot create", errno);
+  buffer_.resize(kBufferSize);
+}
+
+FileWriter::~FileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void FileWriter::write(std::string_view bytes) {
+  assert(fd_ >= 0);
+  if (bytes.size() > buffer_.size() - used_) {
+    flushBuffer();
+    // Big blocks skip the copy into the buffer.
+    if (bytes.size() >= buffer_.size() / 4) return writeAll(bytes.data(), bytes.size());
+  }
+  std::memcpy(buffer_.data() + used_, bytes.data(), bytes.size());
+  used_ += bytes.size();
+}
+
+void FileWriter::sync() {
+  assert(fd_ >= 0);
+  flushBuffer();
+  if (::fsync(fd_) != 0) fail("cannot sync", errno);
+}
+
+void FileWriter::close() {
+  assert(fd_ >= 0);
+  flushBuffer();
+  const int fd = fd_;
+  fd_ = -1;
+  // Linux closes the descriptor even when close() fails (also on EINTR): never retry.
+  if (::close(fd) != 0) fail("cannot close", errno);
+}
+
+void FileWriter::flushBuffer() {
+  writeAll(buffer_.data(), used_);
+  used_ = 0;
+}
+
+void FileWriter::writeAll(const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd_, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("cannot write", errno);
+    }
+    if (n == 0) fail("cannot write", EIO);  // no progress: do not spin
+    data += n;
+    size -= size_t(n);
+  }
+}
+
+void FileWriter::fail(const char* what, int error) const {
+  throw std::runtime_error(std::string(what) + " " + path_.string() + ": " + std::strerror(error));
+}
+
+}  // namespace planet_export

@@ -1,0 +1,48 @@
+#pragma once
+// Sequential output to one file with every system call checked: a full disk, a size limit or
+// an I/O error surfaces as an exception instead of a silently short file.
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace planet_export {
+
+// Buffered writer over a POSIX file descriptor. Errors throw std::runtime_error whose message
+// names the path and the OS error (strerror). Not thread-safe; one writer per file.
+class FileWriter {
+ public:
+  enum class Create {
+    kTruncate,   // create or truncate path
+    kExclusive,  // create path; fail if it exists (temporary files)
+  };
+
+  explicit FileWriter(std::filesystem::path path, Create mode = Create::kTruncate);
+  // Closes the descriptor without reporting errors: call close() to learn of them.
+  ~FileWriter();
+  FileWriter(const FileWriter&) = delete;
+  FileWriter& operator=(const FileWriter&) = delete;
+
+  void write(std::string_view bytes);
+  void write(const void* data, size_t size) {
+    write(std::string_view(static_cast<const char*>(data), size));
+  }
+  // Writes out the buffer and fsyncs the file, so its data is on disk.
+  void sync();
+  // Writes out the buffer and closes the file. Further writes are programmer errors.
+  void close();
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  void flushBuffer();
+  void writeAll(const char* data, size_t size);
+  [[noreturn]] void fail(const char* what, int error) const;
+
+  std::filesystem::path path_;
+  int fd_ = -1;
+  std::string buffer_;
+  size_t used_ = 0;
+};
+
+}  // namespace planet_export

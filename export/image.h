@@ -1,0 +1,41 @@
+#pragma once
+// Plain image buffers the map renderers fill and the PNG encoders read.
+
+#include <cstdint>
+#include <vector>
+
+#include "export/colour_ramps.h"
+
+namespace planet_export {
+
+// 8-bit sRGB, row-major from the top-left pixel, 3 bytes per pixel.
+struct RgbImage {
+  int width = 0;
+  int height = 0;
+  std::vector<uint8_t> pixels;
+
+  RgbImage() = default;
+  RgbImage(int w, int h) : width(w), height(h), pixels(size_t(w) * size_t(h) * 3, 0) {}
+  void set(int x, int y, Rgb c) {
+    uint8_t* p = &pixels[(size_t(y) * size_t(width) + size_t(x)) * 3];
+    p[0] = toByte(c.r);
+    p[1] = toByte(c.g);
+    p[2] = toByte(c.b);
+  }
+  Rgb get(int x, int y) const {
+    const uint8_t* p = &pixels[(size_t(y) * size_t(width) + size_t(x)) * 3];
+    return Rgb{p[0] / 255.0f, p[1] / 255.0f, p[2] / 255.0f};
+  }
+};
+
+// 16-bit single channel, row-major from the top-left pixel.
+struct Gray16Image {
+  int width = 0;
+  int height = 0;
+  std::vector<uint16_t> pixels;
+
+  Gray16Image() = default;
+  Gray16Image(int w, int h) : width(w), height(h), pixels(size_t(w) * size_t(h), 0) {}
+};
+
+}  // namespace planet_export

@@ -1,0 +1,39 @@
+#pragma once
+// What the engine writers and the maps read: a mesh, one elevation per vertex and the few
+// numbers that place it in metres. Plain views; nothing is copied or owned.
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "export/colour_ramps.h"
+#include "geodesy/sphere_mesh.h"
+
+namespace planet_export {
+
+// A float per land vertex, written as the custom glTF attribute `name` (e.g. "_ELEVATION").
+// Contract: name starts with '_' (glTF's rule for application-specific attributes), is not
+// "_ELEVATION", is unique in PlanetSurface::attributes, and values has one finite value per
+// vertex. The writers throw std::invalid_argument otherwise.
+struct VertexAttribute {
+  std::string name;
+  std::span<const float> values;
+};
+
+struct PlanetSurface {
+  const geodesy::SphereMesh* mesh = nullptr;
+  std::span<const float> elevation_m;  // one per vertex, metres relative to radius_m, finite
+  double radius_m = 6371000.0;
+  double sea_level_m = 0.0;  // ocean sphere radius is radius_m + sea_level_m
+  // Extra float attributes; _ELEVATION is always written and need not be listed.
+  std::vector<VertexAttribute> attributes;
+  // JSON object text stored in the root node's extras (seed, frequency, full config).
+  // Integers keep their full 64-bit value (the GLB writer never routes them through double).
+  std::string extras_json = "{}";
+  // Ocean sphere frequency (a coarse icosphere is plenty for a flat surface).
+  int ocean_frequency = 32;
+  // Added by export: where the colour bands of the land tint change (vertex colours, maps).
+  TerrainPalette palette;
+};
+
+}  // namespace planet_export

@@ -1,0 +1,125 @@
+#include "export/png_io.h"
+
+#include <csetjmp>
+#include <cstring>
+#include <stdexcept>
+
+#include <png.h>
+#include <stb_image_write.h>
+
+#include "export/atomic_file.h"
+
+namespace planet_export {
+namespace {
+
+void checkShape(int width, int height, size_t samples, size_t per_pixel, const char* what) {
+  if (width <= 0 || height <= 0 || samples != size_t(width) * size_t(height) * per_pixel) {
+    throw std::runtime_error(std::string(what) + ": image is empty or its pixel count (" +
+                             std::to_string(samples) + ") does not match " + std::to_string(width) +
+                             "x" + std::to_string(height));
+  }
+}
+
+void appendToString(void* context, void* data, int size) {
+  static_cast<std::string*>(context)->append(static_cast<const char*>(data), size_t(size));
+}
+
+// libpng reports errors through a callback that must not return: it records the message and
+// longjmps back to encodeGray16Rows. Only trivially destructible locals live between setjmp
+// and longjmp there.
+struct PngErrorState {
+  std::jmp_buf jump;
+  char message[256] = {};
+};
+
+void pngError(png_structp png, png_const_charp message) {
+  auto* state = static_cast<PngErrorState*>(png_get_error_ptr(png));
+  std::strncpy(state->message, message, sizeof(state->message) - 1);
+  std::longjmp(state->jump, 1);
+}
+
+void pngWarning(png_structp, png_const_charp) {}
+
+void pngWrite(png_structp png, png_bytep data, png_size_t size) {
+  static_cast<std::string*>(png_get_io_ptr(png))->append(reinterpret_cast<const char*>(data), size);
+}
+
+void pngFlush(png_structp) {}
+
+// Returns nullptr on success, else libpng's message (valid while `state` lives).
+const char* encodeGray16Rows(const Gray16Image& image, std::string* out, PngErrorState* state) {
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, state, pngError, pngWarning);
+  if (png == nullptr) return "png_create_write_struct failed";
+  png_infop info = png_create_info_struct(png);
+  if (info == nullptr) {
+    png_destroy_write_struct(&png, nullptr);
+    return "png_create_info_struct failed";
+  }
+  if (setjmp(state->jump) != 0) {
+    png_destroy_write_struct(&png, &info);
+    return state->message;
+  }
+  png_set_write_fn(png, out, pngWrite, pngFlush);
+  png_set_IHDR(png, info, png_uint_32(image.width), png_uint_32(image.height), 16,
+               PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  // PNG stores 16-bit samples big-endian; let libpng swap from the host order.
+  const uint16_t probe = 1;
+  if (*reinterpret_cast<const uint8_t*>(&probe) == 1) png_set_swap(png);
+  for (int y = 0; y < image.height; ++y) {
+    const uint16_t* row = image.pixels.data() + size_t(y) * size_t(image.width);
+    png_write_row(png, reinterpret_cast<png_const_bytep>(row));
+  }
+  png_write_end(png, nullptr);
+  png_destroy_write_struct(&png, &info);
+  return nullptr;
+}
+
+}  // namespace
+
+std::string encodePngRgb8(const RgbImage& image) {
+  checkShape(image.width, image.height, image.pixels.size(), 3, "encodePngRgb8");
+  std::string bytes;
+  if (stbi_write_png_to_func(appendToString, &bytes, image.width, image.height, 3,
+                             image.pixels.data(), image.width * 3) == 0) {
+    throw std::runtime_error("encodePngRgb8: stb_image_write failed");
+  }
+  return bytes;
+}
+
+std::string encodePngGray16(const Gray16Image& image) {
+  checkShape(image.width, image.height, image.pixels.size(), 1, "encodePngGray16");
+  std::string bytes;
+  PngErrorState state;
+  if (const char* error = encodeGray16Rows(image, &bytes, &state)) {
+    throw std::runtime_error(std::string("encodePngGray16: libpng: ") + error);
+  }
+  return bytes;
+}
+
+namespace {
+
+template <typename Image>
+void writePng(const std::filesystem::path& path, const Image& image,
+              std::string (*encode)(const Image&)) {
+  std::string bytes;
+  try {
+    bytes = encode(image);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("cannot write " + path.string() + ": " + e.what());
+  }
+  writeFileAtomic(path, bytes);
+}
+
+}  // namespace
+
+void writePngRgb8(const std::filesystem::path& path, const RgbImage& image) {
+  writePng(path, image, encodePngRgb8);
+}
+
+void writePngGray16(const std::filesystem::path& path, const Gray16Image& image) {
+  writePng(path, image, encodePngGray16);
+}
+
+}  // namespace planet_export

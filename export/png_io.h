@@ -1,0 +1,24 @@
+#pragma once
+// PNG encoding to memory and atomic PNG files. Encoding to memory lets a caller stage the
+// bytes in an OutputTransaction instead of writing them directly.
+
+#include <filesystem>
+#include <string>
+
+#include "export/image.h"
+
+namespace planet_export {
+
+// 8-bit RGB PNG (stb_image_write). Throws std::runtime_error if the image is empty, its
+// pixel count does not match its size, or encoding fails.
+std::string encodePngRgb8(const RgbImage& image);
+
+// 16-bit grayscale PNG (libpng), samples as stored (no gamma chunk): for heightmaps. Throws
+// std::runtime_error on an empty or inconsistent image or a libpng error.
+std::string encodePngGray16(const Gray16Image& image);
+
+// encode, then writeFileAtomic. Throws std::runtime_error naming the path on failure.
+void writePngRgb8(const std::filesystem::path& path, const RgbImage& image);
+void writePngGray16(const std::filesystem::path& path, const Gray16Image& image);
+
+}  // namespace planet_export

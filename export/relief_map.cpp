@@ -1,0 +1,43 @@
+#include <tbb/parallel_for.h>
+#include <glm/geometric.hpp>
+
+#include "export/colour_ramps.h"
+#include "export/equirect_sampler.h"
+#include "export/map_input.h"
+#include "export/maps.h"
+#include "export/surface_normals.h"
+
+namespace planet_export {
+
+RgbImage renderShadedRelief(const PlanetSurface& surface, const ReliefOptions& options) {
+  checkMapInput("renderShadedRelief", surface, options.width);
+  const geodesy::SphereMesh& mesh = *surface.mesh;
+  const int width = options.width;
+  const int height = width / 2;
+  // The normal of the exaggerated surface is the hillshade's elevation gradient: n is tilted
+  // from up by the slope, toward the downhill side.
+  const std::vector<glm::vec3> normals = displacedVertexNormals(
+      mesh, surface.elevation_m, surface.radius_m, options.vertical_exaggeration);
+  const EquirectLocations where = locateEquirect(mesh, width, height);
+  RgbImage image(width, height);
+  tbb::parallel_for(0, height, [&](int y) {
+    for (int x = 0; x < width; ++x) {
+      const geodesy::SurfacePoint& point = where.points[size_t(y) * size_t(width) + size_t(x)];
+      const double above_sea =
+          double(interpolate(mesh, point, surface.elevation_m)) - surface.sea_level_m;
+      if (above_sea < 0.0) {
+        image.set(x, y, bathymetricTint(-above_sea, surface.palette));
+        continue;
+      }
+      const glm::dvec3 up = equirectDirection(x, y, width, height);
+      const glm::dvec3 normal =
+          glm::normalize(glm::dvec3(interpolate(mesh, point, std::span(normals))));
+      const glm::dvec3 to_sun = sunDirection(tangentFrame(up), options.sun);
+      image.set(x, y,
+                scaled(hypsometricTint(above_sea, surface.palette), hillshade(normal, up, to_sun)));
+    }
+  });
+  return image;
+}
+
+}  // namespace planet_export

@@ -1,0 +1,51 @@
+#pragma once
+// The vertex data of the engine files, computed once so planet.glb and planet.obj carry the
+// same positions, normals and colours.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "export/colour_ramps.h"
+#include "export/planet_surface.h"
+#include "geodesy/sphere_mesh.h"
+
+namespace planet_export {
+
+// One object of an engine file; arrays have one entry per vertex.
+struct MeshBuffers {
+  std::vector<glm::vec3> positions;   // metres, float as written
+  std::vector<glm::vec3> normals;     // unit length within 1e-6 (toUnitFloat)
+  std::vector<Rgb> colours;           // sRGB in [0, 1]
+  std::span<const uint32_t> indices;  // 3 per triangle, counter-clockwise seen from outside
+};
+
+// Land and ocean of a planet. Move-only: ocean.indices views ocean_mesh.
+struct PlanetBuffers {
+  PlanetBuffers() = default;
+  PlanetBuffers(PlanetBuffers&&) = default;
+  PlanetBuffers& operator=(PlanetBuffers&&) = default;
+  PlanetBuffers(const PlanetBuffers&) = delete;
+  PlanetBuffers& operator=(const PlanetBuffers&) = delete;
+
+  // Land: (radius_m + elevation_m[v]) * unit position; normals of that displaced surface;
+  // terrainColour of each vertex (bathymetric blue under the sea). indices view surface.mesh.
+  MeshBuffers land;
+  geodesy::SphereMesh ocean_mesh;
+  // Ocean: buildIcosphere(ocean_frequency) at radius_m + sea_level_m; radial normals;
+  // kOceanColour.
+  MeshBuffers ocean;
+};
+
+// Throws std::invalid_argument describing the first problem: null or empty mesh, index out of
+// range, elevation_m or an attribute of the wrong size or with a non-finite value, a vertex
+// at or below the centre, a bad attribute name (see VertexAttribute), radius or sea level not
+// finite, ocean_frequency < 1.
+void validateSurface(const PlanetSurface& surface);
+
+// validateSurface, then the buffers. Parallelism: buildIcosphere uses the caller's arena.
+PlanetBuffers buildPlanetBuffers(const PlanetSurface& surface);
+
+}  // namespace planet_export

@@ -1,0 +1,739 @@
+// Tests of export/: the engine files read back by independent readers (tinygltf,
+// tinyobjloader, assimp, the Khronos glTF-Validator), atomic output, and the PNG maps.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <stb_image.h>
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+#include <tiny_gltf.h>
+#include <tiny_obj_loader.h>
+#include <catch2/catch.hpp>
+#include <glm/geometric.hpp>
+#include <nlohmann/json.hpp>
+
+#include "export/atomic_file.h"
+#include "export/colour_ramps.h"
+#include "export/equirect_sampler.h"
+#include "export/globe.h"
+#include "export/maps.h"
+#include "export/mesh_export.h"
+#include "export/png_io.h"
+#include "export/surface_buffers.h"
+#include "export/surface_normals.h"
+#include "geodesy/sphere_mesh.h"
+
+namespace fs = std::filesystem;
+using namespace planet_export;
+
+namespace {
+
+constexpr uint64_t kSeed = 18446744073709551557ull;  // needs all 64 bits
+constexpr double kRadius = 6371000.0;
+constexpr double kSeaLevel = 120.0;
+constexpr int kOceanFrequency = 4;
+
+// A folder under the system temp folder, removed with everything in it.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() / ("planetgen_export_test_" + std::to_string(::getpid()) +
+                                        "_" + std::to_string(counter++));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ignored);
+    fs::remove_all(path, ignored);
+  }
+  std::vector<std::string> names() const {
+    std::vector<std::string> result;
+    for (const auto& entry : fs::directory_iterator(path)) {
+      result.push_back(entry.path().filename().string());
+    }
+    std::sort(result.begin(), result.end());
+    return result;
+  }
+};
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A small synthetic planet: smooth continents from -4 to +4 km, and a second field.
+struct TestPlanet {
+  geodesy::SphereMesh mesh;
+  std::vector<float> elevation;
+  std::vector<float> erosion;
+  PlanetSurface surface;
+
+  explicit TestPlanet(int frequency = 8) : mesh(geodesy::buildIcosphere(frequency)) {
+    for (const glm::vec3& p : mesh.positions) {
+      elevation.push_back(
+          float(2500.0 * std::sin(3.0 * p.x + 1.0) * std::cos(2.0 * p.z) + 1500.0 * p.y + 300.0));
+      erosion.push_back(float(2.0 * std::sin(5.0 * p.y) * std::cos(4.0 * p.x)));
+    }
+    surface.mesh = &mesh;
+    surface.elevation_m = elevation;
+    surface.radius_m = kRadius;
+    surface.sea_level_m = kSeaLevel;
+    surface.attributes = {{"_EROSION", erosion}};
+    surface.extras_json = R"({"seed": 18446744073709551557, "frequency": )" +
+                          std::to_string(frequency) + R"(, "config": {"terrain": {"octaves": 8}}})";
+    surface.ocean_frequency = kOceanFrequency;
+  }
+  TestPlanet(const TestPlanet&) = delete;
+  TestPlanet& operator=(const TestPlanet&) = delete;
+};
+
+size_t icosphereVertices(int f) {
+  return size_t(10 * f * f + 2);
+}
+size_t icosphereFaces(int f) {
+  return size_t(20 * f * f);
+}
+
+tinygltf::Model loadGlb(const fs::path& path) {
+  tinygltf::TinyGLTF loader;
+  tinygltf::Model model;
+  std::string error, warning;
+  const bool ok = loader.LoadBinaryFromFile(&model, &error, &warning, path.string());
+  INFO("tinygltf error: " << error << " warning: " << warning);
+  REQUIRE(ok);
+  return model;
+}
+
+// Typed copy of a tightly packed float accessor.
+std::vector<float> accessorFloats(const tinygltf::Model& model, int accessor_index) {
+  const tinygltf::Accessor& accessor = model.accessors[size_t(accessor_index)];
+  REQUIRE(accessor.componentType == TINYGLTF_COMPONENT_TYPE_FLOAT);
+  const tinygltf::BufferView& view = model.bufferViews[size_t(accessor.bufferView)];
+  const size_t components = size_t(tinygltf::GetNumComponentsInType(uint32_t(accessor.type)));
+  REQUIRE(view.byteLength >= accessor.count * components * sizeof(float));
+  std::vector<float> values(accessor.count * components);
+  std::memcpy(
+      values.data(),
+      model.buffers[size_t(view.buffer)].data.data() + view.byteOffset + accessor.byteOffset,
+      values.size() * sizeof(float));
+  return values;
+}
+
+std::vector<uint32_t> accessorIndices(const tinygltf::Model& model, int accessor_index) {
+  const tinygltf::Accessor& accessor = model.accessors[size_t(accessor_index)];
+  REQUIRE(accessor.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT);
+  const tinygltf::BufferView& view = model.bufferViews[size_t(accessor.bufferView)];
+  std::vector<uint32_t> values(accessor.count);
+  std::memcpy(
+      values.data(),
+      model.buffers[size_t(view.buffer)].data.data() + view.byteOffset + accessor.byteOffset,
+      values.size() * sizeof(uint32_t));
+  return values;
+}
+
+// The GLB's JSON chunk, parsed independently of tinygltf.
+nlohmann::json glbJson(const fs::path& path) {
+  const std::string bytes = readFile(path);
+  REQUIRE(bytes.size() >= 20);
+  uint32_t json_length = 0;
+  std::memcpy(&json_length, bytes.data() + 12, 4);
+  return nlohmann::json::parse(bytes.substr(20, json_length));
+}
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+CommandResult run(const std::string& command) {
+  CommandResult result;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer;
+  size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    result.output.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::string quoted(const fs::path& path) {
+  return "'" + path.string() + "'";
+}
+
+}  // namespace
+
+TEST_CASE("export: glb reads back with tinygltf", "[export]") {
+  TempDir dir;
+  TestPlanet planet;
+  const fs::path file = dir.path / "planet.glb";
+  writeGlb(file, planet.surface);
+  const tinygltf::Model model = loadGlb(file);
+  const size_t land_vertices = icosphereVertices(8);
+  const size_t ocean_vertices = icosphereVertices(kOceanFrequency);
+
+  CHECK(model.asset.version == "2.0");
+  CHECK(model.asset.generator == "planetgen");
+
+  SECTION("scene: Planet with children Land and Ocean") {
+    REQUIRE(model.scenes.size() == 1);
+    REQUIRE(model.scenes[0].nodes.size() == 1);
+    const tinygltf::Node& root = model.nodes[size_t(model.scenes[0].nodes[0])];
+    CHECK(root.name == "Planet");
+    CHECK(root.mesh == -1);
+    REQUIRE(root.children.size() == 2);
+    CHECK(model.nodes[size_t(root.children[0])].name == "Land");
+    CHECK(model.nodes[size_t(root.children[1])].name == "Ocean");
+    CHECK(model.nodes.size() == 3);
+  }
+
+  const tinygltf::Primitive& land = model.meshes[0].primitives.at(0);
+  const tinygltf::Primitive& ocean = model.meshes[1].primitives.at(0);
+  REQUIRE(model.nodes[1].mesh == 0);
+  REQUIRE(model.nodes[2].mesh == 1);
+
+  SECTION("land: attributes, counts and types") {
+    CHECK(land.mode == TINYGLTF_MODE_TRIANGLES);
+    for (const char* name : {"POSITION", "NORMAL", "COLOR_0", "_ELEVATION", "_EROSION"}) {
+      INFO(name);
+      REQUIRE(land.attributes.count(name) == 1);
+      const tinygltf::Accessor& accessor = model.accessors[size_t(land.attributes.at(name))];
+      CHECK(accessor.count == land_vertices);
+      CHECK(accessor.componentType == TINYGLTF_COMPONENT_TYPE_FLOAT);
+      const bool scalar = name[0] == '_';
+      CHECK(accessor.type == (scalar ? TINYGLTF_TYPE_SCALAR : TINYGLTF_TYPE_VEC3));
+    }
+    const tinygltf::Accessor& indices = model.accessors[size_t(land.indices)];
+    CHECK(indices.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT);
+    CHECK(indices.count == 3 * icosphereFaces(8));
+    CHECK(accessorIndices(model, land.indices) == planet.mesh.indices);
+  }
+
+  SECTION("land: POSITION in metres with exact min/max") {
+    const std::vector<float> positions = accessorFloats(model, land.attributes.at("POSITION"));
+    const tinygltf::Accessor& accessor = model.accessors[size_t(land.attributes.at("POSITION"))];
+    REQUIRE(accessor.minValues.size() == 3);
+    REQUIRE(accessor.maxValues.size() == 3);
+    for (size_t c = 0; c < 3; ++c) {
+      float lo = positions[c], hi = positions[c];
+      for (size_t v = 0; v < land_vertices; ++v) {
+        lo = std::min(lo, positions[3 * v + c]);
+        hi = std::max(hi, positions[3 * v + c]);
+      }
+      CHECK(accessor.minValues[c] == double(lo));
+      CHECK(accessor.maxValues[c] == double(hi));
+    }
+    for (size_t v = 0; v < land_vertices; ++v) {
+      const glm::dvec3 p(positions[3 * v], positions[3 * v + 1], positions[3 * v + 2]);
+      const double expected = kRadius + planet.elevation[v];
+      REQUIRE(glm::length(p) == Approx(expected).epsilon(1e-6));
+      REQUIRE(glm::dot(glm::normalize(p), glm::dvec3(planet.mesh.positions[v])) > 0.999999);
+    }
+  }
+
+  SECTION("land: NORMAL unit length and outward") {
+    const std::vector<float> normals = accessorFloats(model, land.attributes.at("NORMAL"));
+    for (size_t v = 0; v < land_vertices; ++v) {
+      const glm::dvec3 n(normals[3 * v], normals[3 * v + 1], normals[3 * v + 2]);
+      REQUIRE(std::abs(glm::length(n) - 1.0) <= 1e-5);
+      REQUIRE(glm::dot(n, glm::dvec3(planet.mesh.positions[v])) > 0.9);
+    }
+  }
+
+  SECTION("land: _ELEVATION and custom attributes equal the input exactly") {
+    CHECK(accessorFloats(model, land.attributes.at("_ELEVATION")) == planet.elevation);
+    CHECK(accessorFloats(model, land.attributes.at("_EROSION")) == planet.erosion);
+  }
+
+  SECTION("land: COLOR_0 is the linear terrain tint") {
+    const std::vector<float> colours = accessorFloats(model, land.attributes.at("COLOR_0"));
+    for (size_t v = 0; v < land_vertices; ++v) {
+      const Rgb expected = terrainColour(planet.elevation[v], kSeaLevel);
+      REQUIRE(colours[3 * v] == Approx(srgbToLinear(expected.r)));
+      REQUIRE(colours[3 * v + 2] == Approx(srgbToLinear(expected.b)));
+    }
+  }
+
+  SECTION("ocean: sphere at sea level with a blended material") {
+    const std::vector<float> positions = accessorFloats(model, ocean.attributes.at("POSITION"));
+    REQUIRE(positions.size() == 3 * ocean_vertices);
+    for (size_t v = 0; v < ocean_vertices; ++v) {
+      const glm::dvec3 p(positions[3 * v], positions[3 * v + 1], positions[3 * v + 2]);
+      REQUIRE(glm::length(p) == Approx(kRadius + kSeaLevel).epsilon(1e-6));
+    }
+    CHECK(model.accessors[size_t(ocean.indices)].count == 3 * icosphereFaces(kOceanFrequency));
+    CHECK(ocean.attributes.count("NORMAL") == 1);
+    const tinygltf::Material& water = model.materials[size_t(ocean.material)];
+    CHECK(water.alphaMode == "BLEND");
+    CHECK(water.pbrMetallicRoughness.baseColorFactor[3] < 1.0);
+    CHECK(water.pbrMetallicRoughness.baseColorFactor[2] >
+          water.pbrMetallicRoughness.baseColorFactor[0]);
+    const tinygltf::Material& ground = model.materials[size_t(land.material)];
+    CHECK(ground.alphaMode == "OPAQUE");
+    CHECK(ground.pbrMetallicRoughness.baseColorFactor == std::vector<double>{1, 1, 1, 1});
+    CHECK(ground.pbrMetallicRoughness.roughnessFactor == Approx(0.9));
+    CHECK(ground.pbrMetallicRoughness.metallicFactor == 0.0);
+  }
+
+  SECTION("extras: the seed and configuration, 64-bit exact") {
+    CHECK(model.nodes[0].extras.Has("seed"));
+    CHECK(model.nodes[0].extras.Has("config"));
+    const nlohmann::json json = glbJson(file);
+    const nlohmann::json& extras = json["nodes"][0]["extras"];
+    CHECK(extras["seed"].get<uint64_t>() == kSeed);
+    CHECK(extras["frequency"].get<int>() == 8);
+    CHECK(extras["config"]["terrain"]["octaves"].get<int>() == 8);
+  }
+}
+
+TEST_CASE("export: obj reads back with tinyobjloader", "[export]") {
+  TempDir dir;
+  TestPlanet planet;
+  writeObj(dir.path / "planet.obj", dir.path / "planet.mtl", "planet.mtl", planet.surface);
+  const std::string text = readFile(dir.path / "planet.obj");
+  CHECK(text.find("mtllib planet.mtl\n") != std::string::npos);
+  CHECK(text.find("o Land\nusemtl Land\n") != std::string::npos);
+  CHECK(text.find("o Ocean\nusemtl Ocean\n") != std::string::npos);
+
+  tinyobj::attrib_t attrib;
+  std::vector<tinyobj::shape_t> shapes;
+  std::vector<tinyobj::material_t> materials;
+  std::string warning, error;
+  const std::string obj_path = (dir.path / "planet.obj").string();
+  const std::string base = dir.path.string() + "/";
+  const bool ok = tinyobj::LoadObj(&attrib, &shapes, &materials, &warning, &error, obj_path.c_str(),
+                                   base.c_str(), true, false);
+  INFO("tinyobjloader error: " << error << " warning: " << warning);
+  REQUIRE(ok);
+  const size_t land_vertices = icosphereVertices(8);
+  const size_t ocean_vertices = icosphereVertices(kOceanFrequency);
+  const size_t total = land_vertices + ocean_vertices;
+
+  CHECK(attrib.vertices.size() == 3 * total);
+  CHECK(attrib.normals.size() == 3 * total);
+  REQUIRE(attrib.colors.size() == 3 * total);
+  REQUIRE(shapes.size() == 2);
+  CHECK(shapes[0].name == "Land");
+  CHECK(shapes[1].name == "Ocean");
+  CHECK(shapes[0].mesh.num_face_vertices.size() == icosphereFaces(8));
+  CHECK(shapes[1].mesh.num_face_vertices.size() == icosphereFaces(kOceanFrequency));
+
+  REQUIRE(materials.size() == 2);
+  CHECK(materials[0].name == "Land");
+  CHECK(materials[1].name == "Ocean");
+  CHECK(materials[1].dissolve == Approx(0.6));
+  CHECK(materials[1].diffuse[2] > materials[1].diffuse[0]);
+  CHECK(shapes[0].mesh.material_ids.front() == 0);
+  CHECK(shapes[1].mesh.material_ids.front() == 1);
+
+  // Faces reference normals, the normal index equals the vertex index, ocean indices offset.
+  for (size_t s = 0; s < 2; ++s) {
+    for (const tinyobj::index_t& index : shapes[s].mesh.indices) {
+      REQUIRE(index.normal_index == index.vertex_index);
+      REQUIRE((s == 0 ? index.vertex_index < int(land_vertices)
+                      : index.vertex_index >= int(land_vertices)));
+    }
+  }
+  for (size_t i = 0; i < shapes[0].mesh.indices.size(); ++i) {
+    REQUIRE(uint32_t(shapes[0].mesh.indices[i].vertex_index) == planet.mesh.indices[i]);
+  }
+  for (size_t v = 0; v < total; ++v) {
+    const glm::dvec3 n(attrib.normals[3 * v], attrib.normals[3 * v + 1], attrib.normals[3 * v + 2]);
+    REQUIRE(std::abs(glm::length(n) - 1.0) <= 1e-5);
+  }
+  // Colours are the sRGB terrain tint (4 decimals).
+  for (size_t v = 0; v < land_vertices; ++v) {
+    const Rgb expected = terrainColour(planet.elevation[v], kSeaLevel);
+    REQUIRE(attrib.colors[3 * v] == Approx(expected.r).margin(1e-4));
+    REQUIRE(attrib.colors[3 * v + 1] == Approx(expected.g).margin(1e-4));
+  }
+  // The OBJ carries the same float positions as the GLB, bit for bit.
+  writeGlb(dir.path / "planet.glb", planet.surface);
+  const tinygltf::Model model = loadGlb(dir.path / "planet.glb");
+  const std::vector<float> glb_positions =
+      accessorFloats(model, model.meshes[0].primitives[0].attributes.at("POSITION"));
+  const std::vector<float> obj_positions(attrib.vertices.begin(),
+                                         attrib.vertices.begin() + ptrdiff_t(3 * land_vertices));
+  CHECK(obj_positions == glb_positions);
+}
+
+// Hidden from the default run: needs `npm ci` in tests/tools, which the CTest fixture
+// npm_ci_tools performs before the export_gltf_validator test (tests/CMakeLists.txt).
+TEST_CASE("export: glb passes the Khronos glTF-Validator with no warnings",
+          "[export][.validator]") {
+  TempDir dir;
+  TestPlanet planet;
+  const fs::path file = dir.path / "planet.glb";
+  writeGlb(file, planet.surface);
+  const fs::path script = fs::path(PLANETGEN_SOURCE_DIR) / "tests/tools/validate.mjs";
+  REQUIRE(fs::exists(fs::path(PLANETGEN_SOURCE_DIR) / "tests/tools/node_modules/gltf-validator"));
+  const CommandResult result = run("node " + quoted(script) + " " + quoted(file));
+  INFO(result.output);
+  REQUIRE(result.exit_code != 2);
+  const nlohmann::json report = nlohmann::json::parse(result.output);
+  const nlohmann::json& issues = report["issues"];
+  WARN("glTF-Validator " << report["validatorVersion"].get<std::string>() << ": "
+                         << issues["numErrors"] << " errors, " << issues["numWarnings"]
+                         << " warnings, " << issues["numInfos"] << " infos, " << issues["numHints"]
+                         << " hints");
+  CHECK(issues["numErrors"].get<int>() == 0);
+  CHECK(issues["numWarnings"].get<int>() == 0);
+  CHECK(result.exit_code == 0);
+}
+
+TEST_CASE("export: assimp loads the glb and the obj", "[export]") {
+  if (run("command -v assimp").exit_code != 0) {
+    WARN("assimp binary not found: skipped");
+    return;
+  }
+  TempDir dir;
+  TestPlanet planet;
+  writeGlb(dir.path / "planet.glb", planet.surface);
+  writeObj(dir.path / "planet.obj", dir.path / "planet.mtl", "planet.mtl", planet.surface);
+  const size_t faces = icosphereFaces(8) + icosphereFaces(kOceanFrequency);
+  const size_t vertices = icosphereVertices(8) + icosphereVertices(kOceanFrequency);
+  for (const char* name : {"planet.glb", "planet.obj"}) {
+    INFO(name);
+    const CommandResult result = run("assimp info " + quoted(dir.path / name));
+    INFO(result.output);
+    REQUIRE(result.exit_code == 0);
+    CHECK(result.output.find("Meshes:             2") != std::string::npos);
+    CHECK(result.output.find("Faces:              " + std::to_string(faces)) != std::string::npos);
+    CHECK(result.output.find("Vertices:           " + std::to_string(vertices)) !=
+          std::string::npos);
+    CHECK(result.output.find("(Land): [" + std::to_string(icosphereVertices(8)) + " / 0 / " +
+                             std::to_string(icosphereFaces(8))) != std::string::npos);
+    CHECK(result.output.find("(Ocean): [" + std::to_string(icosphereVertices(kOceanFrequency)) +
+                             " / 0 / " + std::to_string(icosphereFaces(kOceanFrequency))) !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("export: writeFileAtomic replaces the file and leaves no temporaries", "[export]") {
+  TempDir dir;
+  const fs::path target = dir.path / "data.bin";
+  writeFileAtomic(target, "first");
+  writeFileAtomic(target, "second");
+  CHECK(readFile(target) == "second");
+  CHECK(dir.names() == std::vector<std::string>{"data.bin"});
+  CHECK(liveTemporaryCount() == 0);
+}
+
+TEST_CASE("export: a failing atomic write keeps the previous file and names the path", "[export]") {
+  TempDir dir;
+  const fs::path target = dir.path / "planet.glb";
+  writeFileAtomic(target, "previous");
+
+  SECTION("file size limit: a short write is detected") {
+    // Works as root too (a read-only folder does not stop root). SIGXFSZ would kill us.
+    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit old_limit{};
+    REQUIRE(::getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+    rlimit limit = old_limit;
+    limit.rlim_cur = 1000;
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &limit) == 0);
+    std::string message;
+    try {
+      writeFileAtomic(target, std::string(100000, 'x'));
+    } catch (const std::runtime_error& e) {
+      message = e.what();
+    }
+    ::setrlimit(RLIMIT_FSIZE, &old_limit);
+    std::signal(SIGXFSZ, old_handler);
+    INFO(message);
+    CHECK(message.find(target.string()) != std::string::npos);
+    CHECK(message.find(std::strerror(EFBIG)) != std::string::npos);
+  }
+  SECTION("read-only folder") {
+    if (::geteuid() == 0) return;  // root writes anyway; covered by the size limit above
+    fs::permissions(dir.path, fs::perms::owner_write, fs::perm_options::remove);
+    CHECK_THROWS_WITH(writeFileAtomic(target, "new"), Catch::Contains(target.string()));
+    fs::permissions(dir.path, fs::perms::owner_write, fs::perm_options::add);
+  }
+  SECTION("missing parent folder") {
+    const fs::path missing = dir.path / "no" / "such" / "planet.glb";
+    CHECK_THROWS_WITH(writeFileAtomic(missing, "new"),
+                      Catch::Contains(missing.string()) && Catch::Contains(std::strerror(ENOENT)));
+  }
+  SECTION("a transaction whose staging fails") {
+    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit old_limit{};
+    REQUIRE(::getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+    rlimit limit = old_limit;
+    limit.rlim_cur = 1000;
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &limit) == 0);
+    bool threw = false;
+    {
+      OutputTransaction transaction(dir.path);
+      transaction.stage("small.txt", "fits");
+      try {
+        transaction.stage("planet.glb", std::string(100000, 'x'));
+      } catch (const std::runtime_error& e) {
+        threw = std::string(e.what()).find(target.string()) != std::string::npos;
+      }
+    }
+    ::setrlimit(RLIMIT_FSIZE, &old_limit);
+    std::signal(SIGXFSZ, old_handler);
+    CHECK(threw);
+  }
+  CHECK(readFile(target) == "previous");
+  CHECK(dir.names() == std::vector<std::string>{"planet.glb"});
+  CHECK(liveTemporaryCount() == 0);
+}
+
+TEST_CASE("export: OutputTransaction commits all or nothing", "[export]") {
+  TempDir dir;
+  TestPlanet planet(4);
+
+  SECTION("uncommitted: no files") {
+    {
+      OutputTransaction transaction(dir.path);
+      transaction.stage("summary.json", "{}");
+      writeGlb(transaction.temporaryFor("planet.glb"), planet.surface);
+      CHECK(dir.names().size() == 2);
+      CHECK(liveTemporaryCount() == 2);
+    }
+    CHECK(dir.names().empty());
+    CHECK(liveTemporaryCount() == 0);
+  }
+  SECTION("an exception before commit: no files") {
+    try {
+      OutputTransaction transaction(dir.path);
+      transaction.stage("summary.json", "{}");
+      TestPlanet bad(4);
+      bad.surface.extras_json = "[1, 2]";  // not an object
+      writeGlb(transaction.temporaryFor("planet.glb"), bad.surface);
+      transaction.commit();
+    } catch (const std::invalid_argument&) {
+    }
+    CHECK(dir.names().empty());
+  }
+  SECTION("committed: exactly the final names") {
+    {
+      OutputTransaction transaction(dir.path);
+      transaction.stage("summary.json", "{}");
+      writeGlb(transaction.temporaryFor("planet.glb"), planet.surface);
+      writeObj(transaction.temporaryFor("planet.obj"), transaction.temporaryFor("planet.mtl"),
+               "planet.mtl", planet.surface);
+      transaction.commit();
+    }
+    CHECK(dir.names() ==
+          std::vector<std::string>{"planet.glb", "planet.mtl", "planet.obj", "summary.json"});
+    CHECK(readFile(dir.path / "summary.json") == "{}");
+    CHECK(readFile(dir.path / "planet.obj").find("mtllib planet.mtl\n") != std::string::npos);
+    CHECK(liveTemporaryCount() == 0);
+  }
+  SECTION("temporaries are hidden, unique and in the folder") {
+    OutputTransaction transaction(dir.path);
+    const fs::path a = transaction.temporaryFor("planet.glb");
+    const fs::path b = transaction.temporaryFor("planet.obj");
+    CHECK(a.parent_path() == dir.path);
+    CHECK(a.filename().string().rfind(".planet.glb.tmp." + std::to_string(::getpid()) + ".", 0) ==
+          0);
+    CHECK(a != b);
+  }
+}
+
+TEST_CASE("export: removeLiveTemporaries deletes what a transaction staged", "[export]") {
+  TempDir dir;
+  OutputTransaction transaction(dir.path);
+  transaction.stage("a.txt", "a");
+  transaction.stage("b.txt", "b");
+  CHECK(dir.names().size() == 2);
+  removeLiveTemporaries();
+  CHECK(dir.names().empty());
+}
+
+TEST_CASE("export: invalid surfaces are rejected before any file is written", "[export]") {
+  TempDir dir;
+  TestPlanet planet(2);
+  const fs::path file = dir.path / "planet.glb";
+  SECTION("elevation size") {
+    planet.surface.elevation_m = std::span(planet.elevation).first(3);
+    CHECK_THROWS_AS(writeGlb(file, planet.surface), std::invalid_argument);
+  }
+  SECTION("attribute name without underscore") {
+    planet.surface.attributes = {{"EROSION", planet.erosion}};
+    CHECK_THROWS_AS(writeGlb(file, planet.surface), std::invalid_argument);
+  }
+  SECTION("duplicate _ELEVATION") {
+    planet.surface.attributes = {{"_ELEVATION", planet.erosion}};
+    CHECK_THROWS_AS(writeGlb(file, planet.surface), std::invalid_argument);
+  }
+  SECTION("non-finite elevation") {
+    planet.elevation[5] = std::nanf("");
+    CHECK_THROWS_WITH(writeObj(file, dir.path / "x.mtl", "x.mtl", planet.surface),
+                      Catch::Contains("elevation_m[5]"));
+  }
+  SECTION("extras not an object") {
+    planet.surface.extras_json = "42";
+    CHECK_THROWS_AS(writeGlb(file, planet.surface), std::invalid_argument);
+  }
+  CHECK(dir.names().empty());
+}
+
+TEST_CASE("export: normals of an undisplaced sphere are radial and unit", "[export]") {
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(6);
+  const std::vector<float> flat(mesh.vertexCount(), 0.0f);
+  const std::vector<glm::vec3> normals = displacedVertexNormals(mesh, flat, kRadius);
+  for (size_t v = 0; v < mesh.vertexCount(); ++v) {
+    const glm::dvec3 n(normals[v]);
+    REQUIRE(std::abs(glm::length(n) - 1.0) <= 1e-6);
+    REQUIRE(glm::dot(n, glm::normalize(glm::dvec3(mesh.positions[v]))) > 0.999);
+  }
+  const glm::vec3 skewed = toUnitFloat(glm::dvec3(3.0, 1e-9, -7.0));
+  CHECK(std::abs(glm::length(glm::dvec3(skewed)) - 1.0) <= 1e-6);
+}
+
+TEST_CASE("export: colour ramps have the documented bands", "[export]") {
+  const TerrainPalette palette;
+  const Rgb sand = hypsometricTint(5.0, palette);
+  const Rgb lowland = hypsometricTint(300.0, palette);
+  const Rgb snow = hypsometricTint(6000.0, palette);
+  const Rgb shallow = bathymetricTint(10.0, palette);
+  const Rgb deep = bathymetricTint(5000.0, palette);
+  CHECK(sand.r > sand.b);        // sand is warm
+  CHECK(lowland.g > lowland.r);  // lowlands are green
+  CHECK(snow.r > 0.9f);          // snow is white
+  CHECK(snow.b > 0.9f);
+  CHECK(shallow.b > shallow.r);  // water is blue
+  CHECK(deep.b < shallow.b);     // and darker with depth
+  CHECK(terrainColour(-50.0, 0.0).b == bathymetricTint(50.0).b);
+  CHECK(divergingColour(0.0).r > 0.9f);  // white at zero
+  CHECK(divergingColour(-1.0).b > divergingColour(-1.0).r);
+  CHECK(divergingColour(1.0).r > divergingColour(1.0).b);
+  CHECK(sequentialColour(0.0).r > sequentialColour(1.0).r);
+  CHECK(srgbToLinear(1.0f) == Approx(1.0f));
+  CHECK(srgbToLinear(0.5f) == Approx(0.21404f).epsilon(1e-3));
+}
+
+TEST_CASE("export: equirectangular sampling interpolates vertex fields", "[export]") {
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(16);
+  std::vector<float> height(mesh.vertexCount());  // y = sin(latitude)
+  for (size_t v = 0; v < height.size(); ++v) height[v] = mesh.positions[v].y;
+  const EquirectLocations where = locateEquirect(mesh, 64, 32);
+  const std::vector<float> samples = sampleVertexField(mesh, where, height);
+  REQUIRE(samples.size() == 64u * 32u);
+  for (int y = 0; y < 32; ++y) {
+    for (int x = 0; x < 64; ++x) {
+      const glm::dvec3 p = equirectDirection(x, y, 64, 32);
+      REQUIRE(samples[size_t(y) * 64 + size_t(x)] == Approx(p.y).margin(0.01));
+    }
+  }
+  CHECK(equirectDirection(0, 0, 64, 32).y > 0.99);     // north at the top
+  CHECK(equirectDirection(32, 16, 64, 32).x > 0.99);   // lon 0 (+X) in the middle
+  CHECK(equirectDirection(48, 16, 64, 32).z < -0.99);  // east (-Z) to the right
+}
+
+TEST_CASE("export: PNG maps decode with the stated size", "[export]") {
+  TempDir dir;
+  TestPlanet planet(12);
+  const auto decode = [](const std::string& bytes, int* w, int* h) {
+    int channels = 0;
+    unsigned char* pixels =
+        stbi_load_from_memory(reinterpret_cast<const unsigned char*>(bytes.data()),
+                              int(bytes.size()), w, h, &channels, 0);
+    REQUIRE(pixels != nullptr);
+    CHECK(channels == 3);
+    stbi_image_free(pixels);
+  };
+  int w = 0, h = 0;
+
+  ReliefOptions relief;
+  relief.width = 128;
+  const RgbImage relief_image = renderShadedRelief(planet.surface, relief);
+  writePngRgb8(dir.path / "relief.png", relief_image);
+  decode(readFile(dir.path / "relief.png"), &w, &h);
+  CHECK((w == 128 && h == 64));
+
+  FieldMapOptions field;
+  field.width = 160;
+  field.title = "erosion change";
+  field.units = "m";
+  decode(encodePngRgb8(renderDivergingMap(planet.surface, planet.erosion, field)), &w, &h);
+  CHECK((w == 160 && h == 80));
+  std::vector<float> rain(planet.erosion.size());
+  for (size_t v = 0; v < rain.size(); ++v) rain[v] = std::abs(planet.erosion[v]);
+  decode(encodePngRgb8(renderSequentialMap(planet.surface, rain, field)), &w, &h);
+  CHECK((w == 160 && h == 80));
+
+  GlobeOptions globe;
+  globe.size_px = 96;
+  globe.view_lat_deg = 90.0;  // a pole: the camera frame must stay finite
+  const RgbImage globe_image = renderGlobe(planet.surface, globe);
+  decode(encodePngRgb8(globe_image), &w, &h);
+  CHECK((w == 96 && h == 96));
+  const Rgb centre = globe_image.get(48, 48);
+  const Rgb corner = globe_image.get(0, 0);
+  CHECK(centre.r + centre.g + centre.b > corner.r + corner.g + corner.b);
+
+  HeightmapOptions heights;
+  heights.width = 64;
+  const Gray16Image heightmap = renderHeightmap(planet.surface, heights);
+  writePngGray16(dir.path / "height.png", heightmap);
+  const std::string bytes = readFile(dir.path / "height.png");
+  int channels = 0;
+  stbi_us* samples = stbi_load_16_from_memory(reinterpret_cast<const unsigned char*>(bytes.data()),
+                                              int(bytes.size()), &w, &h, &channels, 1);
+  REQUIRE(samples != nullptr);
+  CHECK((w == 64 && h == 32 && channels == 1));
+  CHECK(std::equal(heightmap.pixels.begin(), heightmap.pixels.end(), samples));
+  stbi_image_free(samples);
+  CHECK(dir.names() == std::vector<std::string>{"height.png", "relief.png"});
+}
+
+TEST_CASE("export: diverging limits come from a robust percentile", "[export]") {
+  std::vector<float> values(1000, 0.0f);
+  for (int i = 0; i < 100; ++i) values[size_t(i)] = float(i + 1) * (i % 2 ? 1.0f : -1.0f);
+  CHECK(magnitudeQuantile(values, 0.5) == Approx(50.0));
+  CHECK(magnitudeQuantile(values, 1.0) == Approx(100.0));
+  CHECK(magnitudeQuantile(std::vector<float>(10, 0.0f), 0.98) == 0.0);
+}
+
+TEST_CASE("export: maps and engine files do not depend on the thread count", "[export]") {
+  TempDir dir;
+  TestPlanet planet(10);
+  // Allow 4 threads even on a 2-core machine.
+  const tbb::global_control allow(tbb::global_control::max_allowed_parallelism, 4);
+  const auto render = [&](int threads) {
+    tbb::task_arena arena(threads);
+    std::string bytes;
+    arena.execute([&] {
+      ReliefOptions relief;
+      relief.width = 96;
+      bytes += encodePngRgb8(renderShadedRelief(planet.surface, relief));
+      GlobeOptions globe;
+      globe.size_px = 64;
+      bytes += encodePngRgb8(renderGlobe(planet.surface, globe));
+      FieldMapOptions field;
+      field.width = 96;
+      bytes += encodePngRgb8(renderDivergingMap(planet.surface, planet.erosion, field));
+      const fs::path obj = dir.path / ("t" + std::to_string(threads) + ".obj");
+      writeObj(obj, dir.path / "t.mtl", "t.mtl", planet.surface);
+      bytes += readFile(obj);
+    });
+    return bytes;
+  };
+  const std::string one = render(1);
+  CHECK(render(2) == one);
+  CHECK(render(4) == one);
+}
