@@ -7,7 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "export/atomic_file.h"
+#include "export/globe.h"
+#include "export/maps.h"
 #include "export/mesh_export.h"
+#include "export/png_io.h"
 #include "planet/hardness.h"
 #include "planet/ocean.h"
 #include "planet/signals.h"
@@ -118,6 +121,32 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
   return s;
 }
 
+// Equirectangular pictures: shaded relief before and after erosion, the erosion/deposition
+// map, and a globe view of the result.
+void writeMaps(const PlanetState& planet, const Config& config,
+               const planet_export::PlanetSurface& surface, planet_export::OutputTransaction& out) {
+  const int width = config.output.map_width;
+  planet_export::ReliefOptions relief;
+  relief.width = width;
+  out.stage("relief.png",
+            planet_export::encodePngRgb8(planet_export::renderShadedRelief(surface, relief)));
+  if (planet.erosion_stats.droplets > 0) {
+    planet_export::PlanetSurface before = surface;
+    before.elevation_m = planet.initial_elevation_m;
+    out.stage("relief_before.png",
+              planet_export::encodePngRgb8(planet_export::renderShadedRelief(before, relief)));
+    planet_export::FieldMapOptions change;
+    change.width = width;
+    change.title = "erosion (red) / deposition (blue)";
+    change.units = "m";
+    out.stage("erosion.png", planet_export::encodePngRgb8(planet_export::renderDivergingMap(
+                                 surface, planet.change_m, change)));
+  }
+  planet_export::GlobeOptions globe;
+  globe.size_px = std::max(64, width / 2);
+  out.stage("globe.png", planet_export::encodePngRgb8(planet_export::renderGlobe(surface, globe)));
+}
+
 }  // namespace
 
 void writePlanet(const PlanetState& planet, const Config& config,
@@ -150,6 +179,7 @@ void writePlanet(const PlanetState& planet, const Config& config,
     const auto mtl = out.temporaryFor("planet.mtl");
     planet_export::writeObj(obj, mtl, "planet.mtl", surface);
   }
+  if (config.output.maps) writeMaps(planet, config, surface, out);
   timer.stop();
   // summary.json goes last so it can report the export time; it is staged like the rest.
   out.stage("summary.json", summaryJson(planet, config, timer, threads).dump(2) + "\n");

@@ -42,6 +42,9 @@ void installSignalHandlers() {
   sigaddset(&action.sa_mask, SIGTERM);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // A file-size limit (ulimit -f) must fail the write with EFBIG, which the writers report,
+  // instead of killing the process with SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
 }
 
 CommitGuard::CommitGuard() {

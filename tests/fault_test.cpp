@@ -1,0 +1,180 @@
+// Faults while planetgen runs: signals, failed writes, two runs into one folder. Each case
+// checks the exit code, the message and the files on disk afterwards.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kBinary = fs::path(PLANETGEN_BINARY_DIR) / "planetgen";
+
+fs::path freshDir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("planetgen_fault_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir))
+    files[entry.path().filename().string()] = readFile(entry.path());
+  return files;
+}
+
+bool hasTemporaries(const fs::path& dir) {
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().filename().string().find(".tmp") != std::string::npos) return true;
+  return false;
+}
+
+fs::path writeConfig(const fs::path& dir, int frequency, int droplets) {
+  const fs::path path = dir / "planet.toml";
+  std::ofstream(path) << "[planet]\nfrequency = " << frequency
+                      << "\n[erosion]\ndroplets = " << droplets << "\n[output]\nmap_width = 256\n";
+  return path;
+}
+
+// Runs planetgen with a shell prefix (e.g. "ulimit -f 64;"); returns exit code and output.
+std::pair<int, std::string> runShell(const std::string& prefix, const std::string& args) {
+  const fs::path log = fs::temp_directory_path() / ("planetgen_fault_" + std::to_string(getpid()));
+  const std::string command = "bash -c '" + prefix + " exec " + kBinary.string() + " " + args +
+                              "' > " + log.string() + " 2>&1";
+  const int status = std::system(command.c_str());
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::string output = readFile(log);
+  fs::remove(log);
+  return {code, output};
+}
+
+// A previous run's complete output in `out`.
+std::map<std::string, std::string> previousRun(const fs::path& dir, const fs::path& out) {
+  const auto [code, output] = runShell(
+      "", "generate --config " + writeConfig(dir, 8, 100).string() + " --out " + out.string());
+  REQUIRE(code == 0);
+  return snapshot(out);
+}
+
+}  // namespace
+
+TEST_CASE("faults: SIGINT and SIGTERM stop the run and keep the earlier files", "[faults]") {
+  for (int sig : {SIGINT, SIGTERM}) {
+    const fs::path dir = freshDir("signal");
+    const fs::path out = dir / "out";
+    const auto before = previousRun(dir, out);
+    // A run long enough to be interrupted in the middle of its stages.
+    const fs::path config = writeConfig(dir, 384, 3000000);
+    for (int delay_ms : {50, 400, 1500}) {
+      const pid_t pid = fork();
+      REQUIRE(pid >= 0);
+      if (pid == 0) {
+        const int null = ::open("/dev/null", O_WRONLY);
+        dup2(null, STDERR_FILENO);
+        execl(kBinary.c_str(), "planetgen", "generate", "--config", config.c_str(), "--out",
+              out.c_str(), nullptr);
+        _exit(127);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      const auto t0 = std::chrono::steady_clock::now();
+      kill(pid, sig);
+      int status = 0;
+      REQUIRE(waitpid(pid, &status, 0) == pid);
+      const double stop_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      INFO("signal " << sig << " after " << delay_ms << " ms, stopped in " << stop_s << " s");
+      REQUIRE(WIFEXITED(status));
+      CHECK(WEXITSTATUS(status) == 128 + sig);
+      CHECK_FALSE(hasTemporaries(out));
+      CHECK(snapshot(out) == before);
+    }
+  }
+}
+
+TEST_CASE("faults: a failed write names the path and keeps the previous files", "[faults]") {
+  const fs::path dir = freshDir("write");
+  const fs::path out = dir / "out";
+  const auto before = previousRun(dir, out);
+  // A 64 KiB file-size limit: planet.glb of f = 32 is larger, so its write fails (EFBIG).
+  const auto [code, output] =
+      runShell("ulimit -f 64;", "generate --config " + writeConfig(dir, 32, 100).string() +
+                                    " --out " + out.string());
+  INFO(output);
+  CHECK(code == 1);
+  CHECK(output.find(out.string()) != std::string::npos);
+  CHECK(output.find("error:") != std::string::npos);
+  CHECK_FALSE(hasTemporaries(out));
+  CHECK(snapshot(out) == before);
+}
+
+TEST_CASE("faults: an output path that is a file is an error, not a crash", "[faults]") {
+  const fs::path dir = freshDir("notdir");
+  std::ofstream(dir / "taken") << "keep me";
+  const auto [code, output] =
+      runShell("", "generate --config " + writeConfig(dir, 8, 100).string() + " --out " +
+                       (dir / "taken").string());
+  INFO(output);
+  CHECK(code == 1);
+  CHECK(output.find("taken") != std::string::npos);
+  CHECK(readFile(dir / "taken") == "keep me");
+}
+
+TEST_CASE("faults: two runs into one folder leave each file whole from one run", "[faults]") {
+  const fs::path dir = freshDir("race");
+  const fs::path out = dir / "out";
+  fs::create_directories(out);
+  fs::create_directories(dir / "a");
+  fs::create_directories(dir / "b");
+  std::ofstream(dir / "a" / "p.toml")
+      << "[planet]\nseed = 1\nfrequency = 48\n[output]\nmap_width = 128\n";
+  std::ofstream(dir / "b" / "p.toml")
+      << "[planet]\nseed = 2\nfrequency = 48\n[output]\nmap_width = 128\n";
+  // Reference outputs of each run alone.
+  for (const char* who : {"a", "b"}) {
+    REQUIRE(runShell("", std::string("generate --config ") + (dir / who / "p.toml").string() +
+                             " --out " + (dir / who / "ref").string())
+                .first == 0);
+  }
+  const auto ref_a = snapshot(dir / "a" / "ref"), ref_b = snapshot(dir / "b" / "ref");
+  for (int round = 0; round < 3; ++round) {
+    const std::string a = kBinary.string() + " generate --config " +
+                          (dir / "a" / "p.toml").string() + " --out " + out.string();
+    const std::string b = kBinary.string() + " generate --config " +
+                          (dir / "b" / "p.toml").string() + " --out " + out.string();
+    REQUIRE(std::system(("(" + a + ") & (" + b + ") & wait").c_str()) == 0);
+    CHECK_FALSE(hasTemporaries(out));
+    for (const auto& [name, bytes] : snapshot(out)) {
+      // summary.json carries timings, so compare the files that are pure functions of input.
+      if (name == "summary.json") {
+        CHECK_NOTHROW(nlohmann::json::parse(bytes));
+        continue;
+      }
+      INFO(name);
+      const bool from_a = ref_a.count(name) && ref_a.at(name) == bytes;
+      const bool from_b = ref_b.count(name) && ref_b.at(name) == bytes;
+      CHECK((from_a || from_b));
+    }
+  }
+}
