@@ -53,8 +53,8 @@ struct Terrain::Impl {
       out[l] = float(params.continent_amplitude_m) * (2.0f * mask[l] - 1.0f) +
                float(params.amplitude_m) * b[l];
       // Mountains rise inland: ridges are weighted by how far into the continent we are.
-      const float t = std::clamp((mask[l] - 0.55f) * 2.5f, 0.0f, 1.0f);
-      inland[l] = t * t;
+      const float t = std::clamp((mask[l] - 0.45f) * 2.0f, 0.0f, 1.0f);
+      inland[l] = t * (2.0f - t);
       any_inland |= t > 0.0f;
     }
     if (params.ridged_amplitude_m > 0.0 && any_inland) {
