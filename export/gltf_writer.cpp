@@ -1,115 +1,39 @@
 // planet.glb writer.
 //
-// The GLB container is written here rather than through tinygltf's writer (tinygltf is used
-// to read the file back in the tests) for three reasons found in tinygltf 2.7 (Debian 12):
-// its extras values hold integers as 32-bit int, so a 64-bit seed would be rounded through
-// double; its GLB writer copies the whole binary buffer twice (Model::buffers, then the BIN
-// chunk) where this one streams the arrays straight to the file; and it does not check stream
-// errors. The JSON chunk is built with nlohmann::json; the format is the glTF 2.0 spec,
-// section 4.4 "Binary glTF Layout".
+// The GLB container is written here (glb_builder.h) rather than through tinygltf's writer
+// (tinygltf is used to read the file back in the tests) for three reasons found in tinygltf
+// 2.7 (Debian 12): its extras values hold integers as 32-bit int, so a 64-bit seed would be
+// rounded through double; its GLB writer copies the whole binary buffer twice (Model::buffers,
+// then the BIN chunk) where this one streams the arrays straight to the file; and it does not
+// check stream errors. The JSON chunk is built with nlohmann::json.
 
-#include <algorithm>
-#include <array>
+#include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <limits>
+#include <cstdio>
+#include <deque>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <tbb/parallel_for.h>
-#include <nlohmann/json.hpp>
 
+#include "export/biomes.h"
+#include "export/chunk_buffers.h"
+#include "export/chunks.h"
 #include "export/colour_ramps.h"
-#include "export/file_writer.h"
+#include "export/glb_builder.h"
 #include "export/mesh_export.h"
 #include "export/surface_buffers.h"
 
 namespace planet_export {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-constexpr uint32_t kGlbMagic = 0x46546C67;   // "glTF"
-constexpr uint32_t kChunkJson = 0x4E4F534A;  // "JSON"
-constexpr uint32_t kChunkBin = 0x004E4942;   // "BIN\0"
-constexpr int kFloat = 5126;                 // accessor.componentType
-constexpr int kUnsignedInt = 5125;
-constexpr int kArrayBuffer = 34962;  // bufferView.target
-constexpr int kElementArrayBuffer = 34963;
 constexpr int kTriangles = 4;  // primitive.mode
 constexpr double kOceanAlpha = 0.6;
+constexpr int kLandMaterial = 0;
+constexpr int kOceanMaterial = 1;
 
 static_assert(sizeof(glm::vec3) == 12 && sizeof(Rgb) == 12, "vertex arrays must be packed");
-
-// Collects the binary chunk as a list of views into existing arrays plus the JSON objects
-// that describe them, so nothing is copied before it goes to the file.
-class GlbBuilder {
- public:
-  // A float vertex attribute with `components` floats per vertex (1 or 3), its own
-  // bufferView (byteStride = element size, target ARRAY_BUFFER) and min/max from the data.
-  int addFloatAttribute(const float* data, size_t count, int components) {
-    const size_t element_bytes = sizeof(float) * size_t(components);
-    const int view = addView(data, count * element_bytes, kArrayBuffer, int(element_bytes));
-    Json min = Json::array(), max = Json::array();
-    for (int c = 0; c < components; ++c) {
-      float lo = std::numeric_limits<float>::infinity();
-      float hi = -lo;
-      for (size_t i = 0; i < count; ++i) {
-        lo = std::min(lo, data[i * size_t(components) + size_t(c)]);
-        hi = std::max(hi, data[i * size_t(components) + size_t(c)]);
-      }
-      // double(float) is exact and nlohmann prints the shortest round-trip form, so the
-      // JSON bounds equal the written values bit for bit.
-      min.push_back(double(lo));
-      max.push_back(double(hi));
-    }
-    return addAccessor(view, kFloat, count, components == 1 ? "SCALAR" : "VEC3", std::move(min),
-                       std::move(max));
-  }
-
-  int addIndices(std::span<const uint32_t> indices) {
-    const int view = addView(indices.data(), indices.size_bytes(), kElementArrayBuffer, 0);
-    return addAccessor(view, kUnsignedInt, indices.size(), "SCALAR", Json(), Json());
-  }
-
-  Json& accessors() { return accessors_; }
-  Json& views() { return views_; }
-  size_t binaryLength() const { return offset_; }
-
-  // Writes the BIN chunk payload. Every piece is a multiple of 4 bytes, so no padding.
-  void writeBinary(FileWriter& out) const {
-    for (const auto& [data, bytes] : pieces_) out.write(data, bytes);
-  }
-
- private:
-  int addView(const void* data, size_t bytes, int target, int stride) {
-    Json view = {{"buffer", 0}, {"byteOffset", offset_}, {"byteLength", bytes}};
-    if (stride > 0) view["byteStride"] = stride;
-    view["target"] = target;
-    views_.push_back(std::move(view));
-    pieces_.emplace_back(data, bytes);
-    offset_ += bytes;
-    return int(views_.size()) - 1;
-  }
-
-  int addAccessor(int view, int component_type, size_t count, const char* type, Json min,
-                  Json max) {
-    Json accessor = {
-        {"bufferView", view}, {"componentType", component_type}, {"count", count}, {"type", type}};
-    if (!min.is_null()) {
-      accessor["min"] = std::move(min);
-      accessor["max"] = std::move(max);
-    }
-    accessors_.push_back(std::move(accessor));
-    return int(accessors_.size()) - 1;
-  }
-
-  Json accessors_ = Json::array();
-  Json views_ = Json::array();
-  std::vector<std::pair<const void*, size_t>> pieces_;
-  size_t offset_ = 0;
-};
 
 const float* floats(const std::vector<glm::vec3>& v) {
   return &v.front().x;
@@ -155,85 +79,279 @@ Json materials() {
   return Json::array({std::move(land), std::move(ocean)});
 }
 
-void writeU32(FileWriter& out, uint32_t value) {
-  const std::array<unsigned char, 4> bytes = {uint8_t(value), uint8_t(value >> 8),
-                                              uint8_t(value >> 16), uint8_t(value >> 24)};
-  out.write(bytes.data(), bytes.size());
+Json biomeLegend() {
+  Json legend = Json::array();
+  for (int id = 0; id < kBiomeCount; ++id) {
+    const Rgb c = biomeColour(uint8_t(id));
+    char hex[8];
+    std::snprintf(hex, sizeof(hex), "#%02x%02x%02x", toByte(c.r), toByte(c.g), toByte(c.b));
+    legend.push_back({{"id", id}, {"name", std::string(biomeName(uint8_t(id)))}, {"colour", hex}});
+  }
+  return legend;
+}
+
+// The vertex data of one level's full mesh, which its chunks slice.
+struct LandData {
+  PlanetBuffers buffers;
+  std::vector<glm::vec3> linear_colours;
+  std::vector<float> biome_values;
+  std::vector<std::string> scalar_names;
+  LandVertexData vertex;
+};
+
+LandData landData(const PlanetSurface& surface) {
+  LandData data;
+  data.buffers = buildPlanetBuffers(surface);
+  const MeshBuffers& land = data.buffers.land;
+  // glTF vertex colours are linear (glTF 2.0 spec 3.7.2.1); the ramps are sRGB.
+  data.linear_colours.resize(land.positions.size());
+  tbb::parallel_for(size_t(0), land.positions.size(), [&](size_t v) {
+    const Rgb& c = land.colours[v];
+    data.linear_colours[v] = {srgbToLinear(c.r), srgbToLinear(c.g), srgbToLinear(c.b)};
+  });
+  data.vertex.normals = land.normals;
+  data.vertex.colours = data.linear_colours;
+  data.scalar_names.push_back("_ELEVATION");
+  data.vertex.scalars.push_back(surface.elevation_m);
+  if (!surface.biome.empty()) {
+    data.biome_values.assign(surface.biome.begin(), surface.biome.end());
+    data.scalar_names.push_back("_BIOME");
+    data.vertex.scalars.push_back(data.biome_values);
+  }
+  for (const VertexAttribute& attribute : surface.attributes) {
+    data.scalar_names.push_back(attribute.name);
+    data.vertex.scalars.push_back(attribute.values);
+  }
+  return data;
+}
+
+// Builds the JSON document and the binary chunk.
+class GltfDocument {
+ public:
+  GltfDocument() {
+    nodes_ = Json::array({Json{{"name", "Planet"}, {"children", Json::array({1, 2})}},
+                          Json{{"name", "Land"}}, Json{{"name", "Ocean"}}});
+  }
+
+  GlbBuilder& glb() { return glb_; }
+  Json& node(int index) { return nodes_[size_t(index)]; }
+
+  int addNode(Json node) {
+    nodes_.push_back(std::move(node));
+    return int(nodes_.size()) - 1;
+  }
+  int addMesh(Json mesh) {
+    meshes_.push_back(std::move(mesh));
+    return int(meshes_.size()) - 1;
+  }
+
+  // One unchunked land mesh; the LandData must outlive write().
+  int addLandMesh(const std::string& name, const LandData& data) {
+    const MeshBuffers& land = data.buffers.land;
+    const size_t count = land.positions.size();
+    Json attributes = {
+        {"POSITION", glb_.addFloatAttribute(floats(land.positions), count, 3)},
+        {"NORMAL", glb_.addFloatAttribute(floats(land.normals), count, 3)},
+        {"COLOR_0", glb_.addFloatAttribute(floats(data.linear_colours), count, 3)},
+    };
+    for (size_t a = 0; a < data.scalar_names.size(); ++a) {
+      attributes[data.scalar_names[a]] =
+          glb_.addFloatAttribute(data.vertex.scalars[a].data(), count, 1);
+    }
+    const int indices = glb_.addIndices(land.indices);
+    return addMesh(
+        {{"name", name},
+         {"primitives", Json::array({primitive(std::move(attributes), indices, kLandMaterial)})}});
+  }
+
+  // Chunk nodes of one level, returned as node indices. Takes ownership of the arrays.
+  std::vector<int> addChunks(const std::string& prefix, ChunkedLand&& land,
+                             const std::vector<std::string>& scalar_names, int lod) {
+    land_keep_.push_back(std::move(land));
+    const ChunkedLand& chunks = land_keep_.back();
+    const size_t total = chunks.positions.size();
+    const int position_view = glb_.addVertexView(floats(chunks.positions), total, 3);
+    const int normal_view = glb_.addVertexView(floats(chunks.normals), total, 3);
+    const int colour_view = glb_.addVertexView(floats(chunks.colours), total, 3);
+    std::vector<int> scalar_views;
+    for (const std::vector<float>& values : chunks.scalars) {
+      scalar_views.push_back(glb_.addVertexView(values.data(), total, 1));
+    }
+    const int index_view = glb_.addIndexView(chunks.indices);
+
+    std::vector<int> node_indices;
+    for (size_t c = 0; c < chunks.chunkCount(); ++c) {
+      const auto attributes = [&](size_t count) {
+        const size_t first = chunks.vertex_offsets[c];
+        Json a = {{"POSITION", glb_.addVertexAccessor(position_view, first, count)},
+                  {"NORMAL", glb_.addVertexAccessor(normal_view, first, count)},
+                  {"COLOR_0", glb_.addVertexAccessor(colour_view, first, count)}};
+        for (size_t s = 0; s < scalar_views.size(); ++s) {
+          a[scalar_names[s]] = glb_.addVertexAccessor(scalar_views[s], first, count);
+        }
+        return a;
+      };
+      const size_t first_index = chunks.index_offsets[c];
+      const size_t surface_indices = chunks.surface_indices[c];
+      const size_t all_indices = chunks.index_offsets[c + 1] - first_index;
+      Json primitives = Json::array({primitive(
+          attributes(chunks.surface_vertices[c]),
+          glb_.addIndexAccessor(index_view, first_index, surface_indices), kLandMaterial)});
+      if (all_indices > surface_indices) {
+        // The skirt indexes the surface vertices too: its accessors span both.
+        const size_t vertex_count = chunks.vertex_offsets[c + 1] - chunks.vertex_offsets[c];
+        primitives.push_back(
+            primitive(attributes(vertex_count),
+                      glb_.addIndexAccessor(index_view, first_index + surface_indices,
+                                            all_indices - surface_indices),
+                      kLandMaterial));
+      }
+      char suffix[16];
+      std::snprintf(suffix, sizeof(suffix), "_C%04zu", c);
+      const std::string name = prefix + suffix;
+      const int mesh = addMesh({{"name", name}, {"primitives", std::move(primitives)}});
+      const glm::dvec3& t = chunks.frames.translations[c];
+      node_indices.push_back(addNode({{"name", name},
+                                      {"mesh", mesh},
+                                      {"translation", {t.x, t.y, t.z}},
+                                      {"extras", {{"chunk", c}, {"lod", lod}}}}));
+    }
+    return node_indices;
+  }
+
+  void write(const std::filesystem::path& path, const LandData& ocean_source, Json extras,
+             bool uses_lod) {
+    const MeshBuffers& ocean = ocean_source.buffers.ocean;
+    const size_t count = ocean.positions.size();
+    Json attributes = {
+        {"POSITION", glb_.addFloatAttribute(floats(ocean.positions), count, 3)},
+        {"NORMAL", glb_.addFloatAttribute(floats(ocean.normals), count, 3)},
+    };
+    const int indices = glb_.addIndices(ocean.indices);
+    node(2)["mesh"] = addMesh(
+        {{"name", "Ocean"},
+         {"primitives", Json::array({primitive(std::move(attributes), indices, kOceanMaterial)})}});
+    if (!extras.empty()) node(0)["extras"] = std::move(extras);
+
+    Json gltf = Json::object();
+    gltf["asset"] = {{"version", "2.0"}, {"generator", "planetgen"}};
+    if (uses_lod) gltf["extensionsUsed"] = Json::array({"MSFT_lod"});
+    gltf["scene"] = 0;
+    gltf["scenes"] = Json::array({Json{{"name", "Planet"}, {"nodes", Json::array({0})}}});
+    gltf["nodes"] = std::move(nodes_);
+    gltf["meshes"] = std::move(meshes_);
+    gltf["materials"] = materials();
+    glb_.write(path, std::move(gltf));
+  }
+
+ private:
+  GlbBuilder glb_;
+  Json nodes_;
+  Json meshes_ = Json::array();
+  std::deque<ChunkedLand> land_keep_;
+};
+
+// Fills node `target` with one level: a mesh, or chunk children.
+void addLevel(GltfDocument& doc, int target, const std::string& name, const LandData& data,
+              const PlanetSurface& surface, const GlbOptions& options, int lod) {
+  if (options.chunks == 0) {
+    doc.node(target)["mesh"] = doc.addLandMesh(name, data);
+    return;
+  }
+  ChunkedLand chunks =
+      buildChunkedLand(surface, data.vertex, options.chunks, options.skirt_depth_m);
+  const double grid = chunks.frames.grid_m;
+  const std::vector<int> children = doc.addChunks(name, std::move(chunks), data.scalar_names, lod);
+  doc.node(target)["children"] = children;
+  Json& extras = doc.node(target)["extras"];
+  extras["chunks_per_edge"] = options.chunks;
+  extras["position_grid_m"] = grid;
 }
 
 }  // namespace
 
+std::string glbOptionsProblem(int frequency, const GlbOptions& options) {
+  if (options.chunks < 0) {
+    return "chunks = " + std::to_string(options.chunks) +
+           " is not allowed; allowed: 0 (one mesh) or k >= 1 (20 k^2 chunks)";
+  }
+  if (!std::isfinite(options.skirt_depth_m) || options.skirt_depth_m < 0.0) {
+    return "skirt depth " + std::to_string(options.skirt_depth_m) +
+           " m is not allowed; allowed: a finite depth >= 0 (0 = no skirts)";
+  }
+  if (std::string problem = lodProblem(frequency, options.lods); !problem.empty()) return problem;
+  if (options.chunks > 0) {
+    for (int i = 0; i <= options.lods; ++i) {
+      std::string problem = chunkingProblem(frequency >> i, options.chunks);
+      if (!problem.empty()) {
+        return i == 0 ? problem : problem + " (level of detail " + std::to_string(i) + ")";
+      }
+    }
+  }
+  return {};
+}
+
 void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface) {
+  writeGlb(path, surface, std::span<const LodLevel>(), GlbOptions{});
+}
+
+void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
+              const GlbOptions& options) {
+  validateSurface(surface);
+  if (std::string problem = glbOptionsProblem(surface.mesh->frequency, options); !problem.empty()) {
+    throw std::invalid_argument(problem);
+  }
+  const std::vector<LodLevel> lods = buildLodLevels(surface, options.lods);
+  writeGlb(path, surface, lods, options);
+}
+
+void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
+              std::span<const LodLevel> lods, const GlbOptions& options) {
   Json extras = parseExtras(surface.extras_json);
-  const PlanetBuffers buffers = buildPlanetBuffers(surface);
-  const MeshBuffers& land = buffers.land;
-  const MeshBuffers& ocean = buffers.ocean;
-  const size_t land_count = land.positions.size();
-
-  // glTF vertex colours are linear (glTF 2.0 spec 3.7.2.1); the ramps are sRGB.
-  std::vector<glm::vec3> linear_colours(land_count);
-  tbb::parallel_for(size_t(0), land_count, [&](size_t v) {
-    const Rgb& c = land.colours[v];
-    linear_colours[v] = {srgbToLinear(c.r), srgbToLinear(c.g), srgbToLinear(c.b)};
-  });
-
-  GlbBuilder glb;
-  Json land_attributes = {
-      {"POSITION", glb.addFloatAttribute(floats(land.positions), land_count, 3)},
-      {"NORMAL", glb.addFloatAttribute(floats(land.normals), land_count, 3)},
-      {"COLOR_0", glb.addFloatAttribute(floats(linear_colours), land_count, 3)},
-      {"_ELEVATION", glb.addFloatAttribute(surface.elevation_m.data(), land_count, 1)},
-  };
-  for (const VertexAttribute& attribute : surface.attributes) {
-    land_attributes[attribute.name] = glb.addFloatAttribute(attribute.values.data(), land_count, 1);
+  validateSurface(surface);
+  if (std::string problem = glbOptionsProblem(surface.mesh->frequency, options); !problem.empty()) {
+    throw std::invalid_argument(problem);
   }
-  const int land_indices = glb.addIndices(land.indices);
-  const size_t ocean_count = ocean.positions.size();
-  Json ocean_attributes = {
-      {"POSITION", glb.addFloatAttribute(floats(ocean.positions), ocean_count, 3)},
-      {"NORMAL", glb.addFloatAttribute(floats(ocean.normals), ocean_count, 3)},
-  };
-  const int ocean_indices = glb.addIndices(ocean.indices);
-
-  Json root_node = {{"name", "Planet"}, {"children", Json::array({1, 2})}};
-  if (!extras.empty()) root_node["extras"] = std::move(extras);
-  Json land_mesh = {
-      {"name", "Land"},
-      {"primitives", Json::array({primitive(std::move(land_attributes), land_indices, 0)})}};
-  Json ocean_mesh = {
-      {"name", "Ocean"},
-      {"primitives", Json::array({primitive(std::move(ocean_attributes), ocean_indices, 1)})}};
-  Json gltf = Json::object();
-  gltf["asset"] = {{"version", "2.0"}, {"generator", "planetgen"}};
-  gltf["scene"] = 0;
-  gltf["scenes"] = Json::array({Json{{"name", "Planet"}, {"nodes", Json::array({0})}}});
-  gltf["nodes"] = Json::array({std::move(root_node), Json{{"name", "Land"}, {"mesh", 0}},
-                               Json{{"name", "Ocean"}, {"mesh", 1}}});
-  gltf["meshes"] = Json::array({std::move(land_mesh), std::move(ocean_mesh)});
-  gltf["materials"] = materials();
-  gltf["buffers"] = Json::array({Json{{"byteLength", glb.binaryLength()}}});
-  gltf["bufferViews"] = std::move(glb.views());
-  gltf["accessors"] = std::move(glb.accessors());
-
-  std::string json_chunk = gltf.dump();
-  json_chunk.resize((json_chunk.size() + 3) / 4 * 4, ' ');  // JSON chunk pads with spaces
-  const size_t total = 12 + 8 + json_chunk.size() + 8 + glb.binaryLength();
-  if (total > UINT32_MAX) {
-    throw std::runtime_error("cannot write " + path.string() + ": " + std::to_string(total) +
-                             " bytes exceed the 4 GiB limit of a GLB file");
+  if (int(lods.size()) != options.lods) {
+    throw std::invalid_argument("writeGlb: " + std::to_string(lods.size()) +
+                                " levels given for lods = " + std::to_string(options.lods));
+  }
+  const LandData full = landData(surface);
+  std::deque<LandData> level_data;
+  std::vector<PlanetSurface> level_surfaces;
+  for (const LodLevel& level : lods) {
+    level_surfaces.push_back(lodSurface(surface, level));
+    level_data.push_back(landData(level_surfaces.back()));
   }
 
-  FileWriter out(path);
-  writeU32(out, kGlbMagic);
-  writeU32(out, 2);
-  writeU32(out, uint32_t(total));
-  writeU32(out, uint32_t(json_chunk.size()));
-  writeU32(out, kChunkJson);
-  out.write(json_chunk);
-  writeU32(out, uint32_t(glb.binaryLength()));
-  writeU32(out, kChunkBin);
-  glb.writeBinary(out);
-  out.close();
+  GltfDocument doc;
+  constexpr int kLand = 1;
+  if (!surface.biome.empty()) doc.node(kLand)["extras"]["biome_legend"] = biomeLegend();
+  if (lods.empty()) {
+    addLevel(doc, kLand, "Land", full, surface, options, 0);
+  } else {
+    const int lod0 = doc.addNode({{"name", "Land_LOD0"}});
+    doc.node(kLand)["children"] = Json::array({lod0});
+    addLevel(doc, lod0, "Land_LOD0", full, surface, options, 0);
+    Json ids = Json::array();
+    Json coverage = Json::array({0.5});
+    for (size_t i = 0; i < lods.size(); ++i) {
+      const std::string name = "Land_LOD" + std::to_string(i + 1);
+      const int node = doc.addNode({{"name", name}});
+      addLevel(doc, node, name, level_data[i], level_surfaces[i], options, int(i + 1));
+      doc.node(node)["extras"]["lod"] = i + 1;
+      doc.node(node)["extras"]["frequency"] = lods[i].mesh.frequency;
+      ids.push_back(node);
+      // MSFT_lod: one screen coverage per level, the last 0 so the planet never vanishes.
+      coverage.push_back(i + 1 < lods.size() ? 0.5 / double(2 << i) : 0.0);
+    }
+    Json& lod0_node = doc.node(lod0);
+    lod0_node["extensions"]["MSFT_lod"]["ids"] = std::move(ids);
+    lod0_node["extras"]["lod"] = 0;
+    lod0_node["extras"]["frequency"] = surface.mesh->frequency;
+    lod0_node["extras"]["MSFT_screencoverage"] = std::move(coverage);
+  }
+  doc.write(path, full, std::move(extras), !lods.empty());
 }
 
 }  // namespace planet_export

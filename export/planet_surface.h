@@ -2,6 +2,7 @@
 // What the engine writers and the maps read: a mesh, one elevation per vertex and the few
 // numbers that place it in metres. Plain views; nothing is copied or owned.
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -13,11 +14,17 @@ namespace planet_export {
 
 // A float per land vertex, written as the custom glTF attribute `name` (e.g. "_ELEVATION").
 // Contract: name starts with '_' (glTF's rule for application-specific attributes), is not
-// "_ELEVATION", is unique in PlanetSurface::attributes, and values has one finite value per
-// vertex. The writers throw std::invalid_argument otherwise.
+// "_ELEVATION" or "_BIOME", is unique in PlanetSurface::attributes, and values has one finite value
+// per vertex. The writers throw std::invalid_argument otherwise.
 struct VertexAttribute {
   std::string name;
   std::span<const float> values;
+};
+
+// What the land's vertex colours (glTF COLOR_0, OBJ `v x y z r g b`) show.
+enum class LandColour : uint8_t {
+  kTerrain,  // hypsometric tint above sea level, bathymetric blue below (colour_ramps.h)
+  kBiome,    // the biome palette (biomes.h); needs PlanetSurface::biome
 };
 
 struct PlanetSurface {
@@ -34,6 +41,12 @@ struct PlanetSurface {
   int ocean_frequency = 32;
   // Added by export: where the colour bands of the land tint change (vertex colours, maps).
   TerrainPalette palette;
+  // Optional biome class per vertex (biomes.h: values < kBiomeCount), or empty. When given,
+  // the GLB carries it as the float attribute _BIOME (so "_BIOME" may not be listed in
+  // attributes).
+  std::span<const uint8_t> biome;
+  // kBiome requires biome.
+  LandColour land_colour = LandColour::kTerrain;
 };
 
 }  // namespace planet_export

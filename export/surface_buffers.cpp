@@ -8,6 +8,7 @@
 #include <tbb/parallel_for.h>
 #include <glm/geometric.hpp>
 
+#include "export/biomes.h"
 #include "export/surface_normals.h"
 
 namespace planet_export {
@@ -68,13 +69,13 @@ void validateSurface(const PlanetSurface& s) {
       fail("elevation_m[" + std::to_string(v) + "] puts the vertex at or below the centre");
     }
   }
-  std::set<std::string> names = {"_ELEVATION"};
+  std::set<std::string> names = {"_ELEVATION", "_BIOME"};
   for (const VertexAttribute& attribute : s.attributes) {
     if (attribute.name.size() < 2 || attribute.name[0] != '_') {
       fail("attribute name '" + attribute.name + "' must start with '_'");
     }
     if (!names.insert(attribute.name).second) {
-      fail("attribute name '" + attribute.name + "' is used twice (or is _ELEVATION)");
+      fail("attribute name '" + attribute.name + "' is used twice (or is _ELEVATION or _BIOME)");
     }
     if (attribute.values.size() != vertex_count) {
       fail("attribute " + attribute.name + " has " + std::to_string(attribute.values.size()) +
@@ -83,6 +84,26 @@ void validateSurface(const PlanetSurface& s) {
     const size_t bad = firstNonFinite(attribute.values);
     if (bad != vertex_count) fail(attribute.name + "[" + std::to_string(bad) + "] is not finite");
   }
+  if (!s.biome.empty()) {
+    if (s.biome.size() != vertex_count) {
+      fail("biome has " + std::to_string(s.biome.size()) + " values for " +
+           std::to_string(vertex_count) + " vertices");
+    }
+    for (size_t v = 0; v < vertex_count; ++v) {
+      if (s.biome[v] >= kBiomeCount) {
+        fail("biome[" + std::to_string(v) + "] = " + std::to_string(s.biome[v]) +
+             " is not a biome class (0 to " + std::to_string(kBiomeCount - 1) + ")");
+      }
+    }
+  }
+  require(s.land_colour != LandColour::kBiome || !s.biome.empty(),
+          "land_colour is kBiome but no biome classes were given");
+}
+
+Rgb landColour(const PlanetSurface& s, size_t v) {
+  return s.land_colour == LandColour::kBiome
+             ? biomeColour(s.biome[v])
+             : terrainColour(s.elevation_m[v], s.sea_level_m, s.palette);
 }
 
 PlanetBuffers buildPlanetBuffers(const PlanetSurface& s) {
@@ -92,9 +113,8 @@ PlanetBuffers buildPlanetBuffers(const PlanetSurface& s) {
   out.land.positions = sphereAtRadius(mesh, s.elevation_m, s.radius_m);
   out.land.normals = displacedVertexNormals(mesh, s.elevation_m, s.radius_m);
   out.land.colours.resize(mesh.vertexCount());
-  tbb::parallel_for(size_t(0), mesh.vertexCount(), [&](size_t v) {
-    out.land.colours[v] = terrainColour(s.elevation_m[v], s.sea_level_m, s.palette);
-  });
+  tbb::parallel_for(size_t(0), mesh.vertexCount(),
+                    [&](size_t v) { out.land.colours[v] = landColour(s, v); });
   out.land.indices = mesh.indices;
 
   out.ocean_mesh = geodesy::buildIcosphere(s.ocean_frequency);

@@ -31,7 +31,7 @@ struct PlanetBuffers {
   PlanetBuffers& operator=(const PlanetBuffers&) = delete;
 
   // Land: (radius_m + elevation_m[v]) * unit position; normals of that displaced surface;
-  // terrainColour of each vertex (bathymetric blue under the sea). indices view surface.mesh.
+  // landColour of each vertex. indices view surface.mesh.
   MeshBuffers land;
   geodesy::SphereMesh ocean_mesh;
   // Ocean: buildIcosphere(ocean_frequency) at radius_m + sea_level_m; radial normals;
@@ -42,8 +42,13 @@ struct PlanetBuffers {
 // Throws std::invalid_argument describing the first problem: null or empty mesh, index out of
 // range, elevation_m or an attribute of the wrong size or with a non-finite value, a vertex
 // at or below the centre, a bad attribute name (see VertexAttribute), radius or sea level not
-// finite, ocean_frequency < 1.
+// finite, ocean_frequency < 1, biome of the wrong size or with an unknown class, land_colour
+// kBiome without biome.
 void validateSurface(const PlanetSurface& surface);
+
+// The sRGB vertex colour of land vertex v: terrainColour or biomeColour by s.land_colour.
+// s must pass validateSurface.
+Rgb landColour(const PlanetSurface& s, size_t v);
 
 // validateSurface, then the buffers. Parallelism: buildIcosphere uses the caller's arena.
 PlanetBuffers buildPlanetBuffers(const PlanetSurface& surface);

@@ -1,0 +1,572 @@
+// Tests of chunked and level-of-detail engine export: the chunk partition, exact chunk frames,
+// watertight chunk borders in the written .glb, skirts, nested LOD levels, biome colours, and
+// the files read back by tinygltf, assimp and the Khronos glTF-Validator.
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <tiny_gltf.h>
+#include <catch2/catch.hpp>
+#include <glm/geometric.hpp>
+#include <nlohmann/json.hpp>
+
+#include "export/biomes.h"
+#include "export/chunk_frames.h"
+#include "export/chunks.h"
+#include "export/lod_levels.h"
+#include "export/mesh_export.h"
+#include "geodesy/sphere_mesh.h"
+
+namespace fs = std::filesystem;
+using namespace planet_export;
+
+namespace {
+
+constexpr double kRadius = 6371000.0;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() / ("planetgen_chunks_test_" + std::to_string(::getpid()) +
+                                        "_" + std::to_string(counter++));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A synthetic planet with relief, a second field and biomes.
+struct TestPlanet {
+  geodesy::SphereMesh mesh;
+  std::vector<float> elevation;
+  std::vector<float> erosion;
+  std::vector<float> moisture;
+  std::vector<uint8_t> biome;
+  PlanetSurface surface;
+
+  explicit TestPlanet(int frequency) : mesh(geodesy::buildIcosphere(frequency)) {
+    for (const glm::vec3& p : mesh.positions) {
+      elevation.push_back(
+          float(3000.0 * std::sin(4.0 * p.x + 1.0) * std::cos(3.0 * p.z) + 800.0 * p.y));
+      erosion.push_back(float(std::sin(6.0 * p.y) * std::cos(5.0 * p.x)));
+    }
+    moisture = zonalMoistureProxy(mesh);
+    biome = classifyBiomes(mesh, elevation, 0.0, moisture);
+    surface.mesh = &mesh;
+    surface.elevation_m = elevation;
+    surface.radius_m = kRadius;
+    surface.sea_level_m = 0.0;
+    surface.attributes = {{"_EROSION", erosion}};
+    surface.extras_json = R"({"seed": 7})";
+    surface.ocean_frequency = 4;
+    surface.biome = biome;
+  }
+  TestPlanet(const TestPlanet&) = delete;
+  TestPlanet& operator=(const TestPlanet&) = delete;
+};
+
+tinygltf::Model loadGlb(const fs::path& path) {
+  tinygltf::TinyGLTF loader;
+  tinygltf::Model model;
+  std::string error, warning;
+  const bool ok = loader.LoadBinaryFromFile(&model, &error, &warning, path.string());
+  INFO("tinygltf error: " << error << " warning: " << warning);
+  REQUIRE(ok);
+  return model;
+}
+
+template <typename T>
+std::vector<T> accessorData(const tinygltf::Model& model, int index) {
+  const tinygltf::Accessor& accessor = model.accessors[size_t(index)];
+  const tinygltf::BufferView& view = model.bufferViews[size_t(accessor.bufferView)];
+  const size_t components = size_t(tinygltf::GetNumComponentsInType(uint32_t(accessor.type)));
+  std::vector<T> values(accessor.count * components);
+  std::memcpy(
+      values.data(),
+      model.buffers[size_t(view.buffer)].data.data() + view.byteOffset + accessor.byteOffset,
+      values.size() * sizeof(T));
+  return values;
+}
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+CommandResult run(const std::string& command) {
+  CommandResult result;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer;
+  size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    result.output.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::string quoted(const fs::path& path) {
+  return "'" + path.string() + "'";
+}
+
+// One chunk vertex as an engine sees it.
+struct WorldVertex {
+  glm::dvec3 world_double;  // translation + local in float64
+  glm::vec3 world_float;    // float(translation) + local in float32
+  glm::vec3 normal;
+  float elevation;
+  std::array<float, 3> colour;
+};
+
+using Bits = std::array<uint64_t, 3>;
+Bits bits(const glm::dvec3& p) {
+  return {std::bit_cast<uint64_t>(p.x), std::bit_cast<uint64_t>(p.y), std::bit_cast<uint64_t>(p.z)};
+}
+
+struct ChunkView {
+  std::string name;
+  glm::dvec3 translation;
+  std::vector<WorldVertex> vertices;        // surface primitive
+  std::vector<uint32_t> indices;            // surface primitive
+  std::vector<WorldVertex> skirt_vertices;  // skirt primitive (empty without skirts)
+  std::vector<uint32_t> skirt_indices;
+};
+
+std::vector<WorldVertex> worldVertices(const tinygltf::Model& model,
+                                       const tinygltf::Primitive& primitive, const glm::dvec3& t) {
+  const std::vector<float> p = accessorData<float>(model, primitive.attributes.at("POSITION"));
+  const std::vector<float> n = accessorData<float>(model, primitive.attributes.at("NORMAL"));
+  const std::vector<float> c = accessorData<float>(model, primitive.attributes.at("COLOR_0"));
+  const std::vector<float> e = accessorData<float>(model, primitive.attributes.at("_ELEVATION"));
+  std::vector<WorldVertex> out(e.size());
+  const glm::vec3 tf(t);
+  for (size_t v = 0; v < out.size(); ++v) {
+    const glm::vec3 local(p[3 * v], p[3 * v + 1], p[3 * v + 2]);
+    out[v].world_double = t + glm::dvec3(local);
+    out[v].world_float = tf + local;  // float32 arithmetic, as a float engine does it
+    out[v].normal = {n[3 * v], n[3 * v + 1], n[3 * v + 2]};
+    out[v].elevation = e[v];
+    out[v].colour = {c[3 * v], c[3 * v + 1], c[3 * v + 2]};
+  }
+  return out;
+}
+
+std::vector<ChunkView> readChunks(const tinygltf::Model& model, const std::vector<int>& nodes) {
+  std::vector<ChunkView> chunks;
+  for (int index : nodes) {
+    const tinygltf::Node& node = model.nodes[size_t(index)];
+    REQUIRE(node.translation.size() == 3);
+    ChunkView chunk;
+    chunk.name = node.name;
+    chunk.translation = {node.translation[0], node.translation[1], node.translation[2]};
+    // The translation must be a float32 value, or float engines would round it.
+    for (int c = 0; c < 3; ++c)
+      REQUIRE(double(float(chunk.translation[c])) == chunk.translation[c]);
+    const tinygltf::Mesh& mesh = model.meshes[size_t(node.mesh)];
+    chunk.vertices = worldVertices(model, mesh.primitives.at(0), chunk.translation);
+    chunk.indices = accessorData<uint32_t>(model, mesh.primitives[0].indices);
+    if (mesh.primitives.size() > 1) {
+      chunk.skirt_vertices = worldVertices(model, mesh.primitives[1], chunk.translation);
+      chunk.skirt_indices = accessorData<uint32_t>(model, mesh.primitives[1].indices);
+    }
+    chunks.push_back(std::move(chunk));
+  }
+  return chunks;
+}
+
+// Directed edges of a triangle list used by exactly one triangle: the open border.
+std::vector<std::pair<uint32_t, uint32_t>> openEdges(const std::vector<uint32_t>& indices) {
+  std::map<std::pair<uint32_t, uint32_t>, int> count;
+  for (size_t t = 0; t < indices.size(); t += 3) {
+    for (int k = 0; k < 3; ++k) {
+      const uint32_t a = indices[t + size_t(k)], b = indices[t + size_t(k + 1) % 3];
+      ++count[{std::min(a, b), std::max(a, b)}];
+    }
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> open;
+  for (size_t t = 0; t < indices.size(); t += 3) {
+    for (int k = 0; k < 3; ++k) {
+      const uint32_t a = indices[t + size_t(k)], b = indices[t + size_t(k + 1) % 3];
+      if (count[{std::min(a, b), std::max(a, b)}] == 1) open.emplace_back(a, b);
+    }
+  }
+  return open;
+}
+
+bool sameVertex(const WorldVertex& a, const WorldVertex& b) {
+  return bits(a.world_double) == bits(b.world_double) &&
+         std::memcmp(&a.world_float, &b.world_float, sizeof(glm::vec3)) == 0 &&
+         std::memcmp(&a.normal, &b.normal, sizeof(glm::vec3)) == 0 &&
+         std::memcmp(&a.colour, &b.colour, sizeof(a.colour)) == 0 &&
+         std::bit_cast<uint32_t>(a.elevation) == std::bit_cast<uint32_t>(b.elevation);
+}
+
+const tinygltf::Node& nodeNamed(const tinygltf::Model& model, const std::string& name) {
+  for (const tinygltf::Node& node : model.nodes) {
+    if (node.name == name) return node;
+  }
+  FAIL("no node named " << name);
+  return model.nodes.front();
+}
+
+}  // namespace
+
+TEST_CASE("chunks: 20 k^2 chunks of m^2 faces along the lattice", "[export][chunks]") {
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(12);
+  for (int k : {1, 2, 3, 4, 6, 12}) {
+    INFO("k = " << k);
+    const ChunkPartition partition = partitionChunks(mesh, k);
+    const uint32_t m = uint32_t(12 / k);
+    REQUIRE(partition.chunkCount() == size_t(20 * k * k));
+    std::vector<int> seen(mesh.faceCount(), 0);
+    for (size_t c = 0; c < partition.chunkCount(); ++c) {
+      REQUIRE(partition.face_offsets[c + 1] - partition.face_offsets[c] == m * m);
+      REQUIRE(partition.vertex_offsets[c + 1] - partition.vertex_offsets[c] ==
+              (m + 1) * (m + 2) / 2);
+      // A triangle of side m has 3 m border edges, all on the chunk's outline.
+      REQUIRE(partition.border_offsets[c + 1] - partition.border_offsets[c] == 3 * m);
+      for (uint32_t n = partition.face_offsets[c]; n < partition.face_offsets[c + 1]; ++n) {
+        ++seen[partition.faces[n]];
+        REQUIRE(chunkOfFace(12, k, partition.faces[n]) == c);
+      }
+    }
+    CHECK(std::all_of(seen.begin(), seen.end(), [](int s) { return s == 1; }));
+  }
+  // The chunks of a coarser level are the same regions: a face of frequency 12 lies in the
+  // chunk of the frequency-6 face that contains its centre.
+  const geodesy::SphereMesh coarse = geodesy::buildIcosphere(6);
+  for (uint32_t face = 0; face < mesh.faceCount(); ++face) {
+    glm::vec3 centre(0.0f);
+    for (int k = 0; k < 3; ++k) centre += mesh.positions[mesh.indices[3 * face + uint32_t(k)]];
+    const geodesy::SurfacePoint sp = coarse.locate(centre);
+    REQUIRE(chunkOfFace(12, 3, face) == chunkOfFace(6, 3, sp.face));
+  }
+  CHECK_THROWS_WITH(partitionChunks(mesh, 5),
+                    Catch::Contains("does not divide") && Catch::Contains("frequency 12"));
+  CHECK_THROWS_AS(partitionChunks(mesh, 0), std::invalid_argument);
+}
+
+TEST_CASE("chunks: frames make translation + local exact in float32 and float64",
+          "[export][chunks]") {
+  // Boxes of an Earth-sized planet, including ones straddling the coordinate planes.
+  std::vector<Box> boxes = {
+      {{-200e3, 6300e3, -150e3}, {180e3, 6390e3, 210e3}},
+      {{4000e3, -100e3, 4900e3}, {4400e3, 300e3, 5100e3}},
+      {{-6390e3, -5.0, -3.0}, {-6000e3, 400e3, 350e3}},
+  };
+  const ChunkFrames frames = chooseChunkFrames(boxes);
+  CHECK(frames.grid_m <= 0.125);  // finer than float32 world positions (0.5 m at 6371 km)
+  uint64_t state = 12345;
+  const auto uniform = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return double(state >> 11) * 0x1.0p-53;
+  };
+  for (size_t c = 0; c < boxes.size(); ++c) {
+    const glm::dvec3& t = frames.translations[c];
+    for (int i = 0; i < 3; ++i) REQUIRE(double(float(t[i])) == t[i]);
+    for (int sample = 0; sample < 20000; ++sample) {
+      glm::dvec3 w;
+      for (int i = 0; i < 3; ++i)
+        w[i] = boxes[c].lo[i] + uniform() * (boxes[c].hi[i] - boxes[c].lo[i]);
+      const glm::vec3 local = localPosition(w, t, frames.grid_m);
+      const glm::dvec3 snapped = snapToGrid(w, frames.grid_m);
+      REQUIRE(t + glm::dvec3(local) == snapped);
+      REQUIRE(glm::vec3(t) + local == glm::vec3(snapped));  // float32 sum rounds the exact W
+      REQUIRE(glm::length(snapped - w) <= frames.grid_m);
+    }
+  }
+}
+
+TEST_CASE("chunks: borders are watertight in the written glb", "[export][chunks]") {
+  TempDir dir;
+  TestPlanet planet(16);
+  const fs::path file = dir.path / "chunks.glb";
+  GlbOptions options;
+  options.chunks = 4;
+  options.skirt_depth_m = 2000.0;
+  writeGlb(file, planet.surface, options);
+  const tinygltf::Model model = loadGlb(file);
+  const tinygltf::Node& land = nodeNamed(model, "Land");
+  REQUIRE(land.mesh == -1);
+  REQUIRE(land.children.size() == 20 * 4 * 4);
+  const std::vector<ChunkView> chunks = readChunks(model, land.children);
+
+  // Every directed border edge of a chunk meets the reverse edge of exactly one other chunk,
+  // with bit-identical world positions (float64 and float32 reconstruction), normals, colours
+  // and elevations at both ends.
+  std::map<std::pair<Bits, Bits>, std::vector<std::pair<size_t, std::pair<uint32_t, uint32_t>>>>
+      edges;
+  size_t border_edges = 0;
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    for (const auto& [a, b] : openEdges(chunks[c].indices)) {
+      edges[{bits(chunks[c].vertices[a].world_double), bits(chunks[c].vertices[b].world_double)}]
+          .push_back({c, {a, b}});
+      ++border_edges;
+    }
+  }
+  CHECK(border_edges == 20 * 16 * 3 * 4);  // 3 m edges per chunk, m = 4
+  size_t matched = 0;
+  for (const auto& [key, uses] : edges) {
+    REQUIRE(uses.size() == 1);
+    const auto reverse = edges.find({key.second, key.first});
+    REQUIRE(reverse != edges.end());
+    const auto& [c1, e1] = uses[0];
+    const auto& [c2, e2] = reverse->second[0];
+    REQUIRE(c1 != c2);
+    REQUIRE(sameVertex(chunks[c1].vertices[e1.first], chunks[c2].vertices[e2.second]));
+    REQUIRE(sameVertex(chunks[c1].vertices[e1.second], chunks[c2].vertices[e2.first]));
+    ++matched;
+  }
+  CHECK(matched == border_edges);
+
+  // All chunks together hold each mesh vertex once per chunk that touches it, at its true
+  // position within the grid, with the full mesh's normal.
+  std::set<Bits> distinct;
+  const double grid = land.extras.Get("position_grid_m").GetNumberAsDouble();
+  REQUIRE(grid > 0.0);
+  CHECK(grid <= 0.125);
+  for (const ChunkView& chunk : chunks) {
+    for (const WorldVertex& v : chunk.vertices) {
+      distinct.insert(bits(v.world_double));
+      const geodesy::SurfacePoint sp = planet.mesh.locate(glm::vec3(v.world_double));
+      uint32_t nearest = planet.mesh.indices[3 * sp.face];
+      for (int k = 1; k < 3; ++k) {
+        const uint32_t u = planet.mesh.indices[3 * sp.face + uint32_t(k)];
+        if (glm::length(glm::dvec3(planet.mesh.positions[u]) - glm::normalize(v.world_double)) <
+            glm::length(glm::dvec3(planet.mesh.positions[nearest]) -
+                        glm::normalize(v.world_double))) {
+          nearest = u;
+        }
+      }
+      const glm::dvec3 expected = (kRadius + double(planet.elevation[nearest])) *
+                                  glm::normalize(glm::dvec3(planet.mesh.positions[nearest]));
+      REQUIRE(glm::length(v.world_double - expected) <= grid);
+      REQUIRE(v.elevation == planet.elevation[nearest]);
+    }
+  }
+  CHECK(distinct.size() == planet.mesh.vertexCount());
+
+  SECTION("skirts hang below every border edge and face away from their chunk") {
+    for (const ChunkView& chunk : chunks) {
+      REQUIRE(chunk.skirt_indices.size() == 6 * 3 * 4);
+      glm::dvec3 centre(0.0);
+      for (const WorldVertex& v : chunk.vertices) centre += v.world_double;
+      centre /= double(chunk.vertices.size());
+      for (size_t i = 0; i < chunk.skirt_vertices.size(); ++i) {
+        const WorldVertex& v = chunk.skirt_vertices[i];
+        if (i < chunk.vertices.size()) {
+          REQUIRE(sameVertex(v, chunk.vertices[i]));  // the skirt reuses the surface vertices
+        } else {
+          const double r = glm::length(v.world_double);
+          REQUIRE(r == Approx(kRadius + v.elevation - 2000.0).margin(2.0 * grid));
+        }
+      }
+      for (size_t t = 0; t < chunk.skirt_indices.size(); t += 3) {
+        const glm::dvec3 a = chunk.skirt_vertices[chunk.skirt_indices[t]].world_double;
+        const glm::dvec3 b = chunk.skirt_vertices[chunk.skirt_indices[t + 1]].world_double;
+        const glm::dvec3 c = chunk.skirt_vertices[chunk.skirt_indices[t + 2]].world_double;
+        const glm::dvec3 normal = glm::cross(b - a, c - a);
+        REQUIRE(glm::length(normal) > 0.0);
+        REQUIRE(glm::dot(normal, (a + b + c) / 3.0 - centre) > 0.0);
+      }
+    }
+  }
+}
+
+TEST_CASE("lods: nested levels copy the full surface exactly", "[export][lods]") {
+  TestPlanet planet(16);
+  const std::vector<LodLevel> levels = buildLodLevels(planet.surface, 3);
+  REQUIRE(levels.size() == 3);
+  for (const LodLevel& level : levels) {
+    INFO("level " << level.level);
+    REQUIRE(level.mesh.frequency == 16 >> level.level);
+    CHECK(level.exact_vertices == level.mesh.vertexCount());
+    for (size_t v = 0; v < level.mesh.vertexCount(); ++v) {
+      const geodesy::SurfacePoint sp = planet.mesh.locate(level.mesh.positions[v]);
+      bool found = false;
+      for (int k = 0; k < 3; ++k) {
+        const uint32_t u = planet.mesh.indices[3 * sp.face + uint32_t(k)];
+        if (planet.mesh.positions[u] == level.mesh.positions[v]) {
+          found = true;
+          REQUIRE(level.elevation_m[v] == planet.elevation[u]);
+          REQUIRE(level.attributes[0][v] == planet.erosion[u]);
+          REQUIRE(level.biome[v] == planet.biome[u]);
+        }
+      }
+      REQUIRE(found);
+    }
+  }
+  CHECK_THROWS_WITH(buildLodLevels(planet.surface, 5), Catch::Contains("divisible by 2^5"));
+  CHECK(lodProblem(12, 2).empty());
+  CHECK_FALSE(lodProblem(12, 3).empty());
+}
+
+TEST_CASE("lods: MSFT_lod levels, each chunked", "[export][lods]") {
+  TempDir dir;
+  TestPlanet planet(16);
+  const fs::path file = dir.path / "lods.glb";
+  GlbOptions options;
+  options.lods = 2;
+  options.chunks = 2;
+  writeGlb(file, planet.surface, options);
+  const tinygltf::Model model = loadGlb(file);
+  const nlohmann::json json = [&] {
+    const std::string bytes = readFile(file);
+    uint32_t length = 0;
+    std::memcpy(&length, bytes.data() + 12, 4);
+    return nlohmann::json::parse(bytes.substr(20, length));
+  }();
+  CHECK(json["extensionsUsed"] == nlohmann::json::array({"MSFT_lod"}));
+  CHECK_FALSE(json.contains("extensionsRequired"));
+  const tinygltf::Node& land = nodeNamed(model, "Land");
+  REQUIRE(land.children.size() == 1);
+  const tinygltf::Node& lod0 = model.nodes[size_t(land.children[0])];
+  CHECK(lod0.name == "Land_LOD0");
+  REQUIRE(lod0.extensions.count("MSFT_lod") == 1);
+  const tinygltf::Value& ids = lod0.extensions.at("MSFT_lod").Get("ids");
+  REQUIRE(ids.ArrayLen() == 2);
+  // Levels 1 and 2 are not in the scene graph (so importers without MSFT_lod show LOD0 only).
+  std::set<int> in_scene;
+  std::vector<int> stack = model.scenes[0].nodes;
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    in_scene.insert(n);
+    for (int child : model.nodes[size_t(n)].children) stack.push_back(child);
+  }
+  for (int i = 0; i < 2; ++i) {
+    const int id = ids.Get(i).GetNumberAsInt();
+    const tinygltf::Node& level = model.nodes[size_t(id)];
+    CHECK(level.name == "Land_LOD" + std::to_string(i + 1));
+    CHECK(in_scene.count(id) == 0);
+    REQUIRE(level.children.size() == 80);
+    const std::vector<ChunkView> chunks = readChunks(model, level.children);
+    const int m = (16 >> (i + 1)) / 2;
+    for (const ChunkView& chunk : chunks) CHECK(chunk.indices.size() == size_t(3 * m * m));
+  }
+  CHECK(lod0.children.size() == 80);
+
+  SECTION("option errors name the problem before a file is written") {
+    GlbOptions bad;
+    bad.lods = 3;
+    bad.chunks = 3;  // 16 / 8 = 2 is not divisible by 3
+    CHECK_THROWS_WITH(writeGlb(dir.path / "bad.glb", planet.surface, bad),
+                      Catch::Contains("chunks = 3"));
+    bad.chunks = 2;
+    bad.lods = 4;  // level 4 has frequency 1
+    CHECK_THROWS_WITH(writeGlb(dir.path / "bad.glb", planet.surface, bad),
+                      Catch::Contains("level of detail 4"));
+    CHECK(glbOptionsProblem(16, {.chunks = 4, .skirt_depth_m = 100.0, .lods = 2}).empty());
+    CHECK_FALSE(fs::exists(dir.path / "bad.glb"));
+  }
+}
+
+TEST_CASE("biomes: COLOR_0 shows the biome palette and _BIOME holds the class",
+          "[export][biomes]") {
+  TempDir dir;
+  TestPlanet planet(8);
+  planet.surface.land_colour = LandColour::kBiome;
+  writeGlb(dir.path / "biome.glb", planet.surface);
+  const tinygltf::Model model = loadGlb(dir.path / "biome.glb");
+  const tinygltf::Primitive& land = model.meshes[0].primitives[0];
+  const std::vector<float> ids = accessorData<float>(model, land.attributes.at("_BIOME"));
+  const std::vector<float> colours = accessorData<float>(model, land.attributes.at("COLOR_0"));
+  REQUIRE(ids.size() == planet.mesh.vertexCount());
+  for (size_t v = 0; v < ids.size(); ++v) {
+    REQUIRE(ids[v] == float(planet.biome[v]));
+    const Rgb expected = biomeColour(planet.biome[v]);
+    REQUIRE(colours[3 * v] == srgbToLinear(expected.r));
+    REQUIRE(colours[3 * v + 1] == srgbToLinear(expected.g));
+  }
+  CHECK(model.nodes[1].extras.Get("biome_legend").ArrayLen() == size_t(kBiomeCount));
+
+  PlanetSurface no_biome = planet.surface;
+  no_biome.biome = {};
+  CHECK_THROWS_WITH(writeGlb(dir.path / "x.glb", no_biome), Catch::Contains("kBiome"));
+}
+
+TEST_CASE("chunks: default options write the same bytes as before", "[export][chunks]") {
+  TempDir dir;
+  TestPlanet planet(6);
+  planet.surface.biome = {};
+  writeGlb(dir.path / "a.glb", planet.surface);
+  writeGlb(dir.path / "b.glb", planet.surface, GlbOptions{});
+  CHECK(readFile(dir.path / "a.glb") == readFile(dir.path / "b.glb"));
+}
+
+// Hidden from the default run: needs `npm ci` in tests/tools (CTest fixture npm_tools, see
+// tests/CMakeLists.txt, test export_chunks_gltf_validator).
+TEST_CASE("chunks: chunked, skirted and LOD glb pass the Khronos glTF-Validator",
+          "[export][.validator]") {
+  TempDir dir;
+  TestPlanet planet(16);
+  planet.surface.land_colour = LandColour::kBiome;
+  const fs::path script = fs::path(PLANETGEN_SOURCE_DIR) / "tests/tools/validate.mjs";
+  REQUIRE(fs::exists(fs::path(PLANETGEN_SOURCE_DIR) / "tests/tools/node_modules/gltf-validator"));
+  const std::vector<std::pair<std::string, GlbOptions>> cases = {
+      {"chunks.glb", {.chunks = 4, .skirt_depth_m = 0.0, .lods = 0}},
+      {"skirts.glb", {.chunks = 2, .skirt_depth_m = 5000.0, .lods = 0}},
+      {"lods.glb", {.chunks = 0, .skirt_depth_m = 0.0, .lods = 3}},
+      {"lods_chunks.glb", {.chunks = 2, .skirt_depth_m = 1000.0, .lods = 2}},
+  };
+  for (const auto& [name, options] : cases) {
+    INFO(name);
+    const fs::path file = dir.path / name;
+    writeGlb(file, planet.surface, options);
+    const CommandResult result = run("node " + quoted(script) + " " + quoted(file));
+    INFO(result.output);
+    REQUIRE(result.exit_code != 2);
+    const nlohmann::json report = nlohmann::json::parse(result.output);
+    const nlohmann::json& issues = report["issues"];
+    WARN("glTF-Validator " << report["validatorVersion"].get<std::string>() << " on " << name
+                           << ": " << issues["numErrors"] << " errors, " << issues["numWarnings"]
+                           << " warnings, " << issues["numInfos"] << " infos, "
+                           << issues["numHints"] << " hints");
+    CHECK(issues["numErrors"].get<int>() == 0);
+    CHECK(issues["numWarnings"].get<int>() == 0);
+    CHECK(result.exit_code == 0);
+  }
+}
+
+TEST_CASE("chunks: assimp loads chunked and LOD files", "[export][chunks]") {
+  if (run("command -v assimp").exit_code != 0) {
+    WARN("assimp binary not found: skipped");
+    return;
+  }
+  TempDir dir;
+  TestPlanet planet(8);
+  writeGlb(dir.path / "chunks.glb", planet.surface, {.chunks = 2, .skirt_depth_m = 500.0});
+  writeGlb(dir.path / "lods.glb", planet.surface, {.chunks = 2, .skirt_depth_m = 0.0, .lods = 2});
+  for (const char* name : {"chunks.glb", "lods.glb"}) {
+    INFO(name);
+    const CommandResult result = run("assimp info " + quoted(dir.path / name));
+    INFO(result.output);
+    REQUIRE(result.exit_code == 0);
+    CHECK(result.output.find("Land_") != std::string::npos);
+  }
+}
