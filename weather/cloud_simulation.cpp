@@ -124,7 +124,7 @@ void CloudSimulation::State::runTick(const Terrain& air, bool record) {
         const uint32_t* corners = &air.mesh->indices[3 * size_t(r.at.face)];
         const glm::vec3 b = r.at.bary;
         const uint32_t cell = corners[b.x >= b.y ? (b.x >= b.z ? 0 : 2) : (b.y >= b.z ? 1 : 2)];
-        land_events.push_back({clouds[i].position, cell, r.rain, clouds[i].id, tick});
+        land_events.push_back({clouds[i].position, r.from, cell, r.rain, clouds[i].id, tick});
         epoch_land_rain += r.rain;
         stats.rain_land += r.rain;
       } else {

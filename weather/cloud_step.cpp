@@ -35,6 +35,7 @@ CloudTick stepCloud(Cloud& cloud, const Terrain& terrain, const WeatherParams& p
   }
   cloud.velocity += params.velocity_relaxation * (wind - cloud.velocity);
   cloud.velocity -= glm::dot(cloud.velocity, cloud.position) * cloud.position;
+  const glm::dvec3 from = cloud.position;
   greatCircleStep(cloud.position, cloud.velocity);
   const geodesy::SurfacePoint at = mesh.locateFrom(cloud.face, glm::vec3(cloud.position));
   cloud.face = at.face;
@@ -44,18 +45,19 @@ CloudTick stepCloud(Cloud& cloud, const Terrain& terrain, const WeatherParams& p
   const double rise = ground - cloud.ground_m;
   cloud.ground_m = ground;
   const double shadow =
-      rise < 0.0 ? params.rain_shadow * std::fmin(1.0, -rise / params.shadow_descent_m) : 0.0;
+      rise < 0.0 ? params.rain_shadow * std::min(1.0, -rise / params.shadow_descent_m) : 0.0;
   const double fraction = params.rain_rate * (1.0 - shadow) +
-                          params.orographic_factor * std::fmax(rise, 0.0) / kOrographicScaleM;
+                          params.orographic_factor * std::max(rise, 0.0) / kOrographicScaleM;
 
   CloudTick out;
+  out.from = from;
   out.at = at;
-  out.rain = cloud.moisture * std::fmin(1.0, fraction);
-  cloud.moisture -= out.rain;
+  out.rain = cloud.moisture * std::min(1.0, fraction);
   out.over_land = elevation >= terrain.sea_level_m;
+  cloud.moisture -= out.over_land ? out.rain * (1.0 - params.land_recycling) : out.rain;
   if (!out.over_land) {
-    cloud.moisture = std::fmax(
-        cloud.moisture, std::fmin(params.moisture_capacity, cloud.moisture + params.pickup_rate));
+    cloud.moisture = std::max(
+        cloud.moisture, std::min(params.moisture_capacity, cloud.moisture + params.pickup_rate));
   }
   ++cloud.age;
   if (cloud.moisture < params.dry_moisture) {
@@ -71,7 +73,7 @@ Cloud spawnCloud(const glm::dvec3& position, const geodesy::SurfacePoint& at,
   Cloud cloud;
   cloud.position = position;
   cloud.velocity = windAt(params, position);
-  cloud.moisture = std::fmin(params.initial_moisture, params.moisture_capacity);
+  cloud.moisture = std::min(params.initial_moisture, params.moisture_capacity);
   cloud.ground_m = groundAt(terrain, at);
   cloud.face = at.face;
   cloud.id = id;

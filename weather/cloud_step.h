@@ -26,6 +26,7 @@ struct Cloud {
 struct CloudTick {
   enum class End : uint8_t { kAlive, kDry, kLifetime };
   double rain = 0.0;         // moisture that fell as rain
+  glm::dvec3 from{};         // the cloud centre before the step: the rain fell along the way
   geodesy::SurfacePoint at;  // the cloud centre after the step
   bool over_land = false;    // the cloud centre was over land when it rained
   End end = End::kAlive;
@@ -48,7 +49,8 @@ inline geodesy::HashStream cloudStream(uint64_t seed, uint64_t use, uint32_t clo
 // then rains and picks up moisture at the new place:
 //   rain = moisture * min(1, rain_rate * (1 - rain_shadow * min(1, descent / shadow_descent_m))
 //                            + orographic_factor * rise / 1000 m),
-// rise and descent being the change of groundAt over the step; over the ocean it then picks up
+// rise and descent being the change of groundAt over the step. Over land the cloud loses only
+// (1 - land_recycling) of that rain; over the ocean it loses all of it, then picks up
 // pickup_rate, up to moisture_capacity. Ages the cloud and says whether it ended.
 CloudTick stepCloud(Cloud& cloud, const Terrain& terrain, const WeatherParams& params);
 

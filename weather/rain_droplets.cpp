@@ -75,12 +75,15 @@ EpochDroplets dropletsFromRain(const Terrain& terrain, std::span<const RainEvent
     if (first[i] == first[i + 1]) return;
     const RainEvent& e = events[i];
     geodesy::HashStream rng = cloudStream(seed, kStreamDroplet, e.cloud_id, e.tick);
-    const DiscSampler disc(e.position, radius_rad);
+    const DiscSampler disc(e.position, radius_rad);  // its basis serves the whole path
     for (uint64_t d = first[i]; d < first[i + 1]; ++d) {
       geodesy::SurfacePoint at = centre[i];
       for (int draw = 0; draw < kLandDraws; ++draw) {
+        // A point of the path (for one tick's step the chord is within 1e-5 rad of the arc),
+        // then an offset in the disc.
+        const glm::dvec3 along = e.from + rng.uniform() * (e.position - e.from);
         const geodesy::SurfacePoint q =
-            mesh.locateFrom(centre[i].face, glm::vec3(disc.sample(rng)));
+            mesh.locateFrom(centre[i].face, glm::vec3(disc.sample(along, rng)));
         if (elevationAt(terrain, q) >= terrain.sea_level_m) {
           at = q;
           break;

@@ -14,7 +14,8 @@ namespace weather {
 
 // Rain one cloud dropped on land (as the cloud grid sees it) in one tick.
 struct RainEvent {
-  glm::dvec3 position{};  // cloud centre, unit length
+  glm::dvec3 position{};  // cloud centre at the end of the tick, unit length
+  glm::dvec3 from{};      // ... and at its start: the rain fell along the way
   uint32_t cell = 0;      // a grid vertex near the centre: events are placed in cell order
   double rain = 0.0;      // moisture units
   uint32_t cloud_id = 0;
@@ -31,8 +32,9 @@ struct EpochDroplets {
 // floor(C_{i-1} k) droplets, C the running total of their rain in event order and
 // k = count / C_n, so they add up to count. (Events over water on the fine terrain, e.g. where
 // the grid blurs a coast, keep their rain in the map but get no droplets.) Each droplet falls
-// at a random land point within radius_rad of its cloud, drawn from the cloud's stream at the
-// event's tick, or at the cloud centre after 8 draws over water: every droplet is on land.
+// at a random land point within radius_rad of a random point of the cloud's path during the
+// tick, drawn from the cloud's stream at the event's tick, or at the cloud centre after 8
+// draws over water: every droplet is on land.
 // The spawns are then shuffled (seed, shuffle_index), so that a batch of erosion gets droplets
 // from all over the epoch's rain rather than a few clouds' worth. If no event is over land,
 // returns no spawns and land_rain = 0. Parallel in the caller's arena; identical for any

@@ -75,13 +75,18 @@ class DiscSampler {
     v_ = glm::cross(centre, u_);
   }
 
-  glm::dvec3 sample(geodesy::HashStream& rng) const {
+  glm::dvec3 sample(geodesy::HashStream& rng) const { return sample(centre_, rng); }
+
+  // The same around another point near the centre (within a few radii): the centre's basis is
+  // tilted from that point's tangent plane by their angle, which shifts the sample by a
+  // fraction of that angle squared.
+  glm::dvec3 sample(const glm::dvec3& near, geodesy::HashStream& rng) const {
     double x, y;
     do {
       x = 2.0 * rng.uniform() - 1.0;
       y = 2.0 * rng.uniform() - 1.0;
     } while (x * x + y * y > 1.0);
-    return glm::normalize(centre_ + radius_ * (x * u_ + y * v_));
+    return glm::normalize(glm::normalize(near) + radius_ * (x * u_ + y * v_));
   }
 
  private:

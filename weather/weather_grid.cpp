@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -10,6 +11,7 @@ namespace weather {
 namespace {
 
 constexpr size_t kVertexGrain = 4096;
+constexpr double kGroundScaleDeg = 2.0;
 
 template <typename Body>
 void forEachVertex(size_t n, const Body& body) {
@@ -44,14 +46,25 @@ void WeatherGrid::resample(std::span<const float> fine_elevation_m, double sea_l
     forEachVertex(elevation_m_.size(),
                   [&](size_t v) { elevation_m_[v] = float(elevationAt(fine, on_fine_[v])); });
   }
+  // The air feels the ground smoothed over about kGroundScaleDeg: synoptic-scale lift, not
+  // every hill. Each pass averages a vertex with its neighbours (a diffusion step), and n
+  // passes spread over about sqrt(n) edge lengths.
   const geodesy::SphereMesh& m = *mesh_;
-  forEachVertex(ground_m_.size(), [&](size_t v) {
-    double sum = std::fmax(elevation_m_[v], sea_level_m);
-    const uint32_t begin = m.neighbour_offsets[v], end = m.neighbour_offsets[v + 1];
-    for (uint32_t k = begin; k < end; ++k)
-      sum += std::fmax(elevation_m_[m.neighbours[k]], sea_level_m);
-    ground_m_[v] = float(sum / double(1 + end - begin));
-  });
+  const double edge_deg = m.mean_edge_length * 180.0 / std::numbers::pi;
+  const int passes = std::max(1, int(std::lround(std::pow(kGroundScaleDeg / edge_deg, 2.0))));
+  for (size_t v = 0; v < ground_m_.size(); ++v) {
+    ground_m_[v] = std::fmax(elevation_m_[v], float(sea_level_m));
+  }
+  std::vector<float> next(ground_m_.size());
+  for (int pass = 0; pass < passes; ++pass) {
+    forEachVertex(ground_m_.size(), [&](size_t v) {
+      double sum = ground_m_[v];
+      const uint32_t begin = m.neighbour_offsets[v], end = m.neighbour_offsets[v + 1];
+      for (uint32_t k = begin; k < end; ++k) sum += ground_m_[m.neighbours[k]];
+      next[v] = float(sum / double(1 + end - begin));
+    });
+    ground_m_.swap(next);
+  }
 }
 
 Terrain WeatherGrid::terrain() const {

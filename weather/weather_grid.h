@@ -23,8 +23,9 @@ class WeatherGrid {
   WeatherGrid& operator=(const WeatherGrid&) = delete;
 
   // Samples the fine terrain at the grid vertices (barycentric interpolation) and sets the
-  // ground the air feels to max(elevation, sea level) averaged over each vertex and its
-  // neighbours. fine_elevation_m has one value per fine vertex.
+  // ground the air feels to max(elevation, sea level) smoothed over about 2 degrees (repeated
+  // neighbour averaging), so orographic lift follows mountain ranges rather than every hill.
+  // fine_elevation_m has one value per fine vertex.
   void resample(std::span<const float> fine_elevation_m, double sea_level_m);
 
   // The grid terrain from the last resample: elevation_m decides land and ocean, ground_m

@@ -45,6 +45,8 @@ void validate(const WeatherParams& p) {
           "a number >= 0");
   require(finite(p.rain_rate) && p.rain_rate >= 0.0 && p.rain_rate <= 1.0, "rain_rate", p.rain_rate,
           "a number in [0, 1]");
+  require(finite(p.land_recycling) && p.land_recycling >= 0.0 && p.land_recycling < 1.0,
+          "land_recycling", p.land_recycling, "a number in [0, 1)");
   require(finite(p.orographic_factor) && p.orographic_factor >= 0.0, "orographic_factor",
           p.orographic_factor, "a number >= 0");
   require(finite(p.rain_shadow) && p.rain_shadow >= 0.0 && p.rain_shadow <= 1.0, "rain_shadow",

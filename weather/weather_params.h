@@ -41,7 +41,10 @@ struct WeatherParams {
   // Rain per tick as a fraction of the moisture carried: rain_rate everywhere, plus
   // orographic_factor per 1000 m the ground under the cloud rose during the tick.
   double rain_rate = 0.03;
-  double orographic_factor = 0.5;
+  // Share of the rain over land that evaporates again into the same cloud (moisture
+  // recycling: about 40 % of continental rain on Earth), so rain reaches further inland.
+  double land_recycling = 0.5;
+  double orographic_factor = 0.35;
   // On a descent, the base rain is cut by rain_shadow * min(1, descent / shadow_descent_m):
   // descending air warms and its clouds thin out.
   double rain_shadow = 0.6;
