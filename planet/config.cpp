@@ -146,6 +146,33 @@ const std::vector<KeySpec>& schema() {
       realKey("erosion", "hardness_min", FIELD(erosion.hardness_min), 0, 1),
       realKey("erosion", "hardness_scale", FIELD(erosion.hardness_scale), 0, 100, true),
 
+      choiceKey("weather", "mode", FIELD(weather.mode), {"uniform", "clouds"}),
+      intKey("weather", "ticks", FIELD(weather.ticks), 1, 1000000),
+      intKey("weather", "epochs", FIELD(weather.epochs), 1, 1000),
+      intKey("weather", "spinup_ticks", FIELD(weather.spinup_ticks), 0, 100000),
+      realKey("weather", "spawn_rate", FIELD(weather.spawn_rate), 0, 1000, true),
+      intKey("weather", "cloud_lifetime", FIELD(weather.cloud_lifetime), 1, 100000),
+      intKey("weather", "grid_frequency", FIELD(weather.grid_frequency), 4, 1024),
+      realKey("weather", "cloud_radius_deg", FIELD(weather.cloud_radius_deg), 0, 30, true),
+      realKey("weather", "moisture_capacity", FIELD(weather.moisture_capacity), 0, 1000, true),
+      realKey("weather", "initial_moisture", FIELD(weather.initial_moisture), 0, 1000),
+      realKey("weather", "pickup_rate", FIELD(weather.pickup_rate), 0, 1),
+      realKey("weather", "dry_moisture", FIELD(weather.dry_moisture), 0, 1000),
+      realKey("weather", "rain_rate", FIELD(weather.rain_rate), 0, 1),
+      realKey("weather", "land_recycling", FIELD(weather.land_recycling), 0, 1, false, true),
+      realKey("weather", "orographic_factor", FIELD(weather.orographic_factor), 0, 100),
+      realKey("weather", "rain_shadow", FIELD(weather.rain_shadow), 0, 1),
+      realKey("weather", "shadow_descent_m", FIELD(weather.shadow_descent_m), 0, 1e5, true),
+      realKey("weather", "band_edge_1_deg", FIELD(weather.band_edge_1_deg), 0, 90, true, true),
+      realKey("weather", "band_edge_2_deg", FIELD(weather.band_edge_2_deg), 0, 90, true, true),
+      realKey("weather", "band_blend_deg", FIELD(weather.band_blend_deg), 0, 30),
+      realKey("weather", "trade_strength_deg", FIELD(weather.trade_strength_deg), 0, 10),
+      realKey("weather", "westerly_strength_deg", FIELD(weather.westerly_strength_deg), 0, 10),
+      realKey("weather", "polar_strength_deg", FIELD(weather.polar_strength_deg), 0, 10),
+      realKey("weather", "meridional_ratio", FIELD(weather.meridional_ratio), 0, 2),
+      realKey("weather", "terrain_deflection", FIELD(weather.terrain_deflection), 0, 1),
+      realKey("weather", "velocity_relaxation", FIELD(weather.velocity_relaxation), 0, 1, true),
+
       boolKey("output", "glb", FIELD(output.glb)),
       boolKey("output", "obj", FIELD(output.obj)),
       boolKey("output", "maps", FIELD(output.maps)),
@@ -279,6 +306,11 @@ Config loadConfig(const std::filesystem::path& file, std::span<const std::string
                       ": TOML syntax error: " + std::string(e.description()) + ".");
   }
   for (const std::string& expression : overrides) applyOverride(config, expression);
+  try {
+    weather::validate(config.weather);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(origin + ": " + e.what());
+  }
   return config;
 }
 

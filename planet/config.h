@@ -12,6 +12,7 @@
 #include "erosion/droplet_erosion.h"
 #include "planet/ocean.h"
 #include "planet/terrain.h"
+#include "weather/weather_params.h"
 
 namespace planet {
 
@@ -37,6 +38,7 @@ struct Config {
   TerrainParams terrain;
   OceanParams ocean;
   erosion::ErosionParams erosion;
+  weather::WeatherParams weather;
   OutputParams output;
   LimitParams limits;
 };

@@ -12,9 +12,11 @@
 #include "export/mesh_export.h"
 #include "export/png_io.h"
 #include "planet/hardness.h"
+#include "planet/latitude_bands.h"
 #include "planet/ocean.h"
 #include "planet/signals.h"
 #include "planet/terrain.h"
+#include "weather/rainfall.h"
 #include "weather/uniform_rain.h"
 
 namespace planet {
@@ -54,28 +56,86 @@ uint64_t dropletBudget(const Config& config, uint64_t land_vertices) {
   return uint64_t(std::llround(config.erosion.droplets_per_land_vertex * double(land_vertices)));
 }
 
+namespace {
+
+void addStats(erosion::ErosionStats& total, const erosion::ErosionStats& part) {
+  const uint64_t droplets = total.droplets + part.droplets;
+  if (droplets > 0) {
+    total.mean_steps =
+        (total.mean_steps * double(total.droplets) + part.mean_steps * double(part.droplets)) /
+        double(droplets);
+  }
+  total.droplets = droplets;
+  total.droplet_steps += part.droplet_steps;
+  total.eroded_volume_m3 += part.eroded_volume_m3;
+  total.deposited_volume_m3 += part.deposited_volume_m3;
+  total.ended_dried += part.ended_dried;
+  total.ended_lifetime += part.ended_lifetime;
+  total.ended_sea += part.ended_sea;
+  total.ended_flat += part.ended_flat;
+}
+
+// |sum dh*A| / sum |dh*A| over the whole run's change (serial, so deterministic).
+double massError(std::span<const float> change_m, std::span<const float> areas) {
+  double net = 0.0, gross = 0.0;
+  for (size_t v = 0; v < change_m.size(); ++v) {
+    net += double(change_m[v]) * areas[v];
+    gross += std::abs(double(change_m[v]) * areas[v]);
+  }
+  return gross > 0.0 ? std::abs(net) / gross : 0.0;
+}
+
+}  // namespace
+
 void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
                  const StageCallback& on_stage) {
   const uint64_t droplets = dropletBudget(config, planet.land_vertices);
   if (droplets == 0 || planet.land_vertices == 0) return;
   on_stage("erosion");
-  timer.start("rain");
-  const auto spawns = weather::uniformRain(planet.mesh, planet.elevation_m, planet.sea_level_m,
-                                           droplets, config.planet.seed);
   timer.start("erosion");
   if (config.erosion.hardness) {
     planet.erodibility =
         erodibilityField(planet.mesh.positions, config.planet.seed, config.erosion.hardness_min,
                          config.erosion.hardness_scale);
   }
+  erosion::ErosionWorkspace workspace(planet.mesh, config.erosion.radius);
   erosion::ErosionInput input;
   input.mesh = &planet.mesh;
   input.radius_m = config.planet.radius_m;
   input.sea_level_m = planet.sea_level_m;
   input.erodibility = planet.erodibility;
   input.seed = config.planet.seed;
-  planet.erosion_stats =
-      erosion::erodeDroplets(input, spawns, config.erosion, planet.elevation_m, planet.change_m);
+  input.workspace = &workspace;
+  planet.rain_mode = config.weather.mode;
+
+  if (config.weather.mode == "clouds") {
+    weather::CloudSimulation clouds(planet.mesh, config.weather, config.planet.seed, droplets);
+    while (!clouds.done()) {
+      on_stage("weather, epoch " + std::to_string(clouds.epochsRun() + 1) + "/" +
+               std::to_string(config.weather.epochs));
+      timer.start("weather");
+      const auto spawns = clouds.runEpoch(planet.elevation_m, planet.sea_level_m);
+      on_stage("erosion, epoch " + std::to_string(clouds.epochsRun()) + "/" +
+               std::to_string(config.weather.epochs));
+      timer.start("erosion");
+      addStats(planet.erosion_stats,
+               erosion::erodeDroplets(input, spawns, config.erosion, planet.elevation_m,
+                                      planet.change_m, clouds.dropletsEmitted() - spawns.size()));
+    }
+    timer.start("weather");
+    planet.rainfall = clouds.rainfall();
+    planet.weather_stats = clouds.stats();
+  } else {
+    timer.start("weather");
+    const auto spawns = weather::uniformRain(planet.mesh, planet.elevation_m, planet.sea_level_m,
+                                             droplets, config.planet.seed);
+    planet.rainfall =
+        weather::rainfallFromSpawns(planet.mesh, spawns, config.weather.grid_frequency);
+    timer.start("erosion");
+    addStats(planet.erosion_stats, erosion::erodeDroplets(input, spawns, config.erosion,
+                                                          planet.elevation_m, planet.change_m));
+  }
+  planet.erosion_stats.mass_error = massError(planet.change_m, planet.mesh.vertex_areas);
   timer.stop();
 }
 
@@ -117,6 +177,32 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
                     {"lifetime", e.ended_lifetime},
                     {"sea", e.ended_sea},
                     {"flat", e.ended_flat}}}};
+  s["erosion"]["droplet_steps"] = e.droplet_steps;
+  s["rain_mode"] = planet.rain_mode;
+  if (planet.rain_mode == "clouds") {
+    const weather::WeatherStats& w = planet.weather_stats;
+    s["weather"] = {{"ticks", w.ticks},
+                    {"clouds_spawned", w.clouds_spawned},
+                    {"clouds_dissipated_dry", w.clouds_dissipated_dry},
+                    {"clouds_dissipated_lifetime", w.clouds_dissipated_lifetime},
+                    {"max_clouds_alive", w.max_clouds_alive},
+                    {"rain_land", w.rain_land},
+                    {"rain_ocean", w.rain_ocean},
+                    {"droplets", w.droplets},
+                    {"droplets_fallback", w.droplets_fallback}};
+  }
+  Json bands = Json::array();
+  for (const LatitudeBand& b :
+       latitudeBands(planet.mesh, config.planet.radius_m, planet.initial_elevation_m,
+                     planet.sea_level_m, planet.rainfall, planet.change_m)) {
+    bands.push_back({{"lat_min_deg", b.lat_min_deg},
+                     {"lat_max_deg", b.lat_max_deg},
+                     {"land_fraction", b.land_fraction},
+                     {"mean_land_rainfall", b.mean_rainfall},
+                     {"eroded_volume_m3", b.eroded_volume_m3},
+                     {"deposited_volume_m3", b.deposited_volume_m3}});
+  }
+  s["latitude_bands"] = bands;
   s["config"] = Json::parse(configToJson(config));
   return s;
 }
@@ -141,6 +227,14 @@ void writeMaps(const PlanetState& planet, const Config& config,
     change.units = "m";
     out.stage("erosion.png", planet_export::encodePngRgb8(planet_export::renderDivergingMap(
                                  surface, planet.change_m, change)));
+  }
+  if (!planet.rainfall.empty()) {
+    planet_export::FieldMapOptions rain;
+    rain.width = width;
+    rain.title = planet.rain_mode == "clouds" ? "rainfall (clouds)" : "rainfall (uniform)";
+    rain.units = "drops/sr";
+    out.stage("rainfall.png", planet_export::encodePngRgb8(planet_export::renderSequentialMap(
+                                  surface, planet.rainfall, rain)));
   }
   planet_export::GlobeOptions globe;
   globe.size_px = std::max(64, width / 2);

@@ -12,6 +12,7 @@
 #include "geodesy/sphere_mesh.h"
 #include "planet/config.h"
 #include "planet/run_stats.h"
+#include "weather/cloud_simulation.h"
 
 namespace planet {
 
@@ -24,7 +25,10 @@ struct PlanetState {
   std::vector<float> erodibility;          // [0,1] per vertex; empty when hardness is off
   double sea_level_m = 0.0;
   uint64_t land_vertices = 0;
-  erosion::ErosionStats erosion_stats;
+  erosion::ErosionStats erosion_stats;  // summed over all epochs
+  std::vector<float> rainfall;          // per vertex, droplets per steradian (weather/rainfall.h)
+  weather::WeatherStats weather_stats;  // clouds mode only
+  std::string rain_mode;                // "uniform" or "clouds"; empty when nothing eroded
 };
 
 // Called with the name of each stage as it starts (for the progress line).
@@ -34,7 +38,8 @@ using StageCallback = std::function<void(const std::string& stage)>;
 // terrain is shifted so that the quantile lands on 0.
 PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCallback& on_stage);
 
-// Droplet erosion with uniform rain; updates elevation_m, change_m and erosion_stats.
+// Rain (uniform or clouds, [weather] mode) and droplet erosion: updates elevation_m, change_m,
+// erosion_stats, rainfall and weather_stats. Clouds alternate with erosion in epochs.
 void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
                  const StageCallback& on_stage);
 
