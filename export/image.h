@@ -1,6 +1,7 @@
 #pragma once
 // Plain image buffers the map renderers fill and the PNG encoders read.
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -36,6 +37,16 @@ struct Gray16Image {
 
   Gray16Image() = default;
   Gray16Image(int w, int h) : width(w), height(h), pixels(size_t(w) * size_t(h), 0) {}
+};
+
+// 32-bit float single channel, row-major from the top-left pixel.
+struct FloatImage {
+  int width = 0;
+  int height = 0;
+  std::vector<float> pixels;
+
+  FloatImage() = default;
+  FloatImage(int w, int h) : width(w), height(h), pixels(size_t(w) * size_t(h), 0.0f) {}
 };
 
 }  // namespace planet_export

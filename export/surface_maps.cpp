@@ -1,0 +1,102 @@
+#include "export/surface_maps.h"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <string>
+
+#include <tbb/parallel_for.h>
+#include <glm/geometric.hpp>
+
+#include "export/biomes.h"
+#include "export/equirect_sampler.h"
+#include "export/legend.h"
+#include "export/map_input.h"
+#include "export/surface_normals.h"
+#include "geodesy/latlon.h"
+
+namespace planet_export {
+namespace {
+
+// A box of swatches with names for the classes that appear, in the bottom-left corner.
+void drawBiomeKey(RgbImage& image, const std::array<bool, kBiomeCount>& present) {
+  const int scale = std::max(1, image.height / 400);
+  const int line = 9 * scale;
+  int rows = 0, widest = 0;
+  for (int id = 0; id < kBiomeCount; ++id) {
+    if (!present[size_t(id)]) continue;
+    ++rows;
+    widest = std::max(widest, textWidth(biomeName(uint8_t(id)), scale));
+  }
+  const int pad = 2 * scale;
+  const int box_w = pad * 3 + line + widest;
+  const int box_h = pad * 2 + rows * line;
+  const int x0 = pad, y0 = image.height - box_h - pad;
+  if (y0 < 0 || box_w > image.width) return;  // too small a map for a key
+  for (int y = y0; y < y0 + box_h; ++y) {
+    for (int x = x0; x < x0 + box_w; ++x) image.set(x, y, scaled(image.get(x, y), 0.35));
+  }
+  int y = y0 + pad;
+  for (int id = 0; id < kBiomeCount; ++id) {
+    if (!present[size_t(id)]) continue;
+    for (int dy = 0; dy < line - scale; ++dy) {
+      for (int dx = 0; dx < line - scale; ++dx)
+        image.set(x0 + pad + dx, y + dy, biomeColour(uint8_t(id)));
+    }
+    drawText(image, x0 + 2 * pad + line, y + scale, biomeName(uint8_t(id)), Rgb{1, 1, 1}, scale);
+    y += line;
+  }
+}
+
+}  // namespace
+
+RgbImage renderBiomeMap(const PlanetSurface& surface, const BiomeMapOptions& options) {
+  checkMapInput("renderBiomeMap", surface, options.width);
+  if (surface.biome.empty()) {
+    throw std::invalid_argument("renderBiomeMap: the surface has no biome classes");
+  }
+  const geodesy::SphereMesh& mesh = *surface.mesh;
+  const int width = options.width, height = width / 2;
+  const EquirectLocations where = locateEquirect(mesh, width, height);
+  RgbImage image(width, height);
+  std::vector<uint8_t> classes(where.points.size());
+  tbb::parallel_for(size_t(0), where.points.size(), [&](size_t i) {
+    const geodesy::SurfacePoint& p = where.points[i];
+    int nearest = 0;
+    for (int k = 1; k < 3; ++k) {
+      if (p.bary[k] > p.bary[nearest]) nearest = k;
+    }
+    classes[i] = surface.biome[mesh.indices[3 * size_t(p.face) + size_t(nearest)]];
+    image.set(int(i % size_t(width)), int(i / size_t(width)), biomeColour(classes[i]));
+  });
+  if (options.legend) {
+    std::array<bool, kBiomeCount> present{};
+    for (uint8_t c : classes) present[c] = true;
+    drawBiomeKey(image, present);
+  }
+  return image;
+}
+
+RgbImage renderNormalMap(const PlanetSurface& surface, const NormalMapOptions& options) {
+  checkMapInput("renderNormalMap", surface, options.width);
+  const geodesy::SphereMesh& mesh = *surface.mesh;
+  const std::vector<glm::vec3> normals = displacedVertexNormals(
+      mesh, surface.elevation_m, surface.radius_m, options.vertical_exaggeration);
+  const int width = options.width, height = width / 2;
+  const EquirectLocations where = locateEquirect(mesh, width, height);
+  RgbImage image(width, height);
+  tbb::parallel_for(0, height, [&](int y) {
+    for (int x = 0; x < width; ++x) {
+      const glm::dvec3 up = equirectDirection(x, y, width, height);
+      const glm::dvec3 east = geodesy::eastAt(up), north = geodesy::northAt(up);
+      const glm::dvec3 n = glm::normalize(glm::dvec3(
+          interpolate(mesh, where.points[size_t(y) * size_t(width) + size_t(x)], normals)));
+      image.set(x, y,
+                Rgb{float(0.5 + 0.5 * glm::dot(n, east)), float(0.5 + 0.5 * glm::dot(n, north)),
+                    float(0.5 + 0.5 * glm::dot(n, up))});
+    }
+  });
+  return image;
+}
+
+}  // namespace planet_export

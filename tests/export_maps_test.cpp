@@ -1,0 +1,534 @@
+// Tests of the map side of export/: biomes and the biome map, raw and cube-map heightmaps,
+// the sidecar JSON, the normal map, and heightmap import (PNG reader, sampling, round trips).
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <csetjmp>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <png.h>
+#include <catch2/catch.hpp>
+#include <glm/geometric.hpp>
+#include <nlohmann/json.hpp>
+
+#include "export/biomes.h"
+#include "export/cube_map.h"
+#include "export/equirect_sampler.h"
+#include "export/heightmap_files.h"
+#include "export/heightmap_import.h"
+#include "export/maps.h"
+#include "export/png_io.h"
+#include "export/surface_maps.h"
+#include "geodesy/latlon.h"
+#include "geodesy/sphere_mesh.h"
+
+namespace fs = std::filesystem;
+using namespace planet_export;
+
+namespace {
+
+constexpr double kRadius = 6371000.0;
+constexpr double kPi = 3.14159265358979323846;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() /
+           ("planetgen_maps_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void writeFile(const fs::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// A planet with continents, mountains and a moisture field, for pictures and round trips.
+struct TestPlanet {
+  geodesy::SphereMesh mesh;
+  std::vector<float> elevation;
+  std::vector<float> moisture;
+  std::vector<uint8_t> biome;
+  PlanetSurface surface;
+
+  explicit TestPlanet(int frequency) : mesh(geodesy::buildIcosphere(frequency)) {
+    for (const glm::vec3& p : mesh.positions) {
+      const double continents = std::sin(2.1 * p.x + 0.4) * std::cos(1.7 * p.z - 0.3) +
+                                0.6 * std::sin(3.3 * p.y + 1.1 * p.x);
+      const double ridges = std::abs(std::sin(9.0 * p.x + 5.0 * p.y) * std::cos(7.0 * p.z));
+      elevation.push_back(
+          float(3500.0 * continents + 2500.0 * ridges * std::max(0.0, continents) - 1200.0));
+    }
+    moisture = zonalMoistureProxy(mesh);
+    for (size_t v = 0; v < moisture.size(); ++v) {
+      const glm::vec3& p = mesh.positions[v];
+      moisture[v] = std::clamp(moisture[v] + 0.25f * std::sin(6.0f * p.x + 4.0f * p.z), 0.0f, 1.0f);
+    }
+    biome = classifyBiomes(mesh, elevation, 0.0, moisture);
+    surface.mesh = &mesh;
+    surface.elevation_m = elevation;
+    surface.radius_m = kRadius;
+    surface.sea_level_m = 0.0;
+    surface.biome = biome;
+  }
+  TestPlanet(const TestPlanet&) = delete;
+  TestPlanet& operator=(const TestPlanet&) = delete;
+};
+
+// Encodes an 8/16-bit gray or RGB PNG with libpng (optionally interlaced), for reader tests.
+std::string encodePng(int width, int height, int depth, int colour_type, bool interlaced,
+                      const std::vector<uint8_t>& raw_big_endian_rows) {
+  std::string out;
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  REQUIRE(setjmp(png_jmpbuf(png)) == 0);
+  png_set_write_fn(
+      png, &out,
+      [](png_structp p, png_bytep data, png_size_t size) {
+        static_cast<std::string*>(png_get_io_ptr(p))->append(reinterpret_cast<char*>(data), size);
+      },
+      nullptr);
+  png_set_IHDR(png, info, png_uint_32(width), png_uint_32(height), depth, colour_type,
+               interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  const size_t rowbytes = raw_big_endian_rows.size() / size_t(height);
+  std::vector<png_bytep> rows(static_cast<size_t>(height));
+  for (int y = 0; y < height; ++y) {
+    rows[size_t(y)] = const_cast<png_bytep>(raw_big_endian_rows.data() + size_t(y) * rowbytes);
+  }
+  png_write_image(png, rows.data());
+  png_write_end(png, nullptr);
+  png_destroy_write_struct(&png, &info);
+  return out;
+}
+
+uint32_t crc32(const std::string& bytes) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (unsigned char b : bytes) {
+    crc ^= b;
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+std::string bigEndian32(uint32_t v) {
+  return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+}
+
+// A PNG whose IHDR (with a valid CRC) claims the given size, followed by a tiny IDAT.
+std::string pngWithHeader(uint32_t width, uint32_t height) {
+  std::string ihdr =
+      "IHDR" + bigEndian32(width) + bigEndian32(height) + std::string("\x10\x00\x00\x00\x00", 5);
+  std::string png = "\x89PNG\r\n\x1a\n";
+  png += bigEndian32(13) + ihdr + bigEndian32(crc32(ihdr));
+  const std::string idat = std::string("IDAT") + std::string("\x78\x9c\x03\x00\x00\x00\x00\x01", 8);
+  png += bigEndian32(8) + idat + bigEndian32(crc32(idat));
+  return png;
+}
+
+}  // namespace
+
+TEST_CASE("biomes: temperature by latitude and height", "[export][biomes]") {
+  const BiomeParams p;
+  CHECK(seaLevelTemperatureC(0.0) == Approx(27.0));
+  CHECK(seaLevelTemperatureC(kPi / 6) == Approx(19.0).margin(1.5));
+  CHECK(seaLevelTemperatureC(kPi / 3) == Approx(1.0).margin(1.5));
+  CHECK(seaLevelTemperatureC(-kPi / 2) == Approx(-25.0));
+  CHECK(temperatureC(0.0, 1000.0) == Approx(27.0 - 6.5));
+  CHECK(temperatureC(0.0, -3000.0) == Approx(27.0));  // below sea level: no lapse gain
+  CHECK(temperatureC(0.3, 2000.0, p) < temperatureC(0.3, 1000.0, p));
+}
+
+TEST_CASE("biomes: classes follow the Whittaker diagram", "[export][biomes]") {
+  CHECK(classifyBiome(0.0, -100.0, true, 0.5) == Biome::kOcean);
+  CHECK(classifyBiome(1.5, -100.0, true, 0.5) == Biome::kSeaIce);
+  CHECK(classifyBiome(0.0, 200.0, false, 0.9) == Biome::kTropicalRainforest);
+  CHECK(classifyBiome(0.0, 200.0, false, 0.4) == Biome::kSavanna);
+  CHECK(classifyBiome(0.0, 200.0, false, 0.05) == Biome::kSubtropicalDesert);
+  CHECK(classifyBiome(0.75, 100.0, false, 0.5) == Biome::kTemperateSeasonalForest);
+  CHECK(classifyBiome(0.75, 100.0, false, 0.1) == Biome::kColdDesert);
+  CHECK(classifyBiome(0.75, 100.0, false, 0.3) == Biome::kShrubland);
+  CHECK(classifyBiome(0.75, 100.0, false, 0.9) == Biome::kTemperateRainforest);
+  CHECK(classifyBiome(1.05, 100.0, false, 0.5) == Biome::kBorealForest);
+  CHECK(classifyBiome(1.2, 100.0, false, 0.5) == Biome::kTundra);
+  CHECK(classifyBiome(1.5, 100.0, false, 0.5) == Biome::kIceSheet);
+  // Snow caps: a 6 km peak on the equator is colder than -10 C (27 - 39).
+  CHECK(classifyBiome(0.0, 6000.0, false, 0.9) == Biome::kIceSheet);
+  for (int id = 0; id < kBiomeCount; ++id) CHECK(biomeName(uint8_t(id)) != "unknown");
+  CHECK(biomeName(kBiomeCount) == "unknown");
+
+  TestPlanet planet(16);
+  for (size_t v = 0; v < planet.mesh.vertexCount(); ++v) {
+    const bool sea = planet.elevation[v] < 0.0f;
+    const Biome b = Biome(planet.biome[v]);
+    REQUIRE(sea == (b == Biome::kOcean || b == Biome::kSeaIce));
+  }
+  CHECK_THROWS_AS(classifyBiomes(planet.mesh, planet.elevation, 0.0, std::vector<float>(3)),
+                  std::invalid_argument);
+}
+
+TEST_CASE("maps: biome map and normal map", "[export][maps]") {
+  TestPlanet planet(64);
+  const fs::path out = fs::path(PLANETGEN_BINARY_DIR) / "export_maps";
+  fs::create_directories(out);
+
+  BiomeMapOptions biome_options;
+  biome_options.width = 1024;
+  const RgbImage biome = renderBiomeMap(planet.surface, biome_options);
+  REQUIRE((biome.width == 1024 && biome.height == 512));
+  writePngRgb8(out / "biome_map.png", biome);  // kept for people to look at
+  // Pixels away from the key show the class of the nearest vertex.
+  const EquirectLocations where = locateEquirect(planet.mesh, 1024, 512);
+  size_t matching = 0, checked = 0;
+  for (int y = 0; y < 300; y += 7) {
+    for (int x = 0; x < 1024; x += 7) {
+      const geodesy::SurfacePoint& p = where.points[size_t(y) * 1024 + size_t(x)];
+      int k = 0;
+      for (int j = 1; j < 3; ++j) {
+        if (p.bary[j] > p.bary[k]) k = j;
+      }
+      const Rgb expected = biomeColour(planet.biome[planet.mesh.indices[3 * p.face + uint32_t(k)]]);
+      const Rgb got = biome.get(x, y);
+      matching += std::abs(got.r - expected.r) < 0.003f && std::abs(got.g - expected.g) < 0.003f;
+      ++checked;
+    }
+  }
+  CHECK(matching == checked);
+
+  PlanetSurface no_biome = planet.surface;
+  no_biome.biome = {};
+  CHECK_THROWS_AS(renderBiomeMap(no_biome), std::invalid_argument);
+
+  NormalMapOptions normal_options;
+  normal_options.width = 512;
+  normal_options.vertical_exaggeration = 20.0;
+  writePngRgb8(out / "normal_map.png", renderNormalMap(planet.surface, normal_options));
+
+  // A flat planet is (128, 128, 255) everywhere; a planet rising toward the north tilts its
+  // normals south (green < 128).
+  std::vector<float> flat(planet.mesh.vertexCount(), 0.0f), north(flat.size());
+  for (size_t v = 0; v < north.size(); ++v) north[v] = float(2.0e6 * planet.mesh.positions[v].y);
+  PlanetSurface s = planet.surface;
+  s.biome = {};
+  s.elevation_m = flat;
+  const RgbImage flat_map = renderNormalMap(s, {.width = 64, .vertical_exaggeration = 1.0});
+  for (size_t i = 0; i < flat_map.pixels.size(); i += 3) {
+    REQUIRE(std::abs(int(flat_map.pixels[i]) - 128) <= 1);
+    REQUIRE(std::abs(int(flat_map.pixels[i + 1]) - 128) <= 1);
+    REQUIRE(flat_map.pixels[i + 2] >= 254);
+  }
+  s.elevation_m = north;
+  const RgbImage tilted = renderNormalMap(s, {.width = 64, .vertical_exaggeration = 1.0});
+  for (int x = 0; x < 64; ++x) {
+    const Rgb c = tilted.get(x, 16);  // the equator
+    REQUIRE(c.g < 0.45f);
+    REQUIRE(std::abs(c.r - 0.5f) < 0.02f);
+  }
+}
+
+TEST_CASE("maps: raw .r16/.r32 and the sidecar describe the heightmap", "[export][maps]") {
+  TestPlanet planet(12);
+  HeightmapOptions options;
+  options.width = 64;
+  const Gray16Image heights = renderHeightmap(planet.surface, options);
+  const HeightmapRange range = heightmapRange(planet.surface, options);
+  CHECK(range.min_m == *std::min_element(planet.elevation.begin(), planet.elevation.end()));
+  CHECK(range.max_m == *std::max_element(planet.elevation.begin(), planet.elevation.end()));
+
+  const std::string r16 = encodeRawU16(heights);
+  REQUIRE(r16.size() == 64u * 32u * 2u);
+  for (size_t i = 0; i < heights.pixels.size(); ++i) {
+    const uint16_t value = uint16_t(uint8_t(r16[2 * i]) | uint8_t(r16[2 * i + 1]) << 8);
+    REQUIRE(value == heights.pixels[i]);
+  }
+  const FloatImage metres = renderElevationMap(planet.surface, 64);
+  const std::string r32 = encodeRawF32(metres);
+  REQUIRE(r32.size() == 64u * 32u * 4u);
+  for (size_t i = 0; i < metres.pixels.size(); ++i) {
+    const uint32_t bits = uint32_t(uint8_t(r32[4 * i])) | uint32_t(uint8_t(r32[4 * i + 1])) << 8 |
+                          uint32_t(uint8_t(r32[4 * i + 2])) << 16 |
+                          uint32_t(uint8_t(r32[4 * i + 3])) << 24;
+    float value = 0.0f;
+    std::memcpy(&value, &bits, 4);
+    REQUIRE(value == metres.pixels[i]);
+    // The 16-bit sample is the same elevation, quantised.
+    const double decoded = range.min_m + heights.pixels[i] / 65535.0 * (range.max_m - range.min_m);
+    REQUIRE(std::abs(decoded - value) <= 0.5 * (range.max_m - range.min_m) / 65535.0 + 1e-3);
+  }
+
+  TempDir dir;
+  HeightmapSidecar png{"heightmap.png", "png-gray16", "equirectangular", 64, 32, range,
+                       kRadius,         0.0};
+  HeightmapSidecar raw = png;
+  raw.file = "heightmap.r16";
+  raw.encoding = "raw-uint16-le";
+  writeFile(dir.path / "heightmap.json", heightmapSidecarJson({png, raw}));
+  const nlohmann::json doc = nlohmann::json::parse(readFile(dir.path / "heightmap.json"));
+  CHECK(doc["units"] == "metres");
+  CHECK(doc["files"][0]["encoding"] == "png-gray16");
+  CHECK(doc["files"][1]["file"] == "heightmap.r16");
+  CHECK(doc["files"][0]["min_m"].get<double>() == range.min_m);
+  CHECK(doc["files"][0]["radius_m"].get<double>() == kRadius);
+  const std::optional<HeightmapRange> back = readHeightmapSidecar(dir.path / "heightmap.json");
+  REQUIRE(back.has_value());
+  CHECK((back->min_m == range.min_m && back->max_m == range.max_m));
+  CHECK_FALSE(readHeightmapSidecar(dir.path / "missing.json").has_value());
+  writeFile(dir.path / "bad.json", "{\"files\": [{}]}");
+  CHECK_THROWS_WITH(readHeightmapSidecar(dir.path / "bad.json"), Catch::Contains("bad.json"));
+}
+
+TEST_CASE("maps: cube-map faces follow the OpenGL orientation", "[export][maps]") {
+  TestPlanet planet(16);
+  const int n = 32;
+  const HeightmapRange range = heightmapRange(planet.surface, HeightmapOptions{});
+  const std::array<Gray16Image, 6> faces = renderCubeHeightmap(planet.surface, n, range);
+  const double quantum = (range.max_m - range.min_m) / 65535.0;
+  for (int f = 0; f < 6; ++f) {
+    INFO("face " << kCubeFaceNames[size_t(f)]);
+    REQUIRE((faces[size_t(f)].width == n && faces[size_t(f)].height == n));
+    for (int y = 0; y < n; y += 3) {
+      for (int x = 0; x < n; x += 3) {
+        const glm::dvec3 d = cubeFaceDirection(CubeFace(f), x, y, n);
+        // The major axis is the face's axis.
+        const int axis = f / 2;
+        REQUIRE(std::abs(d[axis]) == 1.0);
+        REQUIRE((d[axis] > 0) == (f % 2 == 0));
+        const double e = interpolate(planet.mesh, planet.mesh.locate(glm::vec3(d)),
+                                     std::span<const float>(planet.elevation));
+        const double decoded = range.min_m + faces[size_t(f)].pixels[size_t(y * n + x)] * quantum;
+        REQUIRE(std::abs(decoded - e) <= quantum);
+      }
+    }
+  }
+  // Hand-checked corners: the top-left of +X looks toward +Y and +Z; the top of +Y borders +Z
+  // ... its row 0 is toward -Z; the top-left of -Z looks toward +X and +Y.
+  const glm::dvec3 px = cubeFaceDirection(CubeFace::kPosX, 0, 0, n);
+  CHECK((px.y > 0.9 && px.z > 0.9));
+  const glm::dvec3 py = cubeFaceDirection(CubeFace::kPosY, 0, 0, n);
+  CHECK((py.x < -0.9 && py.z < -0.9));
+  const glm::dvec3 nz = cubeFaceDirection(CubeFace::kNegZ, 0, 0, n);
+  CHECK((nz.x > 0.9 && nz.y > 0.9));
+  // Neighbouring faces meet: the right edge of +X is the left edge of -Z.
+  for (int y = 0; y < n; ++y) {
+    const glm::dvec3 a = glm::normalize(cubeFaceDirection(CubeFace::kPosX, n - 1, y, n));
+    const glm::dvec3 b = glm::normalize(cubeFaceDirection(CubeFace::kNegZ, 0, y, n));
+    REQUIRE(glm::length(a - b) < 2.5 / n);
+  }
+}
+
+TEST_CASE("import: every decoded heightmap pixel maps back to the elevation at its lat/lon",
+          "[export][import]") {
+  TempDir dir;
+  TestPlanet planet(24);
+  HeightmapOptions options;
+  options.width = 512;
+  const HeightmapRange range = heightmapRange(planet.surface, options);
+  writePngGray16(dir.path / "heightmap.png", renderHeightmap(planet.surface, options));
+  const HeightmapImage image = readHeightmapPng(dir.path / "heightmap.png");
+  REQUIRE((image.width == 512 && image.height == 256 && image.source_bit_depth == 16));
+  const double quantum = (range.max_m - range.min_m) / 65535.0;
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      const glm::dvec3 d = equirectDirection(x, y, image.width, image.height);
+      const double e = interpolate(planet.mesh, planet.mesh.locate(glm::vec3(d)),
+                                   std::span<const float>(planet.elevation));
+      const double decoded = range.min_m + image.samples[size_t(y) * 512 + size_t(x)] * quantum;
+      REQUIRE(std::abs(decoded - e) <= 0.5 * quantum + 1e-3);
+    }
+  }
+}
+
+TEST_CASE("import: our heightmap, imported onto the same mesh, gives back its elevations",
+          "[export][import]") {
+  // Export at a resolution well above the mesh (about 20 pixels per edge), import at the same
+  // mesh's vertices, compare with the original elevations. Bilinear interpolation of pixels
+  // near a vertex cannot give back the vertex value exactly where the surface bends there, so
+  // each vertex's bound is the quantisation plus the largest difference between the vertex
+  // and the mesh surface at the four pixel centres used (measured independently with locate),
+  // and the typical error must be far below that.
+  TempDir dir;
+  TestPlanet planet(24);
+  HeightmapOptions options;
+  options.width = 4096;
+  const HeightmapRange range = heightmapRange(planet.surface, options);
+  writePngGray16(dir.path / "heightmap.png", renderHeightmap(planet.surface, options));
+  HeightmapSidecar sidecar{"heightmap.png", "png-gray16", "equirectangular", 4096, 2048, range,
+                           kRadius,         0.0};
+  writeFile(dir.path / "heightmap.json", heightmapSidecarJson({sidecar}));
+
+  HeightmapImportOptions import_options;
+  import_options.range = {0.0, 1.0};  // wrong on purpose: the sidecar must win
+  const ImportedHeightmap imported =
+      importHeightmap(dir.path / "heightmap.png", planet.mesh, import_options);
+  CHECK(imported.range_from_sidecar);
+  CHECK((imported.range.min_m == range.min_m && imported.range.max_m == range.max_m));
+  REQUIRE(imported.elevation_m.size() == planet.mesh.vertexCount());
+
+  const double quantum = (range.max_m - range.min_m) / 65535.0;
+  const int w = 4096, h = 2048;
+  std::vector<double> errors;
+  double worst_excess = -1e300;
+  for (size_t v = 0; v < planet.mesh.vertexCount(); ++v) {
+    const geodesy::LatLon ll = geodesy::unitToLatLon(glm::dvec3(planet.mesh.positions[v]));
+    const double fx = (ll.lon_rad + kPi) / (2 * kPi) * w - 0.5;
+    const double fy = std::clamp((0.5 * kPi - ll.lat_rad) / kPi * h - 0.5, 0.0, double(h - 1));
+    double spread = 0.0;
+    for (int dx = 0; dx < 2; ++dx) {
+      for (int dy = 0; dy < 2; ++dy) {
+        const int x = int(((int64_t(std::floor(fx)) + dx) % w + w) % w);
+        const int y = std::min(int(std::floor(fy)) + dy, h - 1);
+        const double e =
+            interpolate(planet.mesh, planet.mesh.locate(glm::vec3(equirectDirection(x, y, w, h))),
+                        std::span<const float>(planet.elevation));
+        spread = std::max(spread, std::abs(e - planet.elevation[v]));
+      }
+    }
+    const double error = std::abs(double(imported.elevation_m[v]) - planet.elevation[v]);
+    errors.push_back(error);
+    worst_excess = std::max(worst_excess, error - (quantum + spread + 1e-3));
+  }
+  INFO("worst excess over the per-vertex bound: " << worst_excess << " m");
+  CHECK(worst_excess <= 0.0);
+  std::sort(errors.begin(), errors.end());
+  const double median = errors[errors.size() / 2];
+  WARN("import round trip at f = 24 from a 4096 x 2048 map: median error "
+       << median << " m, max " << errors.back() << " m, quantum " << quantum << " m, relief "
+       << range.max_m - range.min_m << " m");
+  CHECK(median < 0.01 * (range.max_m - range.min_m));
+
+  // Re-export the imported elevations: the heightmap comes out as before, within quantisation
+  // plus the import error.
+  std::vector<float> reimported = imported.elevation_m;
+  PlanetSurface again = planet.surface;
+  again.elevation_m = reimported;
+  HeightmapOptions fixed = options;
+  fixed.width = 256;
+  fixed.use_data_range = false;
+  fixed.min_m = range.min_m;
+  fixed.max_m = range.max_m;
+  const Gray16Image before = renderHeightmap(planet.surface, fixed);
+  const Gray16Image after = renderHeightmap(again, fixed);
+  const double worst_vertex = errors.back();
+  for (size_t i = 0; i < before.pixels.size(); ++i) {
+    REQUIRE(std::abs(int(before.pixels[i]) - int(after.pixels[i])) * quantum <=
+            worst_vertex + quantum);
+  }
+}
+
+TEST_CASE("import: PNG variants decode to 16-bit luminance", "[export][import]") {
+  TempDir dir;
+  SECTION("8-bit gray scales by 257") {
+    writeFile(dir.path / "g8.png",
+              encodePng(4, 2, 8, PNG_COLOR_TYPE_GRAY, false, {0, 1, 128, 255, 10, 20, 30, 40}));
+    const HeightmapImage image = readHeightmapPng(dir.path / "g8.png");
+    CHECK(image.source_bit_depth == 8);
+    CHECK(image.samples ==
+          std::vector<uint16_t>{0, 257, 128 * 257, 65535, 2570, 5140, 7710, 10280});
+  }
+  SECTION("16-bit gray keeps its values, also interlaced") {
+    std::vector<uint8_t> rows;
+    std::vector<uint16_t> expected;
+    for (int i = 0; i < 9 * 7; ++i) {
+      const uint16_t v = uint16_t(i * 1000 + 7);
+      expected.push_back(v);
+      rows.push_back(uint8_t(v >> 8));
+      rows.push_back(uint8_t(v));
+    }
+    for (bool interlaced : {false, true}) {
+      writeFile(dir.path / "g16.png", encodePng(9, 7, 16, PNG_COLOR_TYPE_GRAY, interlaced, rows));
+      const HeightmapImage image = readHeightmapPng(dir.path / "g16.png");
+      CHECK(image.samples == expected);
+    }
+  }
+  SECTION("RGB becomes Rec. 709 luminance") {
+    writeFile(dir.path / "rgb.png",
+              encodePng(3, 1, 8, PNG_COLOR_TYPE_RGB, false, {255, 0, 0, 0, 255, 0, 255, 255, 255}));
+    const HeightmapImage image = readHeightmapPng(dir.path / "rgb.png");
+    CHECK(image.source_rgb);
+    CHECK(image.samples[0] == uint16_t(std::lround(0.2126 * 65535)));
+    CHECK(image.samples[1] == uint16_t(std::lround(0.7152 * 65535)));
+    CHECK(image.samples[2] == 65535);
+  }
+  SECTION("sampling wraps in longitude and reads the right pixel") {
+    // 4 x 2 map: the vertex at longitude 0 on the equator sits between columns 1 and 2.
+    writeFile(dir.path / "m.png",
+              encodePng(4, 2, 8, PNG_COLOR_TYPE_GRAY, false, {0, 100, 200, 0, 0, 100, 200, 0}));
+    const geodesy::SphereMesh mesh = geodesy::buildIcosphere(4);
+    const std::vector<float> e =
+        sampleHeightmap(mesh, readHeightmapPng(dir.path / "m.png"), {0.0, 65535.0});
+    for (size_t v = 0; v < mesh.vertexCount(); ++v) {
+      const geodesy::LatLon ll = geodesy::unitToLatLon(glm::dvec3(mesh.positions[v]));
+      if (std::abs(ll.lat_rad) < 1e-6 && std::abs(ll.lon_rad) < 1e-6) {
+        CHECK(e[v] == Approx(150.0 * 257));
+      }
+      if (std::abs(ll.lat_rad) < 1e-6 && std::abs(std::abs(ll.lon_rad) - kPi) < 1e-6) {
+        CHECK(e[v] == Approx(0.0).margin(1e-3));  // between columns 3 and 0 (wrapped)
+      }
+    }
+  }
+}
+
+TEST_CASE("import: bad files give clear errors naming the file", "[export][import]") {
+  TempDir dir;
+  const auto message = [](const fs::path& path, const HeightmapLimits& limits = {}) {
+    try {
+      readHeightmapPng(path, limits);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const fs::path missing = dir.path / "missing.png";
+  CHECK_THAT(message(missing),
+             Catch::Contains(missing.string()) && Catch::Contains("No such file"));
+  writeFile(dir.path / "empty.png", "");
+  CHECK_THAT(message(dir.path / "empty.png"), Catch::Contains("empty"));
+  writeFile(dir.path / "text.png", "this is not a picture at all");
+  CHECK_THAT(message(dir.path / "text.png"),
+             Catch::Contains("text.png") && Catch::Contains("not a PNG"));
+
+  std::vector<uint8_t> rows(64 * 32 * 2);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = uint8_t(i * 37);
+  const std::string good = encodePng(64, 32, 16, PNG_COLOR_TYPE_GRAY, false, rows);
+  writeFile(dir.path / "truncated.png", good.substr(0, good.size() / 2));
+  CHECK_THAT(message(dir.path / "truncated.png"),
+             Catch::Contains("truncated.png") && Catch::Contains("truncated or corrupt"));
+  std::string corrupt = good;
+  corrupt[corrupt.size() / 2] = char(corrupt[corrupt.size() / 2] ^ 0x55);  // inside IDAT: CRC
+  writeFile(dir.path / "corrupt.png", corrupt);
+  CHECK_THAT(message(dir.path / "corrupt.png"),
+             Catch::Contains("corrupt.png") && Catch::Contains("truncated or corrupt"));
+
+  writeFile(dir.path / "huge.png", pngWithHeader(100000, 100000));
+  CHECK_THAT(message(dir.path / "huge.png"), Catch::Contains("huge.png") &&
+                                                 Catch::Contains("100000 x 100000") &&
+                                                 Catch::Contains("exceeds the limits"));
+  writeFile(dir.path / "many.png", pngWithHeader(30000, 30000));  // sides fine, 9e8 pixels
+  CHECK_THAT(message(dir.path / "many.png"), Catch::Contains("exceeds the limits"));
+  writeFile(dir.path / "small_limit.png", good);
+  CHECK_THAT(message(dir.path / "small_limit.png", {.max_side = 16, .max_pixels = 1 << 20}),
+             Catch::Contains("64 x 32"));
+  CHECK(message(dir.path / "small_limit.png") == "no error");
+}
