@@ -4,6 +4,7 @@
 // Frame: right-handed, +Y is the north pole (glTF is Y-up). Longitude 0 is +X and grows
 // eastward, which is toward -Z (counter-clockwise seen from above the north pole).
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -18,10 +19,33 @@ struct SurfacePoint {
   glm::vec3 bary{1.0f, 0.0f, 0.0f};
 };
 
+// How lattice points of a base (icosahedron) face are placed on the sphere. A lattice point
+// with barycentric coordinates b = (b0, b1, b2) on the face with corners c0, c1, c2 goes to
+// normalize(sum_k g(b_k) c_k); the spacings differ only in g.
+enum class Spacing : uint8_t {
+  // g(b) = sin(omega b), omega = 63.43 deg the arc of a base edge. Along a base edge this is
+  // exactly slerp, so base-edge vertices sit at equal arcs; inside a face it evens out the
+  // crowding plain normalisation causes near the corners. Max/min edge length ~1.178 at any
+  // f >= 64, against a floor of 2 sin 36 deg = 1.1756 that the 12 five-valent corners set
+  // for every mapping of this topology.
+  kSineWeights,
+  // g(b) = b: central projection of the flat lattice. Max/min edge length ~1.48. Kept for
+  // comparison; prefer kSineWeights.
+  kFlat,
+};
+
+// Largest frequency buildIcosphere accepts: neighbour_offsets are uint32 and hold 60 f^2.
+constexpr int kMaxFrequency = 8460;
+
 // Class I geodesic subdivision of the icosahedron with frequency f >= 1:
 // V = 10 f^2 + 2 vertices, F = 20 f^2 faces, E = 30 f^2 edges.
+//
+// Numbering (stable, relied on by locate): vertices 0..11 are the icosahedron corners, then
+// the other vertices on base edges, then each base face's interior vertices. Face
+// id = base_face * f^2 + index within the base face, row by row.
 struct SphereMesh {
   int frequency = 0;
+  Spacing spacing = Spacing::kSineWeights;
 
   // Unit-length positions, one per vertex.
   std::vector<glm::vec3> positions;
@@ -46,18 +70,44 @@ struct SphereMesh {
   // Face holding the unit-length point p and p's barycentric weights in it.
   // O(1) expected: the icosahedron lattice gives a first guess, a short walk finishes it.
   // Thread-safe (const).
+  // p need not be exactly unit length (only its direction counts) but must be finite and
+  // non-zero. "Holds" means p's ray from the centre crosses the face's flat triangle; bary are
+  // the weights of that crossing point, so interpolating a per-vertex field with them is
+  // continuous across faces. A point on an edge or vertex gets any one of the faces touching it.
   SurfacePoint locate(const glm::vec3& p) const;
 
   // Same as locate, but starts walking from hint (a face near p, e.g. the face a
   // droplet was on one step ago). Cheaper than locate when the hint is within a few faces.
+  // Any hint is valid (even out of range); a far one costs a bounded walk, then locate().
   SurfacePoint locateFrom(uint32_t hint_face, const glm::vec3& p) const;
 
   // Mean edge length on the unit sphere (radians): sqrt(4*pi / V) is close, this is exact.
   double mean_edge_length = 0.0;
 };
 
+struct IcosphereOptions {
+  Spacing spacing = Spacing::kSineWeights;
+};
+
 // Builds the icosphere of the given frequency (f >= 1) with all arrays above filled.
 // Parallelism: uses the calling thread's oneTBB arena (the caller sets the thread count).
+// The result is bit-identical for any thread count.
+// Throws std::invalid_argument if frequency is outside [1, kMaxFrequency].
+// Cost at f = 1024 (10.5 M vertices), Release: about 1.2 s on 1 thread, 0.9 s on 2; the arrays
+// take 92 bytes per vertex and building peaks at about 101.
 SphereMesh buildIcosphere(int frequency);
+SphereMesh buildIcosphere(int frequency, const IcosphereOptions& options);
+
+// Arc lengths (radians, unit sphere) over every edge of the mesh, each edge counted once.
+struct EdgeLengthStats {
+  double min_rad = 0.0;
+  double max_rad = 0.0;
+  double mean_rad = 0.0;
+  size_t count = 0;  // E = 30 f^2
+  double ratio() const { return max_rad / min_rad; }
+};
+
+// Needs positions and the neighbour CSR. Parallel, deterministic for any thread count.
+EdgeLengthStats edgeLengthStats(const SphereMesh& mesh);
 
 }  // namespace geodesy

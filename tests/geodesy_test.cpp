@@ -1,0 +1,574 @@
+// Invariants of the icosphere, point location and the lat/lon frame (geodesy/).
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <numbers>
+#include <set>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+#include <catch2/catch.hpp>
+#include <glm/geometric.hpp>
+
+#include "geodesy/hash.h"
+#include "geodesy/latlon.h"
+#include "geodesy/sphere_mesh.h"
+
+namespace {
+
+using geodesy::SphereMesh;
+
+const int kFrequencies[] = {1, 2, 3, 7, 64};
+
+// Meshes are immutable, so each frequency is built once and shared by the tests.
+const SphereMesh& meshOf(int frequency) {
+  static std::map<int, SphereMesh> meshes;
+  auto it = meshes.find(frequency);
+  if (it == meshes.end()) it = meshes.emplace(frequency, geodesy::buildIcosphere(frequency)).first;
+  return it->second;
+}
+
+glm::dvec3 position(const SphereMesh& mesh, uint32_t v) {
+  return glm::dvec3(mesh.positions[v]);
+}
+
+std::array<uint32_t, 3> corners(const SphereMesh& mesh, uint32_t face) {
+  return {mesh.indices[3 * face], mesh.indices[3 * face + 1], mesh.indices[3 * face + 2]};
+}
+
+// Directed edges (from, to) of all faces.
+std::vector<std::pair<uint32_t, uint32_t>> directedEdges(const SphereMesh& mesh) {
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+  edges.reserve(mesh.indices.size());
+  for (uint32_t f = 0; f < mesh.faceCount(); ++f) {
+    const auto c = corners(mesh, f);
+    for (int k = 0; k < 3; ++k) edges.emplace_back(c[k], c[(k + 1) % 3]);
+  }
+  std::sort(edges.begin(), edges.end());
+  return edges;
+}
+
+double minEdgeChord(const SphereMesh& mesh) {
+  double shortest = 1e30;
+  for (uint32_t f = 0; f < mesh.faceCount(); ++f) {
+    const auto c = corners(mesh, f);
+    for (int k = 0; k < 3; ++k) {
+      shortest =
+          std::min(shortest, glm::length(position(mesh, c[k]) - position(mesh, c[(k + 1) % 3])));
+    }
+  }
+  return shortest;
+}
+
+// Barycentric weights, computed independently of locate, of the point where p's ray meets the
+// plane of the face's flat triangle. Sets *front = false if the ray misses it (faces away).
+glm::dvec3 rayBarycentric(const SphereMesh& mesh, uint32_t face, const glm::dvec3& p, bool* front) {
+  const auto c = corners(mesh, face);
+  const glm::dvec3 a = position(mesh, c[0]), b = position(mesh, c[1]), d = position(mesh, c[2]);
+  const glm::dvec3 n = glm::cross(b - a, d - a);
+  *front = glm::dot(p, n) > 0.0;
+  const glm::dvec3 q = p * (glm::dot(a, n) / glm::dot(p, n));
+  const double nn = glm::dot(n, n);
+  return {glm::dot(glm::cross(b - q, d - q), n) / nn, glm::dot(glm::cross(d - q, a - q), n) / nn,
+          glm::dot(glm::cross(a - q, b - q), n) / nn};
+}
+
+// Checks that sp is a valid answer for the float point p: the face holds p and the weights
+// match. Not inlined on purpose: GCC 12.2 at -O2 and above (SLP vectorizer) can fold
+// double(float(x)) back to x when both conversions are in view, and the check would then see
+// a point locate() never saw.
+[[gnu::noinline]] void requireHolds(const SphereMesh& mesh, const geodesy::SurfacePoint& sp,
+                                    const glm::vec3& p_float) {
+  const glm::dvec3 p(p_float);
+  bool front = false;
+  const glm::dvec3 expected =
+      sp.face < mesh.faceCount() ? rayBarycentric(mesh, sp.face, p, &front) : glm::dvec3(0.0);
+  bool ok = front && std::min({expected.x, expected.y, expected.z}) >= -1e-6 &&
+            std::min({sp.bary.x, sp.bary.y, sp.bary.z}) >= -1e-6f &&
+            std::abs(double(sp.bary.x + sp.bary.y + sp.bary.z) - 1.0) < 1e-6;
+  for (int k = 0; k < 3; ++k) ok = ok && std::abs(double(sp.bary[k]) - expected[k]) < 1e-5;
+  if (ok) return;  // Catch's CAPTURE is costly, so only a failure pays for the details
+  CAPTURE(p.x, p.y, p.z, sp.face, sp.bary.x, sp.bary.y, sp.bary.z, expected.x, expected.y,
+          expected.z);
+  REQUIRE(sp.face < mesh.faceCount());
+  REQUIRE(front);
+  REQUIRE(std::min({expected.x, expected.y, expected.z}) >= -1e-6);
+  REQUIRE(std::min({sp.bary.x, sp.bary.y, sp.bary.z}) >= -1e-6f);
+  REQUIRE(std::abs(double(sp.bary.x + sp.bary.y + sp.bary.z) - 1.0) < 1e-6);
+  for (int k = 0; k < 3; ++k) REQUIRE(std::abs(double(sp.bary[k]) - expected[k]) < 1e-5);
+}
+
+glm::dvec3 randomUnit(geodesy::HashStream& rng) {
+  const double z = 2.0 * rng.uniform() - 1.0;
+  const double phi = 2.0 * std::numbers::pi * rng.uniform();
+  const double r = std::sqrt(1.0 - z * z);
+  return {r * std::cos(phi), r * std::sin(phi), z};
+}
+
+template <typename T>
+bool sameBytes(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("icosphere: frequencies out of range are rejected", "[geodesy]") {
+  REQUIRE_THROWS_AS(geodesy::buildIcosphere(0), std::invalid_argument);
+  REQUIRE_THROWS_AS(geodesy::buildIcosphere(-3), std::invalid_argument);
+  REQUIRE_THROWS_AS(geodesy::buildIcosphere(geodesy::kMaxFrequency + 1), std::invalid_argument);
+}
+
+TEST_CASE("icosphere: frequency 1 is the icosahedron", "[geodesy]") {
+  const SphereMesh& mesh = meshOf(1);
+  REQUIRE(mesh.vertexCount() == 12);
+  REQUIRE(mesh.faceCount() == 20);
+  const double edge_arc = std::atan(2.0);
+  for (const auto& [u, v] : directedEdges(mesh)) {
+    REQUIRE(
+        std::acos(glm::dot(glm::normalize(position(mesh, u)), glm::normalize(position(mesh, v)))) ==
+        Approx(edge_arc).epsilon(1e-6));
+  }
+  // Five faces of 4 pi / 20 around each vertex, a third each.
+  for (float a : mesh.vertex_areas) REQUIRE(a == Approx(std::numbers::pi / 3).epsilon(1e-6));
+  REQUIRE(mesh.mean_edge_length == Approx(edge_arc).epsilon(1e-6));
+}
+
+TEST_CASE("icosphere: counts and Euler characteristic", "[geodesy]") {
+  for (int f : kFrequencies) {
+    CAPTURE(f);
+    const SphereMesh& mesh = meshOf(f);
+    const size_t V = 10 * size_t(f) * f + 2, F = 20 * size_t(f) * f;
+    REQUIRE(mesh.frequency == f);
+    REQUIRE(mesh.vertexCount() == V);
+    REQUIRE(mesh.faceCount() == F);
+    REQUIRE(mesh.indices.size() == 3 * F);
+    REQUIRE(mesh.face_neighbours.size() == 3 * F);
+    REQUIRE(mesh.vertex_areas.size() == V);
+    REQUIRE(mesh.neighbour_offsets.size() == V + 1);
+    for (uint32_t i : mesh.indices) REQUIRE(i < V);
+
+    auto edges = directedEdges(mesh);
+    for (auto& e : edges) {
+      if (e.first > e.second) std::swap(e.first, e.second);
+    }
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    const size_t E = edges.size();
+    REQUIRE(E == 30 * size_t(f) * f);
+    REQUIRE(int64_t(V) - int64_t(E) + int64_t(F) == 2);
+  }
+}
+
+TEST_CASE("icosphere: vertices are unit length", "[geodesy]") {
+  for (int f : kFrequencies) {
+    CAPTURE(f);
+    for (const glm::vec3& p : meshOf(f).positions) {
+      REQUIRE(std::abs(glm::length(glm::dvec3(p)) - 1.0) < 1e-6);
+    }
+  }
+}
+
+TEST_CASE("icosphere: every edge is shared by two faces with opposite orientation", "[geodesy]") {
+  for (int f : kFrequencies) {
+    CAPTURE(f);
+    const auto edges = directedEdges(meshOf(f));
+    // Each directed edge once (a repeat would mean two faces with the same orientation), and
+    // its reverse present.
+    REQUIRE(std::adjacent_find(edges.begin(), edges.end()) == edges.end());
+    for (const auto& [u, v] : edges) {
+      REQUIRE(u != v);
+      REQUIRE(std::binary_search(edges.begin(), edges.end(), std::make_pair(v, u)));
+    }
+  }
+}
+
+TEST_CASE("icosphere: faces wind counter-clockwise seen from outside", "[geodesy]") {
+  for (int f : kFrequencies) {
+    CAPTURE(f);
+    const SphereMesh& mesh = meshOf(f);
+    for (uint32_t face = 0; face < mesh.faceCount(); ++face) {
+      const auto c = corners(mesh, face);
+      const glm::dvec3 a = position(mesh, c[0]), b = position(mesh, c[1]), d = position(mesh, c[2]);
+      REQUIRE(glm::dot(glm::cross(b - a, d - a), a + b + d) > 0.0);
+    }
+  }
+}
+
+TEST_CASE("icosphere: no two vertices closer than half the shortest edge", "[geodesy]") {
+  for (int f : kFrequencies) {
+    CAPTURE(f);
+    const SphereMesh& mesh = meshOf(f);
+    const double limit = 0.5 * minEdgeChord(mesh);
+    // Grid buckets of side `limit`: any pair closer than that lies in neighbouring buckets.
+    const int64_t cells = int64_t(std::ceil(2.0 / limit)) + 3;
+    auto cellOf = [&](const glm::dvec3& p) {
+      return std::array<int64_t, 3>{int64_t(std::floor((p.x + 1.0) / limit)) + 1,
+                                    int64_t(std::floor((p.y + 1.0) / limit)) + 1,
+                                    int64_t(std::floor((p.z + 1.0) / limit)) + 1};
+    };
+    auto keyOf = [&](int64_t x, int64_t y, int64_t z) { return (x * cells + y) * cells + z; };
+    std::vector<std::pair<int64_t, uint32_t>> buckets;
+    for (uint32_t v = 0; v < mesh.vertexCount(); ++v) {
+      const auto c = cellOf(position(mesh, v));
+      buckets.emplace_back(keyOf(c[0], c[1], c[2]), v);
+    }
+    std::sort(buckets.begin(), buckets.end());
+    for (uint32_t v = 0; v < mesh.vertexCount(); ++v) {
+      const glm::dvec3 p = position(mesh, v);
+      const auto c = cellOf(p);
+      for (int dx = -1; dx <= 1; ++dx) {
+        for (int dy = -1; dy <= 1; ++dy) {
+          for (int dz = -1; dz <= 1; ++dz) {
+            const int64_t key = keyOf(c[0] + dx, c[1] + dy, c[2] + dz);
+            auto it = std::lower_bound(buckets.begin(), buckets.end(), std::make_pair(key, 0u));
+            for (; it != buckets.end() && it->first == key; ++it) {
+              if (it->second == v) continue;
+              REQUIRE(glm::length(position(mesh, it->second) - p) >= limit);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("icosphere: dual areas are positive and sum to 4 pi", "[geodesy]") {
+  for (int f : kFrequencies) {
+    CAPTURE(f);
+    const SphereMesh& mesh = meshOf(f);
+    double sum = 0.0;
+    for (float a : mesh.vertex_areas) {
+      REQUIRE(a > 0.0f);
+      sum += a;
+    }
+    REQUIRE(std::abs(sum / (4.0 * std::numbers::pi) - 1.0) < 1e-6);
+    // Even spacing: no vertex owns more than twice another's area.
+    const auto [lo, hi] = std::minmax_element(mesh.vertex_areas.begin(), mesh.vertex_areas.end());
+    REQUIRE(*hi / *lo < 2.0f);
+  }
+}
+
+TEST_CASE("icosphere: vertex neighbours are consistent with the faces", "[geodesy]") {
+  for (int f : kFrequencies) {
+    CAPTURE(f);
+    const SphereMesh& mesh = meshOf(f);
+    const auto edges = directedEdges(mesh);
+    std::set<std::array<uint32_t, 3>> faces;  // each face in its three rotations
+    for (uint32_t face = 0; face < mesh.faceCount(); ++face) {
+      const auto c = corners(mesh, face);
+      for (int k = 0; k < 3; ++k) faces.insert({c[k], c[(k + 1) % 3], c[(k + 2) % 3]});
+    }
+    REQUIRE(mesh.neighbour_offsets.front() == 0);
+    REQUIRE(mesh.neighbour_offsets.back() == mesh.neighbours.size());
+    int five_valent = 0;
+    for (uint32_t v = 0; v < mesh.vertexCount(); ++v) {
+      const uint32_t begin = mesh.neighbour_offsets[v], end = mesh.neighbour_offsets[v + 1];
+      const uint32_t valence = end - begin;
+      REQUIRE((valence == 5 || valence == 6));
+      if (valence == 5) ++five_valent;
+      // Neighbours are exactly the vertices sharing an edge with v.
+      auto first = std::lower_bound(edges.begin(), edges.end(), std::make_pair(v, 0u));
+      std::vector<uint32_t> expected;
+      for (; first != edges.end() && first->first == v; ++first) expected.push_back(first->second);
+      std::vector<uint32_t> got(mesh.neighbours.begin() + begin, mesh.neighbours.begin() + end);
+      std::sort(got.begin(), got.end());
+      REQUIRE(got == expected);
+      for (uint32_t n = begin; n < end; ++n) {
+        const uint32_t u = mesh.neighbours[n];
+        // Symmetric: v is among u's neighbours.
+        const auto nu_begin = mesh.neighbours.begin() + mesh.neighbour_offsets[u];
+        const auto nu_end = mesh.neighbours.begin() + mesh.neighbour_offsets[u + 1];
+        REQUIRE(std::find(nu_begin, nu_end, v) != nu_end);
+        // Counter-clockwise: each consecutive pair closes a face (v, u, next).
+        const uint32_t next = mesh.neighbours[n + 1 == end ? begin : n + 1];
+        REQUIRE(faces.count({v, u, next}) == 1);
+      }
+    }
+    REQUIRE(five_valent == 12);
+  }
+}
+
+TEST_CASE("icosphere: face neighbours share the edge between them", "[geodesy]") {
+  for (int f : kFrequencies) {
+    CAPTURE(f);
+    const SphereMesh& mesh = meshOf(f);
+    for (uint32_t face = 0; face < mesh.faceCount(); ++face) {
+      const auto c = corners(mesh, face);
+      for (int k = 0; k < 3; ++k) {
+        const uint32_t other = mesh.face_neighbours[3 * face + k];
+        REQUIRE(other < mesh.faceCount());
+        REQUIRE(other != face);
+        // The neighbour holds the same edge, running the other way.
+        const auto o = corners(mesh, other);
+        bool found = false;
+        for (int m = 0; m < 3; ++m) {
+          found = found || (o[m] == c[(k + 1) % 3] && o[(m + 1) % 3] == c[k]);
+        }
+        REQUIRE(found);
+        // And names this face across it.
+        const uint32_t* back = &mesh.face_neighbours[3 * other];
+        REQUIRE(std::count(back, back + 3, face) >= 1);
+      }
+    }
+  }
+}
+
+TEST_CASE("icosphere: base edges carry equally spaced vertices", "[geodesy]") {
+  // With the default spacing the points along a base edge are its slerp at steps 1 / f: each
+  // base edge holds f + 1 vertices (corners included) an equal arc of atan(2) / f apart.
+  for (int f : {2, 7, 64}) {
+    CAPTURE(f);
+    const SphereMesh& mesh = meshOf(f);
+    int base_edges = 0;
+    for (uint32_t a = 0; a < 12; ++a) {
+      for (uint32_t b = a + 1; b < 12; ++b) {
+        const glm::dvec3 ca = position(mesh, a), cb = position(mesh, b);
+        if (glm::dot(ca, cb) < 0.4) continue;  // not a base edge
+        ++base_edges;
+        const glm::dvec3 normal = glm::normalize(glm::cross(ca, cb));
+        const double edge_arc = std::atan2(glm::length(glm::cross(ca, cb)), glm::dot(ca, cb));
+        std::vector<double> arcs;  // from a, of the vertices on the arc a-b
+        for (uint32_t v = 0; v < mesh.vertexCount(); ++v) {
+          const glm::dvec3 p = glm::normalize(position(mesh, v));
+          const double from_a = std::atan2(glm::length(glm::cross(ca, p)), glm::dot(ca, p));
+          const double from_b = std::atan2(glm::length(glm::cross(cb, p)), glm::dot(cb, p));
+          if (std::abs(glm::dot(p, normal)) < 1e-6 && from_a + from_b < edge_arc + 1e-6) {
+            arcs.push_back(from_a);
+          }
+        }
+        REQUIRE(arcs.size() == size_t(f) + 1);
+        std::sort(arcs.begin(), arcs.end());
+        for (int s = 0; s <= f; ++s) REQUIRE(std::abs(arcs[s] - s * std::atan(2.0) / f) < 1e-6);
+      }
+    }
+    REQUIRE(base_edges == 30);
+  }
+}
+
+TEST_CASE("icosphere: edge-length spread", "[geodesy]") {
+  // The f = 256 figure the issue asks for; plain normalisation for comparison. The floor for
+  // any mapping is 2 sin 36 deg = 1.1756, set by the rings around the 12 corners.
+  const SphereMesh sine = geodesy::buildIcosphere(256);
+  const geodesy::EdgeLengthStats s = geodesy::edgeLengthStats(sine);
+  REQUIRE(s.count == 30u * 256 * 256);
+  REQUIRE(s.ratio() <= 1.25);
+  REQUIRE(s.ratio() >= 2.0 * std::sin(std::numbers::pi / 5) - 1e-4);
+  REQUIRE(sine.mean_edge_length == s.mean_rad);
+  REQUIRE(sine.mean_edge_length ==
+          Approx(std::sqrt(4.0 * std::numbers::pi / sine.vertexCount())).epsilon(0.1));
+
+  geodesy::IcosphereOptions flat_options;
+  flat_options.spacing = geodesy::Spacing::kFlat;
+  const SphereMesh flat = geodesy::buildIcosphere(256, flat_options);
+  REQUIRE(geodesy::edgeLengthStats(flat).ratio() > 1.4);
+}
+
+TEST_CASE("icosphere: locate finds the face holding random points", "[geodesy]") {
+  for (int f : kFrequencies) {
+    CAPTURE(f);
+    const SphereMesh& mesh = meshOf(f);
+    for (uint64_t i = 0; i < 100000; ++i) {
+      geodesy::HashStream rng(42, 0x10ca7e, i);
+      const glm::dvec3 p = randomUnit(rng);
+      const glm::vec3 pf(p);
+      requireHolds(mesh, mesh.locate(pf), pf);
+    }
+  }
+}
+
+TEST_CASE("icosphere: locate with the flat spacing", "[geodesy]") {
+  geodesy::IcosphereOptions options;
+  options.spacing = geodesy::Spacing::kFlat;
+  for (int f : {1, 5, 64}) {
+    CAPTURE(f);
+    const SphereMesh mesh = geodesy::buildIcosphere(f, options);
+    for (uint64_t i = 0; i < 20000; ++i) {
+      geodesy::HashStream rng(7, 0xf1a7, i);
+      const glm::vec3 p(randomUnit(rng));
+      requireHolds(mesh, mesh.locate(p), p);
+    }
+  }
+}
+
+TEST_CASE("icosphere: locate on vertices, edges and base-face boundaries", "[geodesy]") {
+  for (int f : kFrequencies) {
+    CAPTURE(f);
+    const SphereMesh& mesh = meshOf(f);
+    // Exactly on a vertex: a face with that corner, weight 1 there.
+    for (uint32_t v = 0; v < mesh.vertexCount(); v += (v < 12 ? 1 : 7)) {
+      const geodesy::SurfacePoint sp = mesh.locate(mesh.positions[v]);
+      requireHolds(mesh, sp, mesh.positions[v]);
+      const auto c = corners(mesh, sp.face);
+      const auto at = std::find(c.begin(), c.end(), v);
+      REQUIRE(at != c.end());
+      REQUIRE(sp.bary[int(at - c.begin())] > 1.0f - 1e-5f);
+    }
+    // On an edge, its midpoint and a point a quarter along: one of the two faces sharing it.
+    for (uint32_t face = 0; face < mesh.faceCount(); face += (f < 8 ? 1 : 13)) {
+      const auto c = corners(mesh, face);
+      for (int k = 0; k < 3; ++k) {
+        const uint32_t a = c[k], b = c[(k + 1) % 3];
+        for (double t : {0.5, 0.25}) {
+          const glm::vec3 p(glm::normalize((1 - t) * position(mesh, a) + t * position(mesh, b)));
+          const geodesy::SurfacePoint sp = mesh.locate(p);
+          requireHolds(mesh, sp, p);
+          const auto o = corners(mesh, sp.face);
+          REQUIRE(std::count(o.begin(), o.end(), a) + std::count(o.begin(), o.end(), b) == 2);
+        }
+      }
+    }
+    // Base-face corners and edges, where the lattice guess switches base face: points on the
+    // great circle between adjacent corners, and points a hair off a corner in all directions.
+    for (uint32_t a = 0; a < 12; ++a) {
+      for (uint32_t b = a + 1; b < 12; ++b) {
+        const glm::dvec3 ca = position(mesh, a), cb = position(mesh, b);
+        if (glm::dot(ca, cb) < 0.4) continue;  // not a base edge
+        for (int s = 0; s <= 20; ++s) {
+          const double t = s / 20.0;
+          const glm::vec3 p(glm::normalize((1 - t) * ca + t * cb));
+          requireHolds(mesh, mesh.locate(p), p);
+        }
+      }
+      for (uint64_t i = 0; i < 200; ++i) {
+        geodesy::HashStream rng(3, 0xc0, a * 1000 + i);
+        const glm::dvec3 offset = randomUnit(rng) * (i % 2 ? 1e-7 : 1e-4);
+        const glm::vec3 p(glm::normalize(position(mesh, a) + offset));
+        requireHolds(mesh, mesh.locate(p), p);
+      }
+    }
+    // Base-face centres (three mutually adjacent corners), the poles and the axes.
+    std::vector<glm::dvec3> special = {{0, 1, 0}, {0, -1, 0}, {1, 0, 0}, {0, 0, -1}};
+    for (uint32_t a = 0; a < 12; ++a) {
+      for (uint32_t b = a + 1; b < 12; ++b) {
+        for (uint32_t c = b + 1; c < 12; ++c) {
+          const glm::dvec3 ca = position(mesh, a), cb = position(mesh, b), cc = position(mesh, c);
+          if (glm::dot(ca, cb) > 0.4 && glm::dot(cb, cc) > 0.4 && glm::dot(cc, ca) > 0.4) {
+            special.push_back(glm::normalize(ca + cb + cc));
+          }
+        }
+      }
+    }
+    REQUIRE(special.size() == 24);
+    for (const glm::dvec3& p : special) {
+      const glm::vec3 pf(p);
+      requireHolds(mesh, mesh.locate(pf), pf);
+    }
+  }
+}
+
+TEST_CASE("icosphere: locateFrom from near, far and invalid hints", "[geodesy]") {
+  for (int f : kFrequencies) {
+    CAPTURE(f);
+    const SphereMesh& mesh = meshOf(f);
+    const uint32_t F = uint32_t(mesh.faceCount());
+    for (uint64_t i = 0; i < 20000; ++i) {
+      geodesy::HashStream rng(11, 0xf20, i);
+      const glm::vec3 p(randomUnit(rng));
+      const uint32_t right = mesh.locate(p).face;
+      requireHolds(mesh, mesh.locateFrom(right, p), p);
+      requireHolds(mesh, mesh.locateFrom(mesh.face_neighbours[3 * right + i % 3], p), p);
+      requireHolds(mesh, mesh.locateFrom((right + F / 2) % F, p), p);
+      requireHolds(mesh, mesh.locateFrom(uint32_t(rng.next() % F), p), p);
+      if (i % 100 == 0) requireHolds(mesh, mesh.locateFrom(UINT32_MAX, p), p);
+    }
+  }
+}
+
+TEST_CASE("icosphere: locateFrom follows a droplet-like path", "[geodesy]") {
+  // Steps of about one edge along a great circle, each located from the previous face.
+  const SphereMesh& mesh = meshOf(64);
+  const glm::dvec3 start = glm::normalize(glm::dvec3(0.3, -0.2, 0.9));
+  const glm::dvec3 side = glm::normalize(glm::cross(start, glm::dvec3(0.1, 1.0, 0.2)));
+  uint32_t face = mesh.locate(glm::vec3(start)).face;
+  for (int s = 0; s < 5000; ++s) {
+    const double angle = s * 0.9 * mesh.mean_edge_length;
+    const glm::vec3 p(std::cos(angle) * start + std::sin(angle) * side);
+    const geodesy::SurfacePoint sp = mesh.locateFrom(face, p);
+    requireHolds(mesh, sp, p);
+    face = sp.face;
+  }
+}
+
+TEST_CASE("icosphere: bit-identical for 1, 2 and 4 threads", "[geodesy]") {
+  // Let the arenas have more threads than this machine has cores.
+  const tbb::global_control allow(tbb::global_control::max_allowed_parallelism, 4);
+  auto build = [](int threads) {
+    SphereMesh mesh;
+    tbb::task_arena(threads).execute([&] { mesh = geodesy::buildIcosphere(97); });
+    return mesh;
+  };
+  const SphereMesh one = build(1);
+  for (int threads : {2, 4}) {
+    CAPTURE(threads);
+    const SphereMesh other = build(threads);
+    REQUIRE(sameBytes(one.positions, other.positions));
+    REQUIRE(sameBytes(one.indices, other.indices));
+    REQUIRE(sameBytes(one.neighbour_offsets, other.neighbour_offsets));
+    REQUIRE(sameBytes(one.neighbours, other.neighbours));
+    REQUIRE(sameBytes(one.face_neighbours, other.face_neighbours));
+    REQUIRE(sameBytes(one.vertex_areas, other.vertex_areas));
+    REQUIRE(std::memcmp(&one.mean_edge_length, &other.mean_edge_length, sizeof(double)) == 0);
+  }
+}
+
+TEST_CASE("latlon: frame orientation", "[geodesy]") {
+  const double pi = std::numbers::pi;
+  auto near = [](const glm::dvec3& a, const glm::dvec3& b) { return glm::length(a - b) < 1e-12; };
+  REQUIRE(near(geodesy::latLonToUnit({pi / 2, 0.0}), {0, 1, 0}));    // north pole is +Y
+  REQUIRE(near(geodesy::latLonToUnit({-pi / 2, 1.0}), {0, -1, 0}));  // south pole is -Y
+  REQUIRE(near(geodesy::latLonToUnit({0.0, 0.0}), {1, 0, 0}));       // lon 0 is +X
+  REQUIRE(near(geodesy::latLonToUnit({0.0, pi / 2}), {0, 0, -1}));   // 90 deg east is -Z
+  REQUIRE(near(geodesy::eastAt({1, 0, 0}), {0, 0, -1}));
+  REQUIRE(near(geodesy::northAt({1, 0, 0}), {0, 1, 0}));
+
+  geodesy::HashStream rng(5, 0x1a7, 0);
+  for (int i = 0; i < 10000; ++i) {
+    const glm::dvec3 p = randomUnit(rng);
+    const glm::dvec3 east = geodesy::eastAt(p), north = geodesy::northAt(p);
+    REQUIRE(near(glm::cross(east, north), p));
+    REQUIRE(std::abs(glm::dot(east, p)) < 1e-12);
+    REQUIRE(std::abs(glm::length(east) - 1.0) < 1e-12);
+    // East is the direction of growing longitude, north of growing latitude.
+    const geodesy::LatLon ll = geodesy::unitToLatLon(p);
+    const double h = 1e-6;
+    const glm::dvec3 de =
+        geodesy::latLonToUnit({ll.lat_rad, ll.lon_rad + h}) - geodesy::latLonToUnit(ll);
+    const glm::dvec3 dn =
+        geodesy::latLonToUnit({ll.lat_rad + h, ll.lon_rad}) - geodesy::latLonToUnit(ll);
+    REQUIRE(glm::dot(glm::normalize(de), east) > 1.0 - 1e-6);
+    REQUIRE(glm::dot(glm::normalize(dn), north) > 1.0 - 1e-6);
+  }
+  // At the poles the frame stays finite and right-handed.
+  for (const glm::dvec3& pole : {glm::dvec3(0, 1, 0), glm::dvec3(0, -1, 0)}) {
+    REQUIRE(near(glm::cross(geodesy::eastAt(pole), geodesy::northAt(pole)), pole));
+    REQUIRE(geodesy::unitToLatLon(pole).lon_rad == 0.0);
+  }
+}
+
+TEST_CASE("latlon: round trips", "[geodesy]") {
+  const double pi = std::numbers::pi;
+  geodesy::HashStream rng(9, 0x2070, 0);
+  for (int i = 0; i < 10000; ++i) {
+    const geodesy::LatLon ll{(rng.uniform() - 0.5) * pi * 0.999, (rng.uniform() * 2 - 1) * pi};
+    const geodesy::LatLon back = geodesy::unitToLatLon(geodesy::latLonToUnit(ll));
+    REQUIRE(back.lat_rad == Approx(ll.lat_rad).margin(1e-12));
+    REQUIRE(back.lon_rad == Approx(ll.lon_rad).margin(1e-12));
+    const glm::dvec3 p = randomUnit(rng);
+    const geodesy::LatLon q = geodesy::unitToLatLon(p);
+    REQUIRE(q.lat_rad >= -pi / 2);
+    REQUIRE(q.lat_rad <= pi / 2);
+    REQUIRE(q.lon_rad > -pi);
+    REQUIRE(q.lon_rad <= pi);
+    REQUIRE(glm::length(geodesy::latLonToUnit(q) - p) < 1e-12);
+  }
+  // The antimeridian maps to +pi, never -pi.
+  REQUIRE(geodesy::unitToLatLon({-1.0, 0.0, -0.0}).lon_rad == pi);
+  REQUIRE(geodesy::unitToLatLon({-1.0, 0.0, 0.0}).lon_rad == pi);
+}
