@@ -6,12 +6,14 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <tbb/global_control.h>
 #include <CLI/CLI.hpp>
 
 #include "planet/bench.h"
+#include "planet/compare.h"
 #include "planet/config.h"
 #include "planet/memory_estimate.h"
 #include "planet/pipeline.h"
@@ -67,8 +69,9 @@ int threadsOrError(const std::string& text, int& threads) {
   }
 }
 
-int runGenerate(const GenerateArgs& args) {
-  Config config;
+// Loads and checks everything a run needs before any work: config, seed, memory.
+// Returns 0 and fills config, or prints the error and returns the exit code.
+int prepareRun(const GenerateArgs& args, Config& config) {
   try {
     config = loadConfig(args.config_file, args.overrides);
   } catch (const ConfigError& e) {
@@ -90,22 +93,44 @@ int runGenerate(const GenerateArgs& args) {
                                    " MiB are available; the largest frequency that fits is " +
                                    std::to_string(memory.largest_fitting_frequency) + ".");
   }
+  return kExitOk;
+}
 
+enum class Command { kGenerate, kCompare };
+
+int runPipeline(Command command, const GenerateArgs& args) {
+  Config config;
+  if (int rc = prepareRun(args, config)) return rc;
   const int threads = args.threads_given ? args.threads : 0;
   std::optional<tbb::global_control> limit;
   if (threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, size_t(threads));
 
   ProgressLine progress;
   StageCallback on_stage = [&](const std::string& stage) { progress(stage); };
-  StageTimer timer;
-  PlanetState planet = buildPlanet(config, timer, on_stage);
-  erodePlanet(planet, config, timer, on_stage);
   try {
+    if (command == Command::kCompare) {
+      runCompare(config, CompareOptions{}, args.out_dir, threads, on_stage);
+      return kExitOk;
+    }
+    StageTimer timer;
+    PlanetState planet = buildPlanet(config, timer, on_stage);
+    erodePlanet(planet, config, timer, on_stage);
     writePlanet(planet, config, args.out_dir, timer, on_stage, threads);
+  } catch (const std::bad_alloc&) {
+    return fail(kExitTooLarge, "out of memory; try a smaller [planet] frequency.");
   } catch (const std::exception& e) {
     return fail(kExitFailure, e.what());
   }
   return kExitOk;
+}
+
+void addRunOptions(CLI::App* cmd, GenerateArgs& args, std::string& threads, int64_t& seed) {
+  cmd->add_option("--config", args.config_file, "TOML config file")->required();
+  cmd->add_option("--out", args.out_dir, "Output folder")->required();
+  cmd->add_option("--threads", threads, "Worker threads (default: all cores)");
+  cmd->add_option("--seed", seed, "Overrides [planet] seed");
+  cmd->add_option("--set", args.overrides, "Override a config key: section.key=value")
+      ->allow_extra_args(false);
 }
 
 }  // namespace
@@ -115,16 +140,14 @@ int runCli(int argc, char** argv) {
   CLI::App app{"planetgen: eroded planets for games, from a seed to an engine file"};
   app.require_subcommand(1);
 
-  GenerateArgs gen;
-  std::string gen_threads;
-  int64_t seed = 0;
+  GenerateArgs gen, cmp;
+  std::string gen_threads, cmp_threads;
+  int64_t gen_seed = 0, cmp_seed = 0;
   auto* generate = app.add_subcommand("generate", "Generate a planet and write its files");
-  generate->add_option("--config", gen.config_file, "TOML config file")->required();
-  generate->add_option("--out", gen.out_dir, "Output folder")->required();
-  generate->add_option("--threads", gen_threads, "Worker threads (default: all cores)");
-  auto* seed_opt = generate->add_option("--seed", seed, "Overrides [planet] seed");
-  generate->add_option("--set", gen.overrides, "Override a config key: section.key=value")
-      ->allow_extra_args(false);
+  addRunOptions(generate, gen, gen_threads, gen_seed);
+  auto* compare = app.add_subcommand(
+      "compare", "Erode one terrain with cloud rain and with uniform rain; write a report");
+  addRunOptions(compare, cmp, cmp_threads, cmp_seed);
 
   BenchOptions bench;
   std::vector<std::string> bench_threads;
@@ -145,19 +168,16 @@ int runCli(int argc, char** argv) {
     return fail(kExitBadInput, std::string(e.what()) + " (see planetgen --help).");
   }
 
-  if (*generate) {
-    if (!gen_threads.empty()) {
-      if (int rc = threadsOrError(gen_threads, gen.threads)) return rc;
-      gen.threads_given = true;
+  for (auto [cmd, args, threads, seed, command] :
+       {std::tuple{generate, &gen, &gen_threads, &gen_seed, Command::kGenerate},
+        std::tuple{compare, &cmp, &cmp_threads, &cmp_seed, Command::kCompare}}) {
+    if (!*cmd) continue;
+    if (!threads->empty()) {
+      if (int rc = threadsOrError(*threads, args->threads)) return rc;
+      args->threads_given = true;
     }
-    if (*seed_opt) gen.seed = seed;
-    try {
-      return runGenerate(gen);
-    } catch (const std::bad_alloc&) {
-      return fail(kExitTooLarge, "out of memory; try a smaller [planet] frequency.");
-    } catch (const std::exception& e) {
-      return fail(kExitFailure, e.what());
-    }
+    if (cmd->count("--seed")) args->seed = *seed;
+    return runPipeline(command, *args);
   }
   if (*bench_cmd) {
     if (!bench_threads.empty()) {

@@ -27,14 +27,16 @@ PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCall
   PlanetState planet;
   on_stage("icosphere");
   timer.start("icosphere");
-  planet.mesh = geodesy::buildIcosphere(config.planet.frequency);
+  planet.mesh =
+      std::make_shared<const geodesy::SphereMesh>(geodesy::buildIcosphere(config.planet.frequency));
 
   on_stage("terrain");
   timer.start("terrain");
-  planet.elevation_m = generateElevation(planet.mesh.positions, config.planet.seed, config.terrain);
+  planet.elevation_m =
+      generateElevation(planet.mesh->positions, config.planet.seed, config.terrain);
 
   timer.start("ocean");
-  const double level = oceanLevel(planet.elevation_m, planet.mesh.vertex_areas, config.ocean);
+  const double level = oceanLevel(planet.elevation_m, planet.mesh->vertex_areas, config.ocean);
   if (config.ocean.mode == "fraction") {
     // Elevations are reported above sea level: shift so the quantile is exactly 0 m.
     for (float& e : planet.elevation_m) e = float(double(e) - level);
@@ -85,6 +87,20 @@ double massError(std::span<const float> change_m, std::span<const float> areas) 
   return gross > 0.0 ? std::abs(net) / gross : 0.0;
 }
 
+// Uniform rain's map is its expectation: the budget spread evenly over the land, in droplets
+// per steradian like weather::CloudSimulation::rainfall(). (Binning the actual spawns would
+// show sampling noise, which is not where it rains more.)
+std::vector<float> uniformRainfall(const PlanetState& planet, uint64_t droplets) {
+  double land_area = 0.0;
+  for (size_t v = 0; v < planet.elevation_m.size(); ++v)
+    if (planet.elevation_m[v] >= planet.sea_level_m) land_area += planet.mesh->vertex_areas[v];
+  const float per_sr = land_area > 0 ? float(double(droplets) / land_area) : 0.0f;
+  std::vector<float> rainfall(planet.elevation_m.size(), 0.0f);
+  for (size_t v = 0; v < rainfall.size(); ++v)
+    if (planet.elevation_m[v] >= planet.sea_level_m) rainfall[v] = per_sr;
+  return rainfall;
+}
+
 }  // namespace
 
 void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
@@ -95,12 +111,12 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
   timer.start("erosion");
   if (config.erosion.hardness) {
     planet.erodibility =
-        erodibilityField(planet.mesh.positions, config.planet.seed, config.erosion.hardness_min,
+        erodibilityField(planet.mesh->positions, config.planet.seed, config.erosion.hardness_min,
                          config.erosion.hardness_scale);
   }
-  erosion::ErosionWorkspace workspace(planet.mesh, config.erosion.radius);
+  erosion::ErosionWorkspace workspace(*planet.mesh, config.erosion.radius);
   erosion::ErosionInput input;
-  input.mesh = &planet.mesh;
+  input.mesh = planet.mesh.get();
   input.radius_m = config.planet.radius_m;
   input.sea_level_m = planet.sea_level_m;
   input.erodibility = planet.erodibility;
@@ -109,7 +125,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
   planet.rain_mode = config.weather.mode;
 
   if (config.weather.mode == "clouds") {
-    weather::CloudSimulation clouds(planet.mesh, config.weather, config.planet.seed, droplets);
+    weather::CloudSimulation clouds(*planet.mesh, config.weather, config.planet.seed, droplets);
     while (!clouds.done()) {
       on_stage("weather, epoch " + std::to_string(clouds.epochsRun() + 1) + "/" +
                std::to_string(config.weather.epochs));
@@ -127,15 +143,14 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     planet.weather_stats = clouds.stats();
   } else {
     timer.start("weather");
-    const auto spawns = weather::uniformRain(planet.mesh, planet.elevation_m, planet.sea_level_m,
+    const auto spawns = weather::uniformRain(*planet.mesh, planet.elevation_m, planet.sea_level_m,
                                              droplets, config.planet.seed);
-    planet.rainfall =
-        weather::rainfallFromSpawns(planet.mesh, spawns, config.weather.grid_frequency);
+    planet.rainfall = uniformRainfall(planet, droplets);
     timer.start("erosion");
     addStats(planet.erosion_stats, erosion::erodeDroplets(input, spawns, config.erosion,
                                                           planet.elevation_m, planet.change_m));
   }
-  planet.erosion_stats.mass_error = massError(planet.change_m, planet.mesh.vertex_areas);
+  planet.erosion_stats.mass_error = massError(planet.change_m, planet.mesh->vertex_areas);
   timer.stop();
 }
 
@@ -148,8 +163,8 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
   s["seed"] = config.planet.seed;
   s["frequency"] = config.planet.frequency;
   s["threads"] = threads;
-  s["vertices"] = planet.mesh.vertexCount();
-  s["faces"] = planet.mesh.faceCount();
+  s["vertices"] = planet.mesh->vertexCount();
+  s["faces"] = planet.mesh->faceCount();
   s["land_vertices"] = planet.land_vertices;
   s["sea_level_m"] = planet.sea_level_m;
   const auto [lo, hi] = std::minmax_element(planet.elevation_m.begin(), planet.elevation_m.end());
@@ -193,7 +208,7 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
   }
   Json bands = Json::array();
   for (const LatitudeBand& b :
-       latitudeBands(planet.mesh, config.planet.radius_m, planet.initial_elevation_m,
+       latitudeBands(*planet.mesh, config.planet.radius_m, planet.initial_elevation_m,
                      planet.sea_level_m, planet.rainfall, planet.change_m)) {
     bands.push_back({{"lat_min_deg", b.lat_min_deg},
                      {"lat_max_deg", b.lat_max_deg},
@@ -243,6 +258,27 @@ void writeMaps(const PlanetState& planet, const Config& config,
 
 }  // namespace
 
+planet_export::PlanetSurface surfaceOf(const PlanetState& planet, const Config& config) {
+  planet_export::PlanetSurface surface;
+  surface.mesh = planet.mesh.get();
+  surface.elevation_m = planet.elevation_m;
+  surface.radius_m = config.planet.radius_m;
+  surface.sea_level_m = planet.sea_level_m;
+  if (planet.erosion_stats.droplets > 0)
+    surface.attributes.push_back({"_EROSION", planet.change_m});
+  if (!planet.rainfall.empty()) surface.attributes.push_back({"_RAINFALL", planet.rainfall});
+  Json extras;
+  extras["generator"] = "planetgen";
+  extras["seed"] = config.planet.seed;
+  extras["frequency"] = config.planet.frequency;
+  extras["radius_m"] = config.planet.radius_m;
+  extras["sea_level_m"] = planet.sea_level_m;
+  extras["rain_mode"] = planet.rain_mode;
+  extras["config"] = Json::parse(configToJson(config));
+  surface.extras_json = extras.dump();
+  return surface;
+}
+
 void writePlanet(const PlanetState& planet, const Config& config,
                  const std::filesystem::path& out_dir, StageTimer& timer,
                  const StageCallback& on_stage, int threads) {
@@ -251,22 +287,7 @@ void writePlanet(const PlanetState& planet, const Config& config,
   std::filesystem::create_directories(out_dir);
   planet_export::OutputTransaction out(out_dir);
 
-  planet_export::PlanetSurface surface;
-  surface.mesh = &planet.mesh;
-  surface.elevation_m = planet.elevation_m;
-  surface.radius_m = config.planet.radius_m;
-  surface.sea_level_m = planet.sea_level_m;
-  if (planet.erosion_stats.droplets > 0)
-    surface.attributes.push_back({"_EROSION", planet.change_m});
-  Json extras;
-  extras["generator"] = "planetgen";
-  extras["seed"] = config.planet.seed;
-  extras["frequency"] = config.planet.frequency;
-  extras["radius_m"] = config.planet.radius_m;
-  extras["sea_level_m"] = planet.sea_level_m;
-  extras["config"] = Json::parse(configToJson(config));
-  surface.extras_json = extras.dump();
-
+  const planet_export::PlanetSurface surface = surfaceOf(planet, config);
   if (config.output.glb) planet_export::writeGlb(out.temporaryFor("planet.glb"), surface);
   if (config.output.obj) {
     const auto obj = out.temporaryFor("planet.obj");

@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "erosion/droplet_erosion.h"
+#include "export/planet_surface.h"
 #include "geodesy/sphere_mesh.h"
 #include "planet/config.h"
 #include "planet/run_stats.h"
@@ -18,7 +20,8 @@ namespace planet {
 
 // Everything known about one generated planet.
 struct PlanetState {
-  geodesy::SphereMesh mesh;
+  // Shared, never mutated: copies of a PlanetState (compare's two runs) share one mesh.
+  std::shared_ptr<const geodesy::SphereMesh> mesh;
   std::vector<float> initial_elevation_m;  // after terrain and ocean, before erosion
   std::vector<float> elevation_m;          // current (eroded)
   std::vector<float> change_m;             // elevation_m - initial_elevation_m
@@ -45,6 +48,10 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
 
 // Number of droplets the config asks for on this planet.
 uint64_t dropletBudget(const Config& config, uint64_t land_vertices);
+
+// The export view of a planet: mesh, elevations, _EROSION/_RAINFALL attributes and the root
+// node extras (seed, frequency, full config). Refers to planet's arrays: keep planet alive.
+planet_export::PlanetSurface surfaceOf(const PlanetState& planet, const Config& config);
 
 // Writes planet.glb, planet.obj, planet.mtl, the PNG maps and summary.json into out_dir,
 // all or nothing (temporary files, renamed together at the end).
