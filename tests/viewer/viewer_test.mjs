@@ -1,0 +1,160 @@
+// Browser test of the web viewer (export/viewer). Starts the C++ test driver, which writes a
+// synthetic planet.glb into OUT_DIR and serves it with the viewer (export/viewer_server), then
+// drives Debian's chromium through playwright-core (pinned in package-lock.json):
+//   - the page reports ready (document.body.dataset.ready) with no console error,
+//   - the canvas is not blank (pixel variance),
+//   - switching the colour layer changes the pixels,
+//   - the sun slider, ocean switch, chunk outlines and LOD selection work without errors.
+// Screenshots go to OUT_DIR (viewer_tint.png, viewer_biome.png, ...).
+//
+// usage: node viewer_test.mjs SERVER_BINARY OUT_DIR
+// Exit code 0 when every check passes, 1 otherwise, 77 (skipped) when chromium is missing.
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const [serverBinary, outDir] = process.argv.slice(2);
+if (!serverBinary || !outDir) {
+  console.error('usage: node viewer_test.mjs SERVER_BINARY OUT_DIR');
+  process.exit(2);
+}
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+if (!existsSync(chromiumPath)) {
+  console.log(`skipped: ${chromiumPath} not found (apt-get install chromium)`);
+  process.exit(77);
+}
+mkdirSync(outDir, { recursive: true });
+
+let passed = 0;
+let failed = 0;
+function check(ok, what) {
+  if (ok) {
+    ++passed;
+    console.log(`ok: ${what}`);
+  } else {
+    ++failed;
+    console.log(`FAILED: ${what}`);
+  }
+}
+
+const server = spawn(serverBinary, [outDir], { stdio: ['pipe', 'pipe', 'inherit'] });
+const url = await new Promise((resolve, reject) => {
+  let text = '';
+  const timer = setTimeout(() => reject(new Error('the server did not start in 120 s')), 120000);
+  server.stdout.on('data', (data) => {
+    text += data;
+    const match = text.match(/serving (\S+)/);
+    if (match) {
+      clearTimeout(timer);
+      resolve(match[1]);
+    }
+  });
+  server.on('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+});
+console.log(`server: ${url}`);
+
+const browser = await chromium.launch({
+  executablePath: chromiumPath,
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+         '--disable-background-networking', '--disable-component-update', '--disable-sync',
+         '--no-first-run'],
+});
+const problems = [];
+try {
+  const page = await browser.newPage({ viewport: { width: 960, height: 640 } });
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
+  check(true, 'the page reports ready');
+
+  // Luminance statistics of the WebGL canvas and a subsample of its pixels for comparisons.
+  const canvasStats = () => page.evaluate(() => {
+    const source = document.querySelector('#view canvas');
+    const copy = document.createElement('canvas');
+    copy.width = source.width;
+    copy.height = source.height;
+    const context = copy.getContext('2d');
+    context.drawImage(source, 0, 0);
+    const data = context.getImageData(0, 0, copy.width, copy.height).data;
+    let sum = 0, sum2 = 0, n = 0;
+    const sample = [];
+    for (let i = 0; i < data.length; i += 4) {
+      const y = (data[i] + data[i + 1] + data[i + 2]) / 3;
+      sum += y;
+      sum2 += y * y;
+      ++n;
+      if ((i / 4) % 97 === 0) sample.push(data[i], data[i + 1], data[i + 2]);
+    }
+    const mean = sum / n;
+    return { mean, variance: sum2 / n - mean * mean, sample };
+  });
+  const changedFraction = (a, b) => {
+    let changed = 0;
+    for (let i = 0; i < a.sample.length; i += 3) {
+      const d = Math.abs(a.sample[i] - b.sample[i]) + Math.abs(a.sample[i + 1] - b.sample[i + 1]) +
+                Math.abs(a.sample[i + 2] - b.sample[i + 2]);
+      if (d > 24) ++changed;
+    }
+    return changed / (a.sample.length / 3);
+  };
+
+  const tint = await canvasStats();
+  await page.screenshot({ path: path.join(outDir, 'viewer_tint.png') });
+  console.log(`tint: mean ${tint.mean.toFixed(1)}, variance ${tint.variance.toFixed(1)}`);
+  check(tint.variance > 100, 'the rendered planet is not blank (luminance variance > 100)');
+
+  const setLayer = async (layer) => {
+    await page.selectOption('#layer', layer);
+    await page.waitForFunction((l) => document.body.dataset.layer === l, layer);
+    const stats = await canvasStats();
+    await page.screenshot({ path: path.join(outDir, `viewer_${layer}.png`) });
+    return stats;
+  };
+  for (const layer of ['biome', 'elevation', 'rainfall', 'erosion']) {
+    const stats = await setLayer(layer);
+    const changed = changedFraction(tint, stats);
+    console.log(`${layer}: ${(100 * changed).toFixed(1)}% of sampled pixels changed`);
+    check(changed > 0.05, `switching to the ${layer} layer changes the pixels`);
+  }
+  const back = await setLayer('tint');
+  check(changedFraction(tint, back) < 0.01, 'switching back to tint restores the picture');
+
+  await page.locator('#sun').fill('200');
+  const night = await canvasStats();
+  check(changedFraction(tint, night) > 0.05, 'moving the sun changes the lighting');
+  await page.locator('#sun').fill('40');
+
+  await page.locator('#ocean').uncheck();
+  await page.locator('#outlines').check();
+  await page.screenshot({ path: path.join(outDir, 'viewer_outlines.png') });
+  const outlined = await canvasStats();
+  check(changedFraction(tint, outlined) > 0.01, 'ocean off and chunk outlines on change the picture');
+
+  const lodCount = await page.locator('#lod option').count();
+  check(lodCount === 3, `three levels of detail are offered (got ${lodCount})`);
+  await page.selectOption('#lod', '2');
+  await page.waitForFunction(() => document.getElementById('status').textContent.includes('LOD 2'));
+  await page.screenshot({ path: path.join(outDir, 'viewer_lod2.png') });
+  const status = await page.locator('#status').textContent();
+  console.log(`status: ${status.replace(/\n/g, ' | ')}`);
+  check(/LOD 2: 2,?240 vertices, 2,?880 triangles, 80 chunks/.test(status),
+        'LOD 2 (frequency 12: 80 chunks of 28 vertices) is loaded and shown');
+} catch (error) {
+  problems.push(`test error: ${error.stack || error}`);
+} finally {
+  await browser.close();
+  server.stdin.end();
+  server.kill('SIGTERM');
+}
+for (const problem of problems) console.log(problem);
+check(problems.length === 0, 'no console errors, page errors or failed requests');
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
