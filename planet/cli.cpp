@@ -109,7 +109,7 @@ int runPipeline(Command command, const GenerateArgs& args) {
   StageCallback on_stage = [&](const std::string& stage) { progress(stage); };
   try {
     if (command == Command::kCompare) {
-      runCompare(config, CompareOptions{}, args.out_dir, threads, on_stage);
+      runCompare(config, args.out_dir, threads, on_stage);
       return kExitOk;
     }
     StageTimer timer;

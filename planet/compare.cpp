@@ -182,8 +182,8 @@ void stagePng(planet_export::OutputTransaction& out, const std::string& name,
 
 }  // namespace
 
-void runCompare(const Config& config, const CompareOptions& options,
-                const std::filesystem::path& out_dir, int threads, const StageCallback& on_stage) {
+void runCompare(const Config& config, const std::filesystem::path& out_dir, int threads,
+                const StageCallback& on_stage) {
   StageTimer timer;
   PlanetState base = buildPlanet(config, timer, on_stage);
   Config weather_config = config, uniform_config = config;
@@ -227,6 +227,7 @@ void runCompare(const Config& config, const CompareOptions& options,
   planet_export::writeGlb(out.temporaryFor("uniform.glb"), su);
 
   const int width = config.output.map_width;
+  const CompareParams& options = config.compare;
   planet_export::ReliefOptions relief;
   relief.width = width;
   stagePng(out, "relief_initial.png", planet_export::renderShadedRelief(s0, relief));

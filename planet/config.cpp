@@ -178,6 +178,10 @@ const std::vector<KeySpec>& schema() {
       boolKey("output", "maps", FIELD(output.maps)),
       intKey("output", "map_width", FIELD(output.map_width), 16, 16384),
 
+      intKey("compare", "globe_size_px", FIELD(compare.globe_size_px), 16, 8192),
+      intKey("compare", "globe_views", FIELD(compare.globe_views), 1, 12),
+      realKey("compare", "globe_lat_deg", FIELD(compare.globe_lat_deg), -90, 90),
+
       realKey("limits", "memory_cap_gib", FIELD(limits.memory_cap_gib), 0, kBig),
   };
   return rows;

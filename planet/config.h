@@ -29,6 +29,12 @@ struct OutputParams {
   int map_width = 2048;  // equirectangular width in pixels; height is width / 2
 };
 
+struct CompareParams {
+  int globe_size_px = 512;
+  int globe_views = 3;          // viewpoints spread evenly in longitude
+  double globe_lat_deg = 25.0;  // latitude of every viewpoint
+};
+
 struct LimitParams {
   double memory_cap_gib = 0.0;  // 0 = the machine's available memory
 };
@@ -40,6 +46,7 @@ struct Config {
   erosion::ErosionParams erosion;
   weather::WeatherParams weather;
   OutputParams output;
+  CompareParams compare;
   LimitParams limits;
 };
 

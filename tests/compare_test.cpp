@@ -1,0 +1,132 @@
+// `planetgen compare`, run as a user runs it: the real binary, real files read back.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <stb_image.h>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kBinary = fs::path(PLANETGEN_BINARY_DIR) / "planetgen";
+
+// A planet big enough for weather to show: f = 48, large continents, westerlies over them.
+const std::string kConfig =
+    "[planet]\nseed = 11\nfrequency = 48\n"
+    "[terrain]\ncontinent_frequency = 0.7\n"
+    "[erosion]\ndroplets = 40000\nbatch_size = 64\n"
+    "[weather]\nticks = 300\nepochs = 2\n"
+    "[output]\nmap_width = 128\n"
+    "[compare]\nglobe_size_px = 96\nglobe_views = 2\n";
+
+int run(const std::string& args) {
+  const int status = std::system((kBinary.string() + " " + args + " 2>&1").c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+nlohmann::json readJson(const fs::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+// The compare outputs of one config at the given thread count (runs once per count).
+const fs::path& compareOutput(int threads) {
+  static std::map<int, fs::path> outputs;
+  if (!outputs.count(threads)) {
+    const fs::path dir = fs::temp_directory_path() / "planetgen_compare_test";
+    fs::create_directories(dir);
+    std::ofstream(dir / "compare.toml") << kConfig;
+    const fs::path out = dir / ("out" + std::to_string(threads));
+    fs::remove_all(out);
+    REQUIRE(run("compare --config " + (dir / "compare.toml").string() + " --out " + out.string() +
+                " --threads " + std::to_string(threads)) == 0);
+    outputs[threads] = out;
+  }
+  return outputs[threads];
+}
+
+// metrics.json without what legitimately differs between runs (timings, memory, threads).
+nlohmann::json stableMetrics(const fs::path& out) {
+  nlohmann::json m = readJson(out / "metrics.json");
+  m.erase("timings");
+  m.erase("peak_rss_bytes");
+  m.erase("threads");
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("compare: the two runs share the terrain and the droplet budget", "[compare]") {
+  const fs::path& out = compareOutput(2);
+  const auto m = readJson(out / "metrics.json");
+  CHECK(m["weather"]["droplets"] == 40000);
+  CHECK(m["uniform"]["droplets"] == 40000);
+  CHECK(m["weather"]["elevation_hash"] != m["uniform"]["elevation_hash"]);
+  // generate without erosion gives the same initial terrain as both compare runs started from.
+  const fs::path dir = out.parent_path();
+  const fs::path gen = dir / "generate";
+  REQUIRE(run("generate --config " + (dir / "compare.toml").string() + " --out " + gen.string() +
+              " --set erosion.droplets=0 --set erosion.droplets_per_land_vertex=0") == 0);
+  const auto summary = readJson(gen / "summary.json");
+  CHECK(summary["initial_elevation_hash"] == m["initial_elevation_hash"]);
+  for (const char* mode : {"weather", "uniform"}) {
+    INFO(mode);
+    CHECK(m[mode]["mass_conservation_error"].get<double>() < 1e-5);
+    CHECK(m[mode]["latitude_bands"].size() == 18);
+  }
+  CHECK(m["regions"].size() >= 1);
+}
+
+TEST_CASE("compare: erosion follows the rain under weather, not under uniform rain", "[compare]") {
+  const auto m = readJson(compareOutput(2) / "metrics.json");
+  const double weather = m["weather"]["rain_erosion_spearman"];
+  const double uniform = m["uniform"]["rain_erosion_spearman"];
+  INFO("weather " << weather << ", uniform " << uniform);
+  CHECK(std::abs(uniform) <= 0.1);
+  CHECK(weather >= 0.3);
+}
+
+TEST_CASE("compare: metrics are identical at 1 and 2 threads", "[compare]") {
+  CHECK(stableMetrics(compareOutput(1)) == stableMetrics(compareOutput(2)));
+}
+
+TEST_CASE("compare: every file is written and every PNG has its stated size", "[compare]") {
+  const fs::path& out = compareOutput(2);
+  for (const char* name :
+       {"weather.glb", "uniform.glb", "initial.glb", "report.html", "metrics.json"})
+    CHECK(fs::file_size(out / name) > 0);
+  struct Png {
+    std::string name;
+    int width, height;
+  };
+  std::vector<Png> pngs;
+  for (const char* map : {"relief_initial", "relief_weather", "relief_uniform", "rainfall_weather",
+                          "rainfall_uniform", "erosion_weather", "erosion_uniform", "difference"})
+    pngs.push_back({std::string(map) + ".png", 128, 64});
+  for (const char* run : {"initial", "weather", "uniform"})
+    for (int view : {1, 2})
+      pngs.push_back({std::string("globe_") + run + "_" + std::to_string(view) + ".png", 96, 96});
+  std::ifstream report(out / "report.html");
+  const std::string html((std::istreambuf_iterator<char>(report)),
+                         std::istreambuf_iterator<char>());
+  for (const Png& png : pngs) {
+    INFO(png.name);
+    int w = 0, h = 0, channels = 0;
+    unsigned char* pixels = stbi_load((out / png.name).c_str(), &w, &h, &channels, 3);
+    REQUIRE(pixels != nullptr);
+    stbi_image_free(pixels);
+    CHECK(w == png.width);
+    CHECK(h == png.height);
+    CHECK(html.find("src=\"" + png.name + "\"") != std::string::npos);
+  }
+  CHECK(html.find("<svg") != std::string::npos);
+  CHECK(html.find("rain–erosion Spearman") != std::string::npos);
+}
