@@ -3,7 +3,9 @@
 // (../shared/papers/002_32d6344273ba1499.txt), stepped in the tangent plane (Kelley 2020 §4.4).
 // Deterministic: the result is bit-identical for any thread count.
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -13,36 +15,71 @@
 namespace erosion {
 
 // Defaults follow Lague's implementation of Beyer's algorithm; see README for each meaning.
+// Lengths and heights are in the dimensionless frame of erosion/droplet.h: one step = one mean
+// edge length, heights in edge lengths.
 struct ErosionParams {
-  uint64_t droplets = 0;            // total droplets (uniform rain); 0 = droplets_per_land_vertex
+  uint64_t droplets = 0;  // total droplets (uniform rain); 0 = droplets_per_land_vertex
   double droplets_per_land_vertex = 1.0;
-  double inertia = 0.05;            // [0,1] eq. 5.1
-  double capacity = 4.0;            // > 0, eq. 5.4
-  double min_slope = 0.01;          // >= 0, eq. 5.4
-  double deposition = 0.3;          // [0,1] eq. 5.5
-  double erosion = 0.3;             // [0,1] eq. 5.6
-  double evaporation = 0.01;        // [0,1) eq. 5.8
-  double gravity = 4.0;             // > 0, eq. 5.7
-  double radius = 3.0;              // brush radius in edge lengths, eq. 5.9
-  int max_lifetime = 30;            // steps
+  double inertia = 0.05;      // [0,1] eq. 5.1
+  double capacity = 4.0;      // > 0, eq. 5.4
+  double min_slope = 0.01;    // >= 0, eq. 5.4
+  double deposition = 0.3;    // [0,1] eq. 5.5
+  double erosion = 0.3;       // [0,1] eq. 5.6
+  double evaporation = 0.01;  // [0,1) eq. 5.8
+  double gravity = 4.0;       // > 0, eq. 5.7
+  double radius = 3.0;        // brush radius in edge lengths, eq. 5.9
+  int max_lifetime = 30;      // steps
   double initial_water = 1.0;
   double initial_speed = 1.0;
-  double blur = 0.0;                // [0,1] change-map blur blend factor b, eq. 5.10
-  int batch_size = 1024;            // droplets per deterministic batch
+  double blur = 0.0;      // [0,1] change-map blur blend factor b, eq. 5.10
+  int batch_size = 1024;  // droplets per deterministic batch (see README, "Determinism")
   // Hardness: erodibility in [0,1] per vertex from low-frequency noise (Beyer §5.2).
-  double hardness_min = 0.4;        // erodibility of the hardest rock
-  double hardness_scale = 2.0;      // noise frequency on the unit sphere
+  double hardness_min = 0.4;    // erodibility of the hardest rock
+  double hardness_scale = 2.0;  // noise frequency on the unit sphere
   bool hardness = true;
 };
 
-
 struct ErosionStats {
-  double eroded_volume_m3 = 0.0;
-  double deposited_volume_m3 = 0.0;
-  double mass_error = 0.0;  // |sum dh*A| / sum |dh*A|
+  double eroded_volume_m3 = 0.0;     // taken by droplets (before the blur)
+  double deposited_volume_m3 = 0.0;  // given back by droplets (equals eroded up to rounding)
+  double mass_error = 0.0;           // |sum dh*A| / sum |dh*A| over this call's change
   uint64_t droplets = 0;
+  uint64_t droplet_steps = 0;
   double mean_steps = 0.0;
   uint64_t ended_dried = 0, ended_lifetime = 0, ended_sea = 0, ended_flat = 0;
+};
+
+// How the brush of eq. 5.9 is found at each erosion step (README, "Brush", compares them).
+enum class BrushMode {
+  kPatterns,     // lattice offsets as id differences shared by runs of vertices (fastest)
+  kLattice,      // lattice offsets walked through the neighbour lists every step (no memory)
+  kPrecomputed,  // per-vertex CSR of ids and metric weights (8 bytes per entry)
+  kGathered,     // breadth-first walk with distances from the droplet's exact position
+};
+
+// What erodeDroplets builds once per mesh and brush radius and can reuse across calls (weather
+// epochs): the brushes, normalised dual areas, per-thread fixed-point change buffers.
+// Construction is parallel in the caller's oneTBB arena. Not thread-safe: one erodeDroplets
+// call at a time per workspace.
+class ErosionWorkspace {
+ public:
+  ErosionWorkspace(const geodesy::SphereMesh& mesh, double radius,
+                   BrushMode mode = BrushMode::kPatterns);
+  ~ErosionWorkspace();
+  ErosionWorkspace(const ErosionWorkspace&) = delete;
+  ErosionWorkspace& operator=(const ErosionWorkspace&) = delete;
+
+  const geodesy::SphereMesh& mesh() const;
+  double radius() const;
+  BrushMode brushMode() const;
+  size_t brushMemoryBytes() const;  // the brush tables (per vertex only for kPrecomputed)
+  size_t memoryBytes() const;       // everything held now, brushes included
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
 };
 
 struct ErosionInput {
@@ -51,11 +88,14 @@ struct ErosionInput {
   double sea_level_m = 0.0;
   std::span<const float> erodibility;  // per vertex in [0,1]; empty = 1 everywhere
   uint64_t seed = 0;
+  // Reused across calls if set (same mesh and radius as the params); null = a temporary one
+  // is built for the call (see README for its cost).
+  ErosionWorkspace* workspace = nullptr;
 };
 
 // Runs the droplets in spawn order (droplet id = first_droplet_id + index), in place on
-// elevation_m, and adds this call's change to change_m. Weather calls it once per epoch.
-// Parallelism: the caller's oneTBB arena. Output does not depend on the thread count.
+// elevation_m, and adds this call's change to change_m (may be empty). Weather calls it once
+// per epoch. Parallelism: the caller's oneTBB arena. Output does not depend on the thread count.
 ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::DropletSpawn> spawns,
                            const ErosionParams& params, std::span<float> elevation_m,
                            std::span<float> change_m, uint64_t first_droplet_id = 0);

@@ -1,0 +1,203 @@
+#include "erosion/brush.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+#include <glm/geometric.hpp>
+
+namespace erosion {
+
+BrushGatherer::BrushGatherer(const geodesy::SphereMesh& mesh)
+    : mesh_(&mesh), stamp_(mesh.vertexCount(), 0) {
+  ids_.reserve(64);
+  weights_.reserve(64);
+}
+
+size_t BrushGatherer::gather(const glm::vec3& p, uint32_t start, float radius_edges) {
+  if (++generation_ == 0) {  // the stamps wrapped: forget every old visit
+    std::fill(stamp_.begin(), stamp_.end(), 0u);
+    generation_ = 1;
+  }
+  const glm::vec3* positions = mesh_->positions.data();
+  const uint32_t* offsets = mesh_->neighbour_offsets.data();
+  const uint32_t* neighbours = mesh_->neighbours.data();
+  const float inv_edge = float(1.0 / mesh_->mean_edge_length);
+  const float r = radius_edges;
+  // Beyer 2015, eq. 5.9: weight max(0, r - |P_i - pos|), distances in edge lengths.
+  auto weightOf = [&](uint32_t v) { return r - glm::length(positions[v] - p) * inv_edge; };
+
+  ids_.clear();
+  weights_.clear();
+  stamp_[start] = generation_;
+  const float w0 = weightOf(start);
+  if (!(w0 > 0.0f)) {
+    ids_.push_back(start);
+    weights_.push_back(1.0f);
+    return 1;
+  }
+  ids_.push_back(start);
+  weights_.push_back(w0);
+  // The set {d < r} is connected through itself on a near-uniform mesh, so a walk that only
+  // expands accepted vertices finds all of them.
+  for (size_t i = 0; i < ids_.size(); ++i) {
+    const uint32_t v = ids_[i];
+    for (uint32_t k = offsets[v]; k < offsets[v + 1]; ++k) {
+      const uint32_t n = neighbours[k];
+      if (stamp_[n] == generation_) continue;
+      stamp_[n] = generation_;
+      const float w = weightOf(n);
+      if (w > 0.0f) {
+        ids_.push_back(n);
+        weights_.push_back(w);
+      }
+    }
+  }
+  float sum = 0.0f;
+  for (float w : weights_) sum += w;
+  const float inv_sum = 1.0f / sum;
+  for (float& w : weights_) w *= inv_sum;
+  return ids_.size();
+}
+
+LatticeBrush makeLatticeBrush(double radius_edges) {
+  LatticeBrush brush;
+  brush.radius_edges = float(radius_edges);
+  const double r = radius_edges;
+  // Sector k holds a * dir_k + b * dir_{k+1} with a >= 1, b >= 0: every lattice point but the
+  // centre exactly once. Reached by a steps along dir_k, then b steps along dir_{k+1}.
+  struct Point {
+    int a, b, k;
+  };
+  std::vector<Point> points{{0, 0, 0}};
+  std::vector<double> weights{r};
+  std::vector<int> parents{0}, dirs{0};
+  auto indexOf = [&](int a, int b, int k) {
+    for (size_t i = 0; i < points.size(); ++i)
+      if (points[i].a == a && points[i].b == b && (a == 0 || points[i].k == k)) return int(i);
+    return -1;
+  };
+  const int reach = int(std::ceil(r)) + 1;
+  // Breadth-first by ring a + b so that parents come first.
+  for (int ring = 1; ring <= 2 * reach; ++ring) {
+    for (int k = 0; k < 6; ++k) {
+      for (int b = 0; b < ring; ++b) {
+        const int a = ring - b;
+        const double d = std::sqrt(double(a * a + a * b + b * b));
+        if (!(d < r)) continue;
+        const int parent = b > 0 ? indexOf(a, b - 1, k) : indexOf(a - 1, 0, k);
+        if (parent < 0) continue;  // outside the disc already: cannot happen for a disc
+        points.push_back({a, b, k});
+        weights.push_back(r - d);  // Beyer 2015, eq. 5.9
+        parents.push_back(parent);
+        dirs.push_back(b > 0 ? (k + 1) % 6 : k);
+        brush.rings = std::max(brush.rings, ring);
+      }
+    }
+  }
+  double sum = 0.0;
+  for (double w : weights) sum += w;
+  for (size_t i = 0; i < points.size(); ++i) {
+    brush.entries.push_back({uint16_t(parents[i]), uint8_t(dirs[i]), float(weights[i] / sum)});
+    brush.weights.push_back(float(weights[i] / sum));
+  }
+  assert(brush.entries.size() <= 512);
+  return brush;
+}
+
+BrushPatterns buildBrushPatterns(const NodeTable& nodes, const LatticeBrush& brush) {
+  const size_t n = nodes.links.size();
+  const size_t m = brush.entries.size();
+  const VertexLinks* links = nodes.links.data();
+  BrushPatterns patterns;
+  patterns.entries = m;
+  patterns.of_vertex.assign(n, BrushPatterns::kNone);
+  // Differences of v's brush, or false near a five-valent vertex.
+  auto differences = [&](size_t v, int32_t* out, uint32_t* ids) {
+    if (links[v].irregularBrush()) return false;
+    latticeBrushIds(links, brush, uint32_t(v), ids);
+    for (size_t e = 0; e < m; ++e) out[e] = int32_t(int64_t(ids[e]) - int64_t(v));
+    return true;
+  };
+  // Pass 1: a vertex starts a new pattern unless its differences equal its predecessor's.
+  constexpr size_t kChunk = 4096;
+  const size_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<uint8_t> starts(n, 0);
+  std::vector<uint32_t> chunk_starts(chunks, 0);
+  tbb::parallel_for(size_t(0), chunks, [&](size_t c) {
+    std::vector<int32_t> previous(m), current(m);
+    std::vector<uint32_t> ids(m);
+    const size_t begin = c * kChunk, end = std::min(n, begin + kChunk);
+    bool have_previous = begin > 0 && differences(begin - 1, previous.data(), ids.data());
+    uint32_t count = 0;
+    for (size_t v = begin; v < end; ++v) {
+      const bool regular = differences(v, current.data(), ids.data());
+      if (regular && !(have_previous && previous == current)) starts[v] = 1, ++count;
+      have_previous = regular;
+      previous.swap(current);
+    }
+    chunk_starts[c] = count;
+  });
+  // Pass 2: pattern numbers in vertex order; pass 3: write each pattern once.
+  std::vector<uint32_t> first_pattern(chunks + 1, 0);
+  for (size_t c = 0; c < chunks; ++c) first_pattern[c + 1] = first_pattern[c] + chunk_starts[c];
+  patterns.deltas.resize(size_t(first_pattern[chunks]) * m);
+  tbb::parallel_for(size_t(0), chunks, [&](size_t c) {
+    std::vector<uint32_t> ids(m);
+    const size_t begin = c * kChunk, end = std::min(n, begin + kChunk);
+    uint32_t pattern = first_pattern[c];
+    // A run may begin in an earlier chunk: its pattern is the one just before this chunk's.
+    uint32_t current = pattern > 0 ? pattern - 1 : BrushPatterns::kNone;
+    for (size_t v = begin; v < end; ++v) {
+      if (links[v].irregularBrush()) {
+        current = BrushPatterns::kNone;
+        continue;
+      }
+      if (starts[v]) {
+        current = pattern++;
+        differences(v, &patterns.deltas[size_t(current) * m], ids.data());
+      }
+      patterns.of_vertex[v] = uint32_t(size_t(current) * m);
+    }
+  });
+  return patterns;
+}
+
+VertexBrushes buildVertexBrushes(const geodesy::SphereMesh& mesh, double radius_edges) {
+  const size_t vertex_count = mesh.vertexCount();
+  VertexBrushes brushes;
+  brushes.radius_edges = float(radius_edges);
+  brushes.offsets.assign(vertex_count + 1, 0);
+
+  tbb::enumerable_thread_specific<BrushGatherer> gatherers(std::cref(mesh));
+  // Two passes over the same gather: counts, then the entries at their CSR offsets, so no
+  // per-vertex vectors are kept and the layout does not depend on scheduling.
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, vertex_count, 1024),
+                    [&](const tbb::blocked_range<size_t>& range) {
+                      BrushGatherer& g = gatherers.local();
+                      for (size_t v = range.begin(); v < range.end(); ++v) {
+                        brushes.offsets[v + 1] = uint32_t(
+                            g.gather(mesh.positions[v], uint32_t(v), brushes.radius_edges));
+                      }
+                    });
+  for (size_t v = 0; v < vertex_count; ++v) brushes.offsets[v + 1] += brushes.offsets[v];
+  brushes.ids.resize(brushes.offsets.back());
+  brushes.weights.resize(brushes.offsets.back());
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, vertex_count, 1024),
+                    [&](const tbb::blocked_range<size_t>& range) {
+                      BrushGatherer& g = gatherers.local();
+                      for (size_t v = range.begin(); v < range.end(); ++v) {
+                        g.gather(mesh.positions[v], uint32_t(v), brushes.radius_edges);
+                        std::copy(g.ids().begin(), g.ids().end(),
+                                  brushes.ids.begin() + brushes.offsets[v]);
+                        std::copy(g.weights().begin(), g.weights().end(),
+                                  brushes.weights.begin() + brushes.offsets[v]);
+                      }
+                    });
+  return brushes;
+}
+
+}  // namespace erosion

@@ -1,0 +1,122 @@
+#pragma once
+// The erosion brush (Beyer 2015 §5.2, eq. 5.9): the vertices within `radius` mean edge lengths
+// of a point, each weighted max(0, r - d) with d in edge lengths, normalised to sum 1.
+//
+// Away from the twelve five-valent vertices the icosphere is a regular triangular lattice, so
+// the brush is one table of lattice offsets (a, b) with weights from lattice distances
+// sqrt(a^2 + ab + b^2) (LatticeBrush). Ways to find its vertices around the droplet's nearest
+// vertex (README, "Brush", has the measurements):
+// - BrushPatterns: the offsets as vertex-id differences. geodesy numbers lattice rows
+//   contiguously, so runs of vertices share one list of differences; per vertex only the
+//   index of its list is stored. The default.
+// - walking the lattice through the neighbour lists at every step (no memory, slower);
+// - VertexBrushes: every vertex's ids and metric weights, CSR (8 bytes per entry);
+// - BrushGatherer: a breadth-first walk with metric distances from any point. Builds
+//   VertexBrushes and serves the centres near the five-valent vertices.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "erosion/node_table.h"
+#include "geodesy/sphere_mesh.h"
+
+namespace erosion {
+
+// Gathers brushes around arbitrary points by a breadth-first walk over the vertex adjacency.
+// Holds a visit stamp per vertex (4 bytes/vertex); one per thread, not thread-safe.
+class BrushGatherer {
+ public:
+  explicit BrushGatherer(const geodesy::SphereMesh& mesh);
+
+  // Collects the vertices closer than radius_edges * mesh.mean_edge_length (chord distance)
+  // to the unit point p, walking from `start`, a vertex near p. If no vertex is that close
+  // the brush is {start: 1}. Returns the number of vertices; ids() and weights() hold them,
+  // weights sum to 1. Valid until the next gather.
+  size_t gather(const glm::vec3& p, uint32_t start, float radius_edges);
+
+  std::span<const uint32_t> ids() const { return ids_; }
+  std::span<const float> weights() const { return weights_; }
+
+ private:
+  const geodesy::SphereMesh* mesh_;
+  std::vector<uint32_t> stamp_;
+  uint32_t generation_ = 0;
+  std::vector<uint32_t> ids_;
+  std::vector<float> weights_;
+};
+
+// One brush per vertex, centred on the vertex: the brush of v is
+// ids/weights[offsets[v] .. offsets[v+1]). About 3 r^2 + 3 entries per vertex, 8 bytes each.
+struct VertexBrushes {
+  float radius_edges = 0.0f;
+  std::vector<uint32_t> offsets;
+  std::vector<uint32_t> ids;
+  std::vector<float> weights;
+
+  size_t memoryBytes() const {
+    return offsets.capacity() * sizeof(uint32_t) + ids.capacity() * sizeof(uint32_t) +
+           weights.capacity() * sizeof(float);
+  }
+};
+
+// The lattice brush: entries in breadth-first order, entries[0] the centre; every other entry
+// is its parent's vertex moved one lattice step in direction dir (0..5, counter-clockwise from
+// the centre's first neighbour). Weights sum to 1.
+struct LatticeBrush {
+  struct Entry {
+    uint16_t parent = 0;
+    uint8_t dir = 0;
+    float weight = 0.0f;
+  };
+  float radius_edges = 0.0f;
+  int rings = 0;  // the farthest entry is this many neighbour steps from the centre
+  std::vector<Entry> entries;
+  std::vector<float> weights;  // entries[i].weight, contiguous
+};
+
+LatticeBrush makeLatticeBrush(double radius_edges);
+
+// Writes the vertex ids of the lattice brush around `centre` (which must not have the
+// irregular-brush bit) to ids[0 .. brush.entries.size()). A step along direction d leaves a
+// vertex by slot rot + d of its neighbour list, where rot is the slot of the centre's
+// direction 0 there, and arrives with the back slot opposite: the walk keeps its bearings.
+inline void latticeBrushIds(const VertexLinks* links, const LatticeBrush& brush, uint32_t centre,
+                            uint32_t* ids) {
+  static constexpr uint8_t kMod6[16] = {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3};
+  uint8_t rots[512];
+  ids[0] = centre;
+  rots[0] = 0;
+  const LatticeBrush::Entry* entries = brush.entries.data();
+  for (size_t e = 1; e < brush.entries.size(); ++e) {
+    const LatticeBrush::Entry entry = entries[e];
+    const VertexLinks& parent = links[ids[entry.parent]];
+    const int slot = kMod6[rots[entry.parent] + entry.dir];
+    ids[e] = parent.nbr[slot];
+    rots[e] = kMod6[parent.backSlot(slot) + 9 - entry.dir];
+  }
+}
+
+// Lattice brushes as vertex-id differences from the centre, shared by runs of vertices.
+struct BrushPatterns {
+  static constexpr uint32_t kNone = UINT32_MAX;  // centre near a five-valent vertex
+  size_t entries = 0;                            // differences per pattern
+  std::vector<uint32_t> of_vertex;  // first difference of v's pattern in deltas, or kNone
+  std::vector<int32_t> deltas;
+
+  size_t memoryBytes() const {
+    return of_vertex.capacity() * sizeof(uint32_t) + deltas.capacity() * sizeof(int32_t);
+  }
+};
+
+// Parallel; the result does not depend on the thread count.
+BrushPatterns buildBrushPatterns(const NodeTable& nodes, const LatticeBrush& brush);
+
+// Builds the brush of every vertex. Parallel in the caller's oneTBB arena; the result does not
+// depend on the thread count.
+VertexBrushes buildVertexBrushes(const geodesy::SphereMesh& mesh, double radius_edges);
+
+}  // namespace erosion

@@ -1,0 +1,224 @@
+#include "erosion/droplet_erosion.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <numbers>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "erosion/change_blur.h"
+#include "erosion/droplet.h"
+#include "erosion/workspace_impl.h"
+
+namespace erosion {
+namespace {
+
+// Droplets per task inside a batch; small enough to balance 1024 droplets over many threads.
+constexpr size_t kDropletGrain = 8;
+constexpr int kBlockShift = ChangeAccumulator::kBlockShift;
+constexpr size_t kBlock = ChangeAccumulator::kBlock;
+
+// The fixed-point change of vertex v summed over the threads. Integer, so the order of the
+// threads and of the droplets inside them does not matter.
+inline int64_t totalChange(const std::vector<std::unique_ptr<ThreadSlot>>& slots, uint32_t v) {
+  int64_t sum = 0;
+  for (const auto& slot : slots)
+    if (slot) sum += slot->changes.sum(v);
+  return sum;
+}
+
+ErosionWorkspace::Impl& workspaceFor(const ErosionInput& input, const ErosionParams& params,
+                                     std::unique_ptr<ErosionWorkspace>& temporary) {
+  ErosionWorkspace* workspace = input.workspace;
+  if (!workspace || &workspace->mesh() != input.mesh || workspace->radius() != params.radius) {
+    assert(!workspace && "the workspace was built for another mesh or brush radius");
+    temporary = std::make_unique<ErosionWorkspace>(*input.mesh, params.radius);
+    workspace = temporary.get();
+  }
+  ErosionWorkspace::Impl& w = workspace->impl();
+  const size_t slot_count = size_t(tbb::this_task_arena::max_concurrency());
+  if (w.slots.size() < slot_count) w.slots.resize(slot_count);
+  return w;
+}
+
+}  // namespace
+
+ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::DropletSpawn> spawns,
+                           const ErosionParams& params, std::span<float> elevation_m,
+                           std::span<float> change_m, uint64_t first_droplet_id) {
+  assert(input.mesh);
+  const geodesy::SphereMesh& mesh = *input.mesh;
+  const size_t n = mesh.vertexCount();
+  assert(elevation_m.size() == n);
+  assert(change_m.empty() || change_m.size() == n);
+  assert(input.erodibility.empty() || input.erodibility.size() == n);
+  ErosionStats stats;
+  if (spawns.empty()) return stats;
+
+  std::unique_ptr<ErosionWorkspace> temporary;
+  ErosionWorkspace::Impl& w = workspaceFor(input, params, temporary);
+  const double height_scale = heightScale(input);
+  // Droplets read the heights in the node table. elevation_m keeps the heights of the call's
+  // start until the end, when the call's change is applied to it once.
+  refreshNodeTable(w.nodes, elevation_m, height_scale, input.erodibility);
+  const DropletContext context = makeDropletContext(input, params, w);
+  const double metres_per_quantum =
+      mesh.mean_edge_length * input.radius_m / ChangeAccumulator::kScale;
+
+  const size_t block_count = n / kBlock + 1;
+  std::vector<uint8_t> touched_blocks(block_count, 0);
+  std::vector<uint32_t> dirty_blocks;
+  const size_t batch = size_t(std::max(1, params.batch_size));
+  std::vector<DropletOutcome> outcomes(std::min(batch, spawns.size()));
+  std::vector<uint32_t> order;
+  double eroded = 0.0, deposited = 0.0;
+  for (size_t start = 0; start < spawns.size(); start += batch) {
+    const size_t end = std::min(spawns.size(), start + batch);
+    // Droplets of a batch are independent (frozen heights, integer sums), so they may run in
+    // any order: by spawn face, neighbours run one after another and find the mesh in cache.
+    order.resize(end - start);
+    for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return spawns[start + a].point.face < spawns[start + b].point.face;
+    });
+    // Every droplet of the batch reads the heights frozen at the batch start and adds its
+    // changes to its thread's fixed-point buffer.
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, end - start, kDropletGrain),
+                      [&](const tbb::blocked_range<size_t>& range) {
+                        const int index = tbb::this_task_arena::current_thread_index();
+                        assert(index >= 0 && size_t(index) < w.slots.size());
+                        ThreadSlot& slot = w.slot(size_t(index));
+                        const DropletScratch scratch{&slot.changes, &slot.gatherer};
+                        for (size_t k = range.begin(); k < range.end(); ++k) {
+                          const size_t i = start + order[k];
+                          outcomes[i - start] = runDroplet(context, scratch, spawns[i],
+                                                           first_droplet_id + i, nullptr);
+                        }
+                      });
+
+    // Publish the batch: every vertex of a block some thread changed gets its start height
+    // plus the sum over threads, in integers. Blocks are disjoint, so tasks need no order.
+    dirty_blocks.clear();
+    for (size_t block = 0; block < block_count; ++block) {
+      uint8_t dirty = 0;
+      for (const auto& slot : w.slots)
+        if (slot) dirty |= slot->changes.dirty()[block];
+      if (dirty) dirty_blocks.push_back(uint32_t(block));
+    }
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, dirty_blocks.size(), 16),
+                      [&](const tbb::blocked_range<size_t>& range) {
+                        for (size_t k = range.begin(); k < range.end(); ++k) {
+                          const uint32_t block = dirty_blocks[k];
+                          touched_blocks[block] = 1;
+                          const size_t begin = size_t(block) << kBlockShift;
+                          const size_t stop = std::min(n, begin + kBlock);
+                          for (size_t v = begin; v < stop; ++v) {
+                            const double metres =
+                                double(w.nodes.start_m[v]) +
+                                double(totalChange(w.slots, uint32_t(v))) * metres_per_quantum;
+                            w.nodes.points[v].h = float(metres * height_scale);
+                          }
+                        }
+                      });
+    for (const auto& slot : w.slots)
+      if (slot) slot->changes.clearDirty();
+
+    // Statistics in droplet order.
+    for (size_t i = 0; i < end - start; ++i) {
+      const DropletOutcome& o = outcomes[i];
+      eroded += o.eroded;
+      deposited += o.deposited;
+      stats.droplet_steps += o.steps;
+      switch (o.end) {
+        case DropletEnd::kLifetime:
+          ++stats.ended_lifetime;
+          break;
+        case DropletEnd::kDried:
+          ++stats.ended_dried;
+          break;
+        case DropletEnd::kSea:
+          ++stats.ended_sea;
+          break;
+        case DropletEnd::kFlat:
+          ++stats.ended_flat;
+          break;
+      }
+    }
+  }
+
+  // The call's change in metres, taken out of the thread buffers (which are left zero for
+  // the next call), optionally blurred (eq. 5.10), then applied once to elevation_m.
+  // Mass balance: partial sums per block, added in block order.
+  std::vector<uint32_t> blocks;
+  for (size_t b = 0; b < touched_blocks.size(); ++b)
+    if (touched_blocks[b]) blocks.push_back(uint32_t(b));
+  const bool blur = params.blur > 0.0;
+  std::vector<double> change;
+  if (blur) change.assign(n, 0.0);
+  auto apply = [&](size_t v, double c, double& net, double& gross) {
+    const float before = elevation_m[v];
+    const float after = float(double(before) + c);
+    elevation_m[v] = after;
+    if (!change_m.empty()) change_m[v] += float(c);
+    const double volume = (double(after) - double(before)) * mesh.vertex_areas[v];
+    net += volume;
+    gross += std::abs(volume);
+  };
+  std::vector<double> nets(blur ? (n + kBlock - 1) / kBlock : blocks.size(), 0.0);
+  std::vector<double> grosses(nets.size(), 0.0);
+  tbb::parallel_for(size_t(0), blocks.size(), [&](size_t k) {
+    const size_t begin = size_t(blocks[k]) << kBlockShift;
+    const size_t stop = std::min(n, begin + kBlock);
+    for (size_t v = begin; v < stop; ++v) {
+      const double c = double(totalChange(w.slots, uint32_t(v))) * metres_per_quantum;
+      for (const auto& slot : w.slots)
+        if (slot) slot->changes.clearSum(uint32_t(v));
+      if (blur) {
+        change[v] = c;
+      } else {
+        apply(v, c, nets[k], grosses[k]);
+      }
+    }
+  });
+  if (blur) {
+    blendBlurredChange(mesh, params.blur, change);
+    tbb::parallel_for(size_t(0), nets.size(), [&](size_t k) {
+      for (size_t v = k * kBlock; v < std::min(n, (k + 1) * kBlock); ++v)
+        apply(v, change[v], nets[k], grosses[k]);
+    });
+  }
+  double net = 0.0, gross = 0.0;
+  for (size_t k = 0; k < nets.size(); ++k) {
+    net += nets[k];
+    gross += grosses[k];
+  }
+
+  const double m3_per_volume =
+      mesh.mean_edge_length * input.radius_m *
+      (4.0 * std::numbers::pi * input.radius_m * input.radius_m / double(n));
+  stats.droplets = spawns.size();
+  stats.eroded_volume_m3 = eroded * m3_per_volume;
+  stats.deposited_volume_m3 = deposited * m3_per_volume;
+  stats.mean_steps = double(stats.droplet_steps) / double(stats.droplets);
+  stats.mass_error = gross > 0.0 ? std::abs(net) / gross : 0.0;
+  return stats;
+}
+
+DropletTrace traceDroplet(const ErosionInput& input, const geodesy::DropletSpawn& spawn,
+                          const ErosionParams& params, std::span<const float> elevation_m,
+                          uint64_t droplet_id) {
+  assert(input.mesh && elevation_m.size() == input.mesh->vertexCount());
+  ErosionWorkspace workspace(*input.mesh, params.radius);
+  ErosionWorkspace::Impl& w = workspace.impl();
+  refreshNodeTable(w.nodes, elevation_m, heightScale(input), input.erodibility);
+  const DropletContext context = makeDropletContext(input, params, w);
+  ThreadSlot slot(w.nodes.points.size());
+  DropletTrace trace;
+  runDroplet(context, {&slot.changes, &slot.gatherer}, spawn, droplet_id, &trace);
+  return trace;
+}
+
+}  // namespace erosion

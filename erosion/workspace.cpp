@@ -1,0 +1,49 @@
+#include <cassert>
+
+#include "erosion/droplet_erosion.h"
+#include "erosion/workspace_impl.h"
+
+namespace erosion {
+
+ErosionWorkspace::ErosionWorkspace(const geodesy::SphereMesh& mesh, double radius, BrushMode mode)
+    : impl_(std::make_unique<Impl>()) {
+  assert(radius > 0.0 && radius <= 8.5);
+  impl_->mesh = &mesh;
+  impl_->radius = radius;
+  impl_->mode = mode;
+  impl_->lattice = makeLatticeBrush(radius);
+  // A lattice walk reaches `rings` steps out; one ring more keeps its vertices six-valent.
+  impl_->nodes = buildNodeTable(mesh, impl_->lattice.rings + 1);
+  if (mode == BrushMode::kPatterns)
+    impl_->patterns = buildBrushPatterns(impl_->nodes, impl_->lattice);
+  if (mode == BrushMode::kPrecomputed) impl_->brushes = buildVertexBrushes(mesh, radius);
+}
+
+ErosionWorkspace::~ErosionWorkspace() = default;
+
+const geodesy::SphereMesh& ErosionWorkspace::mesh() const {
+  return *impl_->mesh;
+}
+double ErosionWorkspace::radius() const {
+  return impl_->radius;
+}
+BrushMode ErosionWorkspace::brushMode() const {
+  return impl_->mode;
+}
+
+size_t ErosionWorkspace::brushMemoryBytes() const {
+  return impl_->brushes.memoryBytes() + impl_->patterns.memoryBytes() +
+         impl_->lattice.entries.capacity() * sizeof(LatticeBrush::Entry);
+}
+
+size_t ErosionWorkspace::memoryBytes() const {
+  size_t bytes = brushMemoryBytes() + impl_->nodes.memoryBytes();
+  for (const auto& slot : impl_->slots) {
+    if (!slot) continue;
+    bytes += slot->changes.memoryBytes();
+    if (slot->gatherer) bytes += impl_->mesh->vertexCount() * sizeof(uint32_t);
+  }
+  return bytes;
+}
+
+}  // namespace erosion

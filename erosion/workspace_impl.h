@@ -1,0 +1,40 @@
+#pragma once
+// Inside of ErosionWorkspace, shared by the driver and the tests' trace. Internal to erosion/.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "erosion/brush.h"
+#include "erosion/change_accumulator.h"
+#include "erosion/droplet_erosion.h"
+#include "erosion/node_table.h"
+
+namespace erosion {
+
+// What one worker thread owns during a batch.
+struct ThreadSlot {
+  explicit ThreadSlot(size_t vertex_count) : changes(vertex_count) {}
+  ChangeAccumulator changes;
+  std::unique_ptr<BrushGatherer> gatherer;  // made on first need
+};
+
+struct ErosionWorkspace::Impl {
+  const geodesy::SphereMesh* mesh = nullptr;
+  double radius = 0.0;
+  BrushMode mode = BrushMode::kPatterns;
+  LatticeBrush lattice;
+  BrushPatterns patterns;  // kPatterns only
+  VertexBrushes brushes;   // kPrecomputed only
+  NodeTable nodes;
+  // Indexed by tbb::this_task_arena::current_thread_index(); each is created by its own
+  // thread on first use, so only threads that ran droplets pay for one.
+  std::vector<std::unique_ptr<ThreadSlot>> slots;
+
+  ThreadSlot& slot(size_t index) {
+    if (!slots[index]) slots[index] = std::make_unique<ThreadSlot>(nodes.points.size());
+    return *slots[index];
+  }
+};
+
+}  // namespace erosion

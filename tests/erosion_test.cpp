@@ -1,0 +1,411 @@
+// Droplet erosion (erosion/) and uniform rain (weather/uniform_rain) on synthetic planets.
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+#include <catch2/catch.hpp>
+#include <glm/geometric.hpp>
+
+#include "erosion/brush.h"
+#include "erosion/droplet.h"
+#include "erosion/droplet_erosion.h"
+#include "geodesy/hash.h"
+#include "geodesy/sphere_mesh.h"
+#include "weather/uniform_rain.h"
+
+namespace {
+
+constexpr double kRadiusM = 6371000.0;
+
+const geodesy::SphereMesh& meshOf(int frequency) {
+  static std::vector<std::pair<int, geodesy::SphereMesh>> cache;
+  for (auto& [f, mesh] : cache)
+    if (f == frequency) return mesh;
+  cache.emplace_back(frequency, geodesy::buildIcosphere(frequency));
+  return cache.back().second;
+}
+
+// Metres for a dimensionless slope s (rise per edge length) along the unit vector axis.
+std::vector<float> tilted(const geodesy::SphereMesh& mesh, glm::vec3 axis, double slope) {
+  std::vector<float> h(mesh.vertexCount());
+  for (size_t v = 0; v < h.size(); ++v)
+    h[v] = float(slope * kRadiusM * glm::dot(mesh.positions[v], axis));
+  return h;
+}
+
+// A rough, fBm-like planet: a few octaves of plane waves, about +-3 km.
+std::vector<float> rough(const geodesy::SphereMesh& mesh, uint64_t seed) {
+  std::vector<float> h(mesh.vertexCount(), 0.0f);
+  geodesy::HashStream rng(seed, 1, 0);
+  double amplitude = 1500.0, frequency = 2.0;
+  for (int octave = 0; octave < 5; ++octave, amplitude *= 0.5, frequency *= 2.0) {
+    for (int i = 0; i < 4; ++i) {
+      const glm::vec3 k =
+          glm::normalize(glm::vec3(float(rng.uniform() - 0.5), float(rng.uniform() - 0.5),
+                                   float(rng.uniform() - 0.5))) *
+          float(frequency);
+      const float phase = float(6.2831853 * rng.uniform());
+      for (size_t v = 0; v < h.size(); ++v)
+        h[v] += float(amplitude * std::sin(glm::dot(k, mesh.positions[v]) + phase));
+    }
+  }
+  return h;
+}
+
+float heightAt(const geodesy::SphereMesh& mesh, std::span<const float> h,
+               const geodesy::SurfacePoint& at) {
+  const uint32_t* c = &mesh.indices[3 * size_t(at.face)];
+  return h[c[0]] * at.bary.x + h[c[1]] * at.bary.y + h[c[2]] * at.bary.z;
+}
+
+geodesy::DropletSpawn spawnAt(const geodesy::SphereMesh& mesh, glm::vec3 p) {
+  geodesy::DropletSpawn s;
+  s.point = mesh.locate(glm::normalize(p));
+  return s;
+}
+
+erosion::ErosionInput inputFor(const geodesy::SphereMesh& mesh, double sea_level_m = -1e9) {
+  erosion::ErosionInput input;
+  input.mesh = &mesh;
+  input.radius_m = kRadiusM;
+  input.sea_level_m = sea_level_m;
+  input.seed = 7;
+  return input;
+}
+
+std::vector<float> hardness(const geodesy::SphereMesh& mesh) {
+  std::vector<float> e(mesh.vertexCount());
+  for (size_t v = 0; v < e.size(); ++v)
+    e[v] = 0.4f + 0.6f * (0.5f + 0.5f * std::sin(3.0f * mesh.positions[v].x + 1.0f));
+  return e;
+}
+
+double massError(const geodesy::SphereMesh& mesh, std::span<const float> before,
+                 std::span<const float> after) {
+  double net = 0.0, gross = 0.0;
+  for (size_t v = 0; v < before.size(); ++v) {
+    const double dv = (double(after[v]) - double(before[v])) * mesh.vertex_areas[v];
+    net += dv;
+    gross += std::abs(dv);
+  }
+  return gross > 0.0 ? std::abs(net) / gross : 0.0;
+}
+
+}  // namespace
+
+TEST_CASE("erosion: a droplet on a tilted surface moves downhill and speeds up", "[erosion]") {
+  const auto& mesh = meshOf(32);
+  const glm::vec3 up = glm::normalize(glm::vec3(0.3f, 1.0f, -0.2f));
+  const auto h = tilted(mesh, up, 0.05);
+  // On the great circle where the tilt is steepest.
+  const glm::vec3 start = glm::normalize(glm::cross(up, glm::vec3(0.0f, 0.0f, 1.0f)));
+  erosion::ErosionParams params;
+  params.max_lifetime = 20;
+  const auto trace = erosion::traceDroplet(inputFor(mesh), spawnAt(mesh, start), params, h, 3);
+  REQUIRE(trace.steps.size() == 21);
+  CHECK(trace.end == erosion::DropletEnd::kLifetime);
+  for (size_t i = 1; i < trace.steps.size(); ++i) {
+    const auto& a = trace.steps[i - 1];
+    const auto& b = trace.steps[i];
+    CHECK(b.height_m < a.height_m);
+    CHECK(b.speed > a.speed);
+    CHECK(glm::dot(b.position - a.position, up) < 0.0f);
+    // One mean edge length per step.
+    CHECK(glm::length(b.position - a.position) == Approx(mesh.mean_edge_length).epsilon(0.01));
+  }
+  // Straight down the slope: the path stays close to the steepest great circle.
+  const glm::vec3 across = glm::normalize(glm::cross(up, start));
+  CHECK(std::abs(glm::dot(trace.steps.back().position, across)) < 2 * mesh.mean_edge_length);
+}
+
+TEST_CASE("erosion: a droplet in a bowl ends at the bottom", "[erosion]") {
+  const auto& mesh = meshOf(32);
+  const glm::vec3 bottom = glm::normalize(glm::vec3(0.5f, -0.2f, 0.8f));
+  std::vector<float> h(mesh.vertexCount());
+  for (size_t v = 0; v < h.size(); ++v)
+    h[v] = float(0.05 * kRadiusM * (1.0 - glm::dot(mesh.positions[v], bottom)) * 20.0);
+  erosion::ErosionParams params;
+  params.max_lifetime = 200;
+  for (int k = 0; k < 8; ++k) {
+    const float a = float(k) * 0.785f;
+    const glm::vec3 side = glm::normalize(glm::cross(bottom, glm::vec3(0, 1, 0)));
+    const glm::vec3 other = glm::cross(bottom, side);
+    const glm::vec3 start = bottom + 0.25f * (std::cos(a) * side + std::sin(a) * other);
+    const auto trace =
+        erosion::traceDroplet(inputFor(mesh), spawnAt(mesh, start), params, h, uint64_t(k));
+    INFO("start " << k << " steps " << trace.steps.size());
+    // Steps are one edge long whatever the speed, so it rocks about the bottom.
+    REQUIRE(trace.steps.size() > 60);
+    glm::vec3 mean(0.0f);
+    for (size_t i = trace.steps.size() - 50; i < trace.steps.size(); ++i) {
+      CHECK(glm::length(trace.steps[i].position - bottom) < 2.5f * float(mesh.mean_edge_length));
+      mean += trace.steps[i].position / 50.0f;
+    }
+    CHECK(glm::length(mean - bottom) < float(mesh.mean_edge_length));
+  }
+}
+
+TEST_CASE("erosion: a droplet on flat ground stops", "[erosion]") {
+  const auto& mesh = meshOf(16);
+  const std::vector<float> h(mesh.vertexCount(), 100.0f);
+  erosion::ErosionParams params;
+  params.inertia = 0.0;
+  const auto trace =
+      erosion::traceDroplet(inputFor(mesh, 0.0), spawnAt(mesh, {1, 2, 3}), params, h, 0);
+  CHECK(trace.end == erosion::DropletEnd::kFlat);
+  CHECK(trace.steps.size() == 2);  // one random step, then stalled again
+}
+
+TEST_CASE("erosion: erosion never digs below the next position", "[erosion]") {
+  const auto& mesh = meshOf(32);
+  const auto h = rough(mesh, 11);
+  erosion::ErosionParams params;
+  params.erosion = 1.0;
+  params.capacity = 1000.0;
+  params.min_slope = 1.0;
+  params.max_lifetime = 60;
+  const auto input = inputFor(mesh);
+  const auto spawns = weather::uniformRain(mesh, h, -1e9, 200, 5);
+  int eroding_steps = 0;
+  for (size_t i = 0; i < spawns.size(); ++i) {
+    const auto trace = erosion::traceDroplet(input, spawns[i], params, h, i);
+    for (const auto& s : trace.steps) {
+      if (s.eroded <= 0.0f) continue;
+      ++eroding_steps;
+      CHECK(s.eroded <= -s.height_change);
+    }
+  }
+  CHECK(eroding_steps > 1000);
+
+  // One step on the real terrain: the old position ends no lower than the new one was.
+  params.max_lifetime = 1;
+  params.radius = 1.0;
+  int checked = 0;
+  for (size_t i = 0; i < 50; ++i) {
+    const auto trace = erosion::traceDroplet(input, spawns[i], params, h, i);
+    if (trace.steps.size() < 2 || trace.steps[1].eroded <= 0.0f) continue;
+    std::vector<float> after = h, change;
+    erosion::erodeDroplets(input, std::span(&spawns[i], 1), params, after, change, i);
+    const float h_old_after = heightAt(mesh, after, spawns[i].point);
+    CHECK(h_old_after >= trace.steps[1].height_m - 1e-3f);
+    for (size_t v = 0; v < h.size(); ++v) {
+      const float dug = (h[v] - after[v]) / float(mesh.mean_edge_length * kRadiusM);
+      CHECK(dug <= -trace.steps[1].height_change * 1.0001f + 1e-7f);
+    }
+    ++checked;
+  }
+  CHECK(checked > 20);
+}
+
+TEST_CASE("erosion: no NaN or Inf with random parameters", "[erosion]") {
+  const auto& mesh = meshOf(24);
+  const auto h0 = rough(mesh, 3);
+  const auto spawns = weather::uniformRain(mesh, h0, 0.0, 10000, 9);
+  REQUIRE(spawns.size() == 10000);
+  const auto e = hardness(mesh);
+  std::vector<float> h = h0, change(h.size(), 0.0f);
+  geodesy::HashStream rng(1234, 0, 0);
+  for (size_t group = 0; group < 50; ++group) {
+    erosion::ErosionParams p;
+    p.inertia = rng.uniform();
+    p.capacity = 1e-3 + 1000.0 * rng.uniform() * rng.uniform();
+    p.min_slope = 10.0 * rng.uniform() * rng.uniform();
+    p.deposition = rng.uniform();
+    p.erosion = rng.uniform();
+    p.evaporation = 0.999 * rng.uniform();
+    p.gravity = 1e-3 + 1000.0 * rng.uniform() * rng.uniform();
+    p.radius = 1.0 + 7.0 * rng.uniform();
+    p.max_lifetime = 1 + int(200 * rng.uniform());
+    p.initial_water = 1e-3 + 100.0 * rng.uniform() * rng.uniform();
+    p.initial_speed = 100.0 * rng.uniform() * rng.uniform();
+    p.blur = rng.uniform();
+    p.batch_size = 1 + int(300 * rng.uniform());
+    auto input = inputFor(mesh, 0.0);
+    if (group % 2) input.erodibility = e;
+    const auto stats = erosion::erodeDroplets(input, std::span(spawns).subspan(group * 200, 200), p,
+                                              h, change, group * 200);
+    INFO("group " << group);
+    REQUIRE(std::isfinite(stats.eroded_volume_m3));
+    REQUIRE(std::isfinite(stats.deposited_volume_m3));
+    REQUIRE(std::isfinite(stats.mass_error));
+    REQUIRE(stats.ended_dried + stats.ended_lifetime + stats.ended_sea + stats.ended_flat == 200);
+  }
+  for (size_t v = 0; v < h.size(); ++v) {
+    REQUIRE(std::isfinite(h[v]));
+    REQUIRE(std::isfinite(change[v]));
+  }
+}
+
+TEST_CASE("erosion: volume is conserved on unequal dual areas", "[erosion]") {
+  const auto& mesh = meshOf(64);
+  const auto h0 = rough(mesh, 21);
+  const auto spawns = weather::uniformRain(mesh, h0, 0.0, 100000, 4);
+  const auto e = hardness(mesh);
+  for (double blur : {0.0, 0.5}) {
+    std::vector<float> h = h0, change(h.size(), 0.0f);
+    auto input = inputFor(mesh, 0.0);
+    input.erodibility = e;
+    erosion::ErosionParams params;
+    params.blur = blur;
+    const auto stats = erosion::erodeDroplets(input, spawns, params, h, change);
+    INFO("blur " << blur << " eroded " << stats.eroded_volume_m3 << " m3");
+    CHECK(stats.droplets == spawns.size());
+    CHECK(stats.eroded_volume_m3 > 0.0);
+    CHECK(stats.deposited_volume_m3 == Approx(stats.eroded_volume_m3).epsilon(1e-5));
+    CHECK(stats.mass_error <= 1e-5);
+    CHECK(massError(mesh, h0, h) <= 1e-5);
+    CHECK(massError(mesh, std::vector<float>(h.size(), 0.0f), change) <= 1e-5);
+    CHECK(stats.ended_sea > 0);
+    CHECK(stats.ended_dried + stats.ended_lifetime + stats.ended_sea + stats.ended_flat ==
+          stats.droplets);
+  }
+}
+
+TEST_CASE("erosion: bit-identical for 1, 2 and 4 threads", "[erosion]") {
+  const auto& mesh = meshOf(48);
+  const auto h0 = rough(mesh, 8);
+  const auto spawns = weather::uniformRain(mesh, h0, 0.0, 30000, 2);
+  const auto e = hardness(mesh);
+  // Let 4 threads really run, even on a 2-core machine.
+  tbb::global_control allow(tbb::global_control::max_allowed_parallelism, 4);
+  for (auto mode : {erosion::BrushMode::kLattice, erosion::BrushMode::kPrecomputed,
+                    erosion::BrushMode::kGathered}) {
+    erosion::ErosionParams params;
+    params.batch_size = 500;
+    params.blur = 0.3;
+    struct Run {
+      std::vector<float> h, change;
+      erosion::ErosionStats stats;
+    };
+    auto run = [&](int threads) {
+      Run r{h0, std::vector<float>(h0.size(), 0.0f), {}};
+      tbb::task_arena(threads).execute([&] {
+        erosion::ErosionWorkspace workspace(mesh, params.radius, mode);
+        auto input = inputFor(mesh, 0.0);
+        input.erodibility = e;
+        input.workspace = &workspace;
+        // Two calls through one workspace, as weather epochs do.
+        const size_t half = spawns.size() / 2;
+        r.stats =
+            erosion::erodeDroplets(input, std::span(spawns).first(half), params, r.h, r.change, 0);
+        const auto second = erosion::erodeDroplets(input, std::span(spawns).subspan(half), params,
+                                                   r.h, r.change, half);
+        r.stats.eroded_volume_m3 += second.eroded_volume_m3;
+        r.stats.droplet_steps += second.droplet_steps;
+        r.stats.ended_sea += second.ended_sea;
+      });
+      return r;
+    };
+    const Run one = run(1);
+    for (int threads : {2, 4, 4}) {
+      const Run other = run(threads);
+      INFO("threads " << threads);
+      CHECK(std::memcmp(one.h.data(), other.h.data(), one.h.size() * sizeof(float)) == 0);
+      CHECK(std::memcmp(one.change.data(), other.change.data(),
+                        one.change.size() * sizeof(float)) == 0);
+      CHECK(one.stats.eroded_volume_m3 == other.stats.eroded_volume_m3);
+      CHECK(one.stats.mass_error == other.stats.mass_error);
+      CHECK(one.stats.droplet_steps == other.stats.droplet_steps);
+      CHECK(one.stats.ended_sea == other.stats.ended_sea);
+    }
+    CHECK(one.stats.eroded_volume_m3 > 0.0);
+  }
+}
+
+TEST_CASE("erosion: brush weights of every vertex sum to 1", "[erosion]") {
+  const auto& mesh = meshOf(32);
+  for (double radius : {1.0, 3.0, 5.5}) {
+    const auto brushes = erosion::buildVertexBrushes(mesh, radius);
+    REQUIRE(brushes.offsets.size() == mesh.vertexCount() + 1);
+    for (size_t v = 0; v < mesh.vertexCount(); ++v) {
+      double sum = 0.0;
+      bool has_centre = false;
+      for (uint32_t k = brushes.offsets[v]; k < brushes.offsets[v + 1]; ++k) {
+        REQUIRE(brushes.weights[k] > 0.0f);
+        sum += brushes.weights[k];
+        has_centre |= brushes.ids[k] == v;
+      }
+      REQUIRE(has_centre);
+      REQUIRE(sum == Approx(1.0).epsilon(1e-5));
+    }
+    // Every vertex within the radius is in the brush (brute force on a sample).
+    for (size_t v = 0; v < mesh.vertexCount(); v += 97) {
+      size_t inside = 0;
+      for (size_t u = 0; u < mesh.vertexCount(); ++u)
+        inside += glm::length(mesh.positions[u] - mesh.positions[v]) <
+                  float(radius * mesh.mean_edge_length) * 0.9999f;
+      const size_t count = brushes.offsets[v + 1] - brushes.offsets[v];
+      CHECK(count >= inside);
+      CHECK(count <= inside + 6);
+    }
+  }
+  // On the fly, around points that are not vertices.
+  erosion::BrushGatherer gatherer(mesh);
+  geodesy::HashStream rng(5, 0, 0);
+  for (int i = 0; i < 200; ++i) {
+    const glm::vec3 p = glm::normalize(glm::vec3(
+        float(rng.uniform() - 0.5), float(rng.uniform() - 0.5), float(rng.uniform() - 0.5)));
+    const auto at = mesh.locate(p);
+    const size_t n = gatherer.gather(p, mesh.indices[3 * at.face], 3.0f);
+    double sum = 0.0;
+    for (float w : gatherer.weights()) sum += w;
+    CHECK(n >= 19);
+    CHECK(sum == Approx(1.0).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("erosion: batched statistics match batch size 1", "[erosion]") {
+  const auto& mesh = meshOf(64);
+  const auto h0 = rough(mesh, 31);
+  const auto spawns = weather::uniformRain(mesh, h0, 0.0, 20000, 6);
+  auto input = inputFor(mesh, 0.0);
+  erosion::ErosionWorkspace workspace(mesh, 3.0);
+  input.workspace = &workspace;
+  auto eroded = [&](int batch) {
+    erosion::ErosionParams params;
+    params.batch_size = batch;
+    std::vector<float> h = h0, change;
+    return erosion::erodeDroplets(input, spawns, params, h, change);
+  };
+  const auto sequential = eroded(1);
+  // 256 droplets per batch is 0.6 % of the 40,962 vertices, as 4096 is at f = 256.
+  for (int batch : {64, 256}) {
+    const auto batched = eroded(batch);
+    INFO("batch " << batch << " eroded " << batched.eroded_volume_m3 << " vs "
+                  << sequential.eroded_volume_m3);
+    CHECK(batched.eroded_volume_m3 == Approx(sequential.eroded_volume_m3).epsilon(0.05));
+    CHECK(batched.mean_steps == Approx(sequential.mean_steps).epsilon(0.05));
+  }
+}
+
+TEST_CASE("erosion: uniform rain lands only on land and is deterministic", "[erosion]") {
+  const auto& mesh = meshOf(32);
+  const auto h = rough(mesh, 17);
+  const double sea = 300.0;
+  std::vector<geodesy::DropletSpawn> one, two;
+  tbb::task_arena(1).execute([&] { one = weather::uniformRain(mesh, h, sea, 20000, 3); });
+  tbb::task_arena(4).execute([&] { two = weather::uniformRain(mesh, h, sea, 20000, 3); });
+  REQUIRE(one.size() == 20000);
+  REQUIRE(two.size() == one.size());
+  CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(one[0])) == 0);
+  for (const auto& s : one) {
+    REQUIRE(heightAt(mesh, h, s.point) >= sea - 1e-3);
+    REQUIRE(s.water == 1.0f);
+  }
+  // Uniform by area: the share of droplets per land face follows the land area.
+  size_t north = 0;
+  for (const auto& s : one) north += mesh.positions[mesh.indices[3 * s.point.face]].y > 0.0f;
+  double land_north = 0.0, land = 0.0;
+  for (size_t v = 0; v < mesh.vertexCount(); ++v) {
+    if (h[v] < sea) continue;
+    land += mesh.vertex_areas[v];
+    if (mesh.positions[v].y > 0.0f) land_north += mesh.vertex_areas[v];
+  }
+  CHECK(double(north) / double(one.size()) == Approx(land_north / land).margin(0.03));
+  // A drowned planet gets no rain.
+  CHECK(weather::uniformRain(mesh, h, 1e9, 100, 3).empty());
+}
