@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 packages=(build-essential cmake ninja-build pkg-config git
   libtbb-dev libglm-dev libtinyobjloader-dev libtinygltf-dev catch2 nlohmann-json3-dev
   libstb-dev libpng-dev libtomlplusplus-dev libcli11-dev
-  assimp-utils nodejs npm)
+  assimp-utils nodejs npm chromium)
 
 install_packages() {
   local missing=()
