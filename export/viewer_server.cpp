@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -22,7 +24,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr size_t kMaxRequestBytes = 16 * 1024;
-constexpr int kRequestTimeoutSeconds = 10;
+constexpr int kSendTimeoutSeconds = 30;  // a client that stops reading is given up
+constexpr int kIdleSeconds = 30;         // a connection without a complete request is dropped
+constexpr size_t kMaxConnections = 64;
 constexpr int kStopPollMilliseconds = 200;
 
 struct Fd {
@@ -104,22 +108,10 @@ class Server {
   Server(fs::path planet_dir, fs::path viewer_dir)
       : planet_dir_(std::move(planet_dir)), viewer_dir_(std::move(viewer_dir)) {}
 
-  void handle(int fd) {
-    timeval timeout{kRequestTimeoutSeconds, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  // Answers one complete request (headers up to the blank line) on a blocking socket.
+  void respond(int fd, const std::string& request) {
+    timeval timeout{kSendTimeoutSeconds, 0};
     ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
-    std::string request;
-    char buffer[4096];
-    while (request.find("\r\n\r\n") == std::string::npos) {
-      if (request.size() > kMaxRequestBytes) {
-        sendText(fd, 431, "Request Header Fields Too Large", "request too large\n");
-        return;
-      }
-      const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;  // closed or timed out
-      request.append(buffer, size_t(n));
-    }
     const size_t line_end = request.find("\r\n");
     const std::string line = request.substr(0, line_end);
     const size_t space1 = line.find(' ');
@@ -283,14 +275,50 @@ int serveViewer(const std::filesystem::path& planet_dir, const std::filesystem::
   const int bound_port = ntohs(address.sin_port);
   if (on_ready) on_ready("http://127.0.0.1:" + std::to_string(bound_port) + "/");
 
+  // One thread, many connections: poll waits on the listener and every open connection, so a
+  // browser's idle pre-connected socket never holds up the requests on its other sockets.
+  // A connection is answered (synchronously) once its request headers are complete, then
+  // closed; one that stays incomplete for kIdleSeconds is dropped.
   Server server(planet_dir, viewer_dir);
+  struct Client {
+    std::unique_ptr<Fd> socket;
+    std::string request;
+    std::chrono::steady_clock::time_point since;
+  };
+  std::vector<Client> clients;
   while (stop == nullptr || !stop->load()) {
-    pollfd waiting{listener.fd, POLLIN, 0};
-    const int ready = ::poll(&waiting, 1, kStopPollMilliseconds);
-    if (ready <= 0) continue;  // timeout (check stop) or EINTR
-    const Fd client(::accept4(listener.fd, nullptr, nullptr, SOCK_CLOEXEC));
-    if (client.fd < 0) continue;
-    server.handle(client.fd);
+    std::vector<pollfd> waiting{{listener.fd, POLLIN, 0}};
+    for (const Client& c : clients) waiting.push_back({c.socket->fd, POLLIN, 0});
+    if (::poll(waiting.data(), waiting.size(), kStopPollMilliseconds) < 0) continue;  // EINTR
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<bool> done(clients.size(), false);
+    for (size_t i = 0; i < clients.size(); ++i) {
+      Client& c = clients[i];
+      if (waiting[i + 1].revents == 0) {
+        done[i] = now - c.since > std::chrono::seconds(kIdleSeconds);
+        continue;
+      }
+      char buffer[4096];
+      const ssize_t n = ::recv(c.socket->fd, buffer, sizeof(buffer), MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
+      done[i] = true;
+      if (n <= 0) continue;  // closed by the client, or an error
+      c.request.append(buffer, size_t(n));
+      if (c.request.find("\r\n\r\n") != std::string::npos) {
+        server.respond(c.socket->fd, c.request);
+      } else if (c.request.size() > kMaxRequestBytes) {
+        sendText(c.socket->fd, 431, "Request Header Fields Too Large", "request too large\n");
+      } else {
+        done[i] = false;  // wait for the rest
+      }
+    }
+    for (size_t i = clients.size(); i-- > 0;) {
+      if (done[i]) clients.erase(clients.begin() + ptrdiff_t(i));
+    }
+    if ((waiting[0].revents & POLLIN) != 0 && clients.size() < kMaxConnections) {
+      const int fd = ::accept4(listener.fd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd >= 0) clients.push_back({std::make_unique<Fd>(fd), std::string(), now});
+    }
   }
   return 0;
 }

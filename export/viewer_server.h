@@ -2,8 +2,9 @@
 // A minimal static file server for `planetgen view DIR`: serves the web viewer (export/viewer)
 // and a generated planet's files to a browser on this machine.
 //
-// HTTP/1.1 GET and HEAD on 127.0.0.1 only, one connection at a time (single-threaded, each
-// response closes its connection; browsers open more connections as needed). URL paths:
+// HTTP/1.1 GET and HEAD on 127.0.0.1 only. Single-threaded: poll() watches every open
+// connection and answers each as soon as its request headers are complete, then closes it
+// (Connection: close; browsers open more connections as needed). URL paths:
 //   /                     -> viewer_dir/index.html (always the viewer's page)
 //   /NAME (one segment)   -> planet_dir/NAME if that is a regular file, else viewer_dir/NAME
 //   /a/b/...              -> viewer_dir/a/b/... (e.g. node_modules/three/build/three.module.js)
@@ -26,8 +27,8 @@ namespace planet_export {
 // listening, then serves until *stop becomes true (checked at least every 200 ms; nullptr:
 // forever, until the process is signalled). Returns 0 after a stop. Throws std::runtime_error
 // naming the address and the OS error if the socket cannot be bound or listened on, and
-// std::invalid_argument if a folder does not exist. Never prints; requests that fail (client
-// gone, timeout of 10 s per request) only end that connection.
+// std::invalid_argument if a folder does not exist. Never prints; a failing connection (client
+// gone, no complete request within 30 s, not reading the response for 30 s) only ends itself.
 int serveViewer(const std::filesystem::path& planet_dir, const std::filesystem::path& viewer_dir,
                 int port, std::function<void(std::string url)> on_ready,
                 const std::atomic<bool>* stop = nullptr);

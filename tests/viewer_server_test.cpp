@@ -136,6 +136,29 @@ TEST_CASE("viewer server: path traversal and bad requests are refused", "[viewer
   CHECK(served.get("/viewer.js").rfind("HTTP/1.1 200 ", 0) == 0);
 }
 
+TEST_CASE("viewer server: an idle connection does not hold up the others", "[viewer]") {
+  Served served;
+  // A browser pre-connects sockets it may never use; requests on other sockets go on.
+  const int idle = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(uint16_t(served.port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(idle, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
+  ::send(idle, "GET /view", 9, MSG_NOSIGNAL);  // half a request
+  const auto start = std::chrono::steady_clock::now();
+  CHECK(served.get("/viewer.js").rfind("HTTP/1.1 200 ", 0) == 0);
+  CHECK(served.get("/planet.glb").rfind("HTTP/1.1 200 ", 0) == 0);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+  ::send(idle, "er.js HTTP/1.1\r\n\r\n", 18, MSG_NOSIGNAL);  // the rest arrives later
+  std::string response;
+  char buffer[4096];
+  ssize_t n = 0;
+  while ((n = ::recv(idle, buffer, sizeof(buffer), 0)) > 0) response.append(buffer, size_t(n));
+  ::close(idle);
+  CHECK(body(response) == "console.log(1);");
+}
+
 TEST_CASE("viewer server: bad folders and ports are errors", "[viewer]") {
   std::atomic<bool> stop{true};
   CHECK_THROWS_AS(serveViewer("/no/such/folder", fs::temp_directory_path(), 0, nullptr, &stop),
