@@ -12,6 +12,7 @@
 #include <tbb/global_control.h>
 #include <CLI/CLI.hpp>
 
+#include "export/viewer_server.h"
 #include "planet/bench.h"
 #include "planet/compare.h"
 #include "planet/config.h"
@@ -29,6 +30,7 @@ struct GenerateArgs {
   bool threads_given = false;
   std::optional<int64_t> seed;
   std::vector<std::string> overrides;
+  std::string heightmap;
 };
 
 // One line on stderr, rewritten in place, only when stderr is a terminal.
@@ -84,6 +86,7 @@ int prepareRun(const GenerateArgs& args, Config& config) {
     }
     config.planet.seed = uint64_t(*args.seed);
   }
+  config.heightmap_file = args.heightmap;
   const MemoryEstimate memory = estimateMemory(config);
   if (memory.available_bytes > 0 && memory.required_bytes > memory.available_bytes) {
     return fail(kExitTooLarge, args.config_file + ": [planet] frequency = " +
@@ -116,12 +119,28 @@ int runPipeline(Command command, const GenerateArgs& args) {
     PlanetState planet = buildPlanet(config, timer, on_stage);
     erodePlanet(planet, config, timer, on_stage);
     writePlanet(planet, config, args.out_dir, timer, on_stage, threads);
+  } catch (const ConfigError& e) {
+    return fail(kExitBadInput, e.what());
   } catch (const std::bad_alloc&) {
     return fail(kExitTooLarge, "out of memory; try a smaller [planet] frequency.");
   } catch (const std::exception& e) {
     return fail(kExitFailure, e.what());
   }
   return kExitOk;
+}
+
+int runView(const std::string& dir, int port) {
+  try {
+    return planet_export::serveViewer(
+        dir, planet_export::defaultViewerDir(), port, [](const std::string& url) {
+          std::printf("planetgen: viewer at %s (Ctrl-C stops)\n", url.c_str());
+          std::fflush(stdout);
+        });
+  } catch (const std::invalid_argument& e) {
+    return fail(kExitBadInput, e.what());
+  } catch (const std::exception& e) {
+    return fail(kExitFailure, e.what());
+  }
 }
 
 void addRunOptions(CLI::App* cmd, GenerateArgs& args, std::string& threads, int64_t& seed) {
@@ -131,6 +150,8 @@ void addRunOptions(CLI::App* cmd, GenerateArgs& args, std::string& threads, int6
   cmd->add_option("--seed", seed, "Overrides [planet] seed");
   cmd->add_option("--set", args.overrides, "Override a config key: section.key=value")
       ->allow_extra_args(false);
+  cmd->add_option("--heightmap", args.heightmap,
+                  "8/16-bit equirectangular PNG that replaces the noise terrain");
 }
 
 }  // namespace
@@ -148,6 +169,13 @@ int runCli(int argc, char** argv) {
   auto* compare = app.add_subcommand(
       "compare", "Erode one terrain with cloud rain and with uniform rain; write a report");
   addRunOptions(compare, cmp, cmp_threads, cmp_seed);
+
+  std::string view_dir;
+  int view_port = 8080;
+  auto* view = app.add_subcommand("view", "Serve the web viewer for a generated planet");
+  view->add_option("DIR", view_dir, "Folder with planet.glb")->required();
+  view->add_option("--port", view_port, "Port on 127.0.0.1 (0 = any free port)")
+      ->check(CLI::Range(0, 65535));
 
   BenchOptions bench;
   std::vector<std::string> bench_threads;
@@ -179,6 +207,7 @@ int runCli(int argc, char** argv) {
     if (cmd->count("--seed")) args->seed = *seed;
     return runPipeline(command, *args);
   }
+  if (*view) return runView(view_dir, view_port);
   if (*bench_cmd) {
     if (!bench_threads.empty()) {
       bench.threads.clear();

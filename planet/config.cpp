@@ -10,7 +10,9 @@
 #include <string_view>
 
 #include <toml++/toml.h>
+
 #include <nlohmann/json.hpp>
+#include "export/mesh_export.h"
 
 namespace planet {
 namespace {
@@ -121,6 +123,8 @@ const std::vector<KeySpec>& schema() {
       realKey("terrain", "ridged_frequency", FIELD(terrain.ridged_frequency), 0, 1000, true),
       realKey("terrain", "warp", FIELD(terrain.warp), 0, 2),
       realKey("terrain", "warp_frequency", FIELD(terrain.warp_frequency), 0, 100, true),
+      realKey("terrain", "heightmap_min_m", FIELD(terrain.heightmap_min_m), -1e5, 1e5),
+      realKey("terrain", "heightmap_max_m", FIELD(terrain.heightmap_max_m), -1e5, 1e5),
 
       choiceKey("ocean", "mode", FIELD(ocean.mode), {"fraction", "level"}),
       realKey("ocean", "fraction", FIELD(ocean.fraction), 0, 1),
@@ -173,10 +177,17 @@ const std::vector<KeySpec>& schema() {
       realKey("weather", "terrain_deflection", FIELD(weather.terrain_deflection), 0, 1),
       realKey("weather", "velocity_relaxation", FIELD(weather.velocity_relaxation), 0, 1, true),
 
-      boolKey("output", "glb", FIELD(output.glb)),
-      boolKey("output", "obj", FIELD(output.obj)),
-      boolKey("output", "maps", FIELD(output.maps)),
-      intKey("output", "map_width", FIELD(output.map_width), 16, 16384),
+      boolKey("export", "glb", FIELD(output.glb)),
+      boolKey("export", "obj", FIELD(output.obj)),
+      boolKey("export", "maps", FIELD(output.maps)),
+      intKey("export", "map_width", FIELD(output.map_width), 16, 16384),
+      intKey("export", "chunks", FIELD(output.chunks), 0, 1024),
+      realKey("export", "skirt_depth_m", FIELD(output.skirt_depth_m), 0, 1e5),
+      intKey("export", "lods", FIELD(output.lods), 0, 12),
+      boolKey("export", "lod_files", FIELD(output.lod_files)),
+      choiceKey("export", "color", FIELD(output.color), {"biome", "terrain"}),
+      boolKey("export", "heightmaps", FIELD(output.heightmaps)),
+      intKey("export", "cube_size", FIELD(output.cube_size), 0, 16384),
 
       intKey("compare", "globe_size_px", FIELD(compare.globe_size_px), 16, 8192),
       intKey("compare", "globe_views", FIELD(compare.globe_views), 1, 12),
@@ -310,6 +321,12 @@ Config loadConfig(const std::filesystem::path& file, std::span<const std::string
                       ": TOML syntax error: " + std::string(e.description()) + ".");
   }
   for (const std::string& expression : overrides) applyOverride(config, expression);
+  if (const std::string problem = planet_export::glbOptionsProblem(
+          config.planet.frequency,
+          {config.output.chunks, config.output.skirt_depth_m, config.output.lods});
+      !problem.empty()) {
+    throw ConfigError(origin + ": [export] " + problem);
+  }
   try {
     weather::validate(config.weather);
   } catch (const std::invalid_argument& e) {

@@ -22,11 +22,19 @@ struct PlanetParams {
   double radius_m = 6371000.0;
 };
 
+// [export] in the config (the member is `output` because `export` is a C++ keyword).
 struct OutputParams {
   bool glb = true;
   bool obj = true;
   bool maps = true;      // equirectangular PNG pictures
   int map_width = 2048;  // equirectangular width in pixels; height is width / 2
+  int chunks = 0;  // k: land split into 20 k^2 chunk nodes (k divides frequency); 0 = one mesh
+  double skirt_depth_m = 0.0;   // > 0: skirts on chunk borders
+  int lods = 0;                 // n: levels f, f/2, ... f/2^n (2^n divides frequency)
+  bool lod_files = false;       // also planet_lod1.glb ... planet_lodN.glb
+  std::string color = "biome";  // COLOR_0: "biome" or "terrain" (hypsometric tint)
+  bool heightmaps = true;       // heightmap.png (16-bit), .r16, .r32, .json, biome.png, normals.png
+  int cube_size = 0;            // > 0: six 16-bit cube-map faces of this size
 };
 
 struct CompareParams {
@@ -48,6 +56,8 @@ struct Config {
   OutputParams output;
   CompareParams compare;
   LimitParams limits;
+  // Not a config key: `--heightmap FILE.png` replaces the noise terrain with this image.
+  std::string heightmap_file;
 };
 
 // Bad user input: the message names the file (or --set expression), line, key, value and

@@ -7,10 +7,16 @@
 #include <nlohmann/json.hpp>
 
 #include "export/atomic_file.h"
+#include "export/biomes.h"
+#include "export/cube_map.h"
 #include "export/globe.h"
+#include "export/heightmap_files.h"
+#include "export/heightmap_import.h"
+#include "export/lod_levels.h"
 #include "export/maps.h"
 #include "export/mesh_export.h"
 #include "export/png_io.h"
+#include "export/surface_maps.h"
 #include "planet/hardness.h"
 #include "planet/latitude_bands.h"
 #include "planet/ocean.h"
@@ -32,8 +38,19 @@ PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCall
 
   on_stage("terrain");
   timer.start("terrain");
-  planet.elevation_m =
-      generateElevation(planet.mesh->positions, config.planet.seed, config.terrain);
+  if (config.heightmap_file.empty()) {
+    planet.elevation_m =
+        generateElevation(planet.mesh->positions, config.planet.seed, config.terrain);
+  } else {
+    planet_export::HeightmapImportOptions options;
+    options.range = {config.terrain.heightmap_min_m, config.terrain.heightmap_max_m};
+    try {
+      planet.elevation_m =
+          planet_export::importHeightmap(config.heightmap_file, *planet.mesh, options).elevation_m;
+    } catch (const std::runtime_error& e) {
+      throw ConfigError(std::string("--heightmap: ") + e.what());
+    }
+  }
 
   timer.start("ocean");
   const double level = oceanLevel(planet.elevation_m, planet.mesh->vertex_areas, config.ocean);
@@ -256,6 +273,77 @@ void writeMaps(const PlanetState& planet, const Config& config,
   out.stage("globe.png", planet_export::encodePngRgb8(planet_export::renderGlobe(surface, globe)));
 }
 
+// Moisture in [0, 1] for the biomes: the clouds' rainfall when weather ran (1 = twice the
+// mean land rainfall), else a zonal proxy with noise so that deserts and forests are patchy.
+std::vector<float> moistureOf(const PlanetState& planet, const Config& config) {
+  const geodesy::SphereMesh& mesh = *planet.mesh;
+  std::vector<float> moisture(mesh.vertexCount());
+  if (planet.rain_mode == "clouds" && !planet.rainfall.empty()) {
+    double rain = 0.0, area = 0.0;
+    for (size_t v = 0; v < moisture.size(); ++v) {
+      if (planet.elevation_m[v] < planet.sea_level_m) continue;
+      rain += double(planet.rainfall[v]) * mesh.vertex_areas[v];
+      area += mesh.vertex_areas[v];
+    }
+    const double scale = rain > 0.0 ? area / (2.0 * rain) : 0.0;
+    for (size_t v = 0; v < moisture.size(); ++v)
+      moisture[v] = std::clamp(float(planet.rainfall[v] * scale), 0.0f, 1.0f);
+    return moisture;
+  }
+  moisture = planet_export::zonalMoistureProxy(mesh);
+  const std::vector<float> noise =
+      erodibilityField(mesh.positions, config.planet.seed ^ 0x6d6f6973ull, 0.0, 1.5);
+  for (size_t v = 0; v < moisture.size(); ++v)
+    moisture[v] = std::clamp(moisture[v] + 0.6f * (noise[v] - 0.5f), 0.0f, 1.0f);
+  return moisture;
+}
+
+// heightmap.png/.r16/.r32 + heightmap.json, cube faces, biome and normal maps.
+void writeEngineMaps(const Config& config, const planet_export::PlanetSurface& surface,
+                     planet_export::OutputTransaction& out) {
+  const int width = config.output.map_width;
+  planet_export::HeightmapOptions options;
+  options.width = width;
+  const planet_export::HeightmapRange range = planet_export::heightmapRange(surface, options);
+  const planet_export::Gray16Image height16 = planet_export::renderHeightmap(surface, options);
+  out.stage("heightmap.png", planet_export::encodePngGray16(height16));
+  out.stage("heightmap.r16", planet_export::encodeRawU16(height16));
+  out.stage("heightmap.r32",
+            planet_export::encodeRawF32(planet_export::renderElevationMap(surface, width)));
+  std::vector<planet_export::HeightmapSidecar> sidecar = {
+      {"heightmap.png", "png-gray16", "equirectangular", width, width / 2, range, surface.radius_m,
+       surface.sea_level_m},
+      {"heightmap.r16", "raw-uint16-le", "equirectangular", width, width / 2, range,
+       surface.radius_m, surface.sea_level_m},
+      {"heightmap.r32",
+       "raw-float32-le",
+       "equirectangular",
+       width,
+       width / 2,
+       {},
+       surface.radius_m,
+       surface.sea_level_m}};
+  if (config.output.cube_size > 0) {
+    const auto faces = planet_export::renderCubeHeightmap(surface, config.output.cube_size, range);
+    for (size_t i = 0; i < faces.size(); ++i) {
+      const std::string name = std::string("cube_") + planet_export::kCubeFaceNames[i] + ".png";
+      out.stage(name, planet_export::encodePngGray16(faces[i]));
+      sidecar.push_back({name, "png-gray16", "cube-face", config.output.cube_size,
+                         config.output.cube_size, range, surface.radius_m, surface.sea_level_m});
+    }
+  }
+  out.stage("heightmap.json", planet_export::heightmapSidecarJson(sidecar));
+  planet_export::BiomeMapOptions biome;
+  biome.width = width;
+  if (!surface.biome.empty())
+    out.stage("biome.png",
+              planet_export::encodePngRgb8(planet_export::renderBiomeMap(surface, biome)));
+  planet_export::NormalMapOptions normals;
+  normals.width = width;
+  out.stage("normals.png",
+            planet_export::encodePngRgb8(planet_export::renderNormalMap(surface, normals)));
+}
+
 }  // namespace
 
 planet_export::PlanetSurface surfaceOf(const PlanetState& planet, const Config& config) {
@@ -287,14 +375,31 @@ void writePlanet(const PlanetState& planet, const Config& config,
   std::filesystem::create_directories(out_dir);
   planet_export::OutputTransaction out(out_dir);
 
-  const planet_export::PlanetSurface surface = surfaceOf(planet, config);
-  if (config.output.glb) planet_export::writeGlb(out.temporaryFor("planet.glb"), surface);
+  planet_export::PlanetSurface surface = surfaceOf(planet, config);
+  const std::vector<uint8_t> biomes = planet_export::classifyBiomes(
+      *planet.mesh, planet.elevation_m, planet.sea_level_m, moistureOf(planet, config));
+  surface.biome = biomes;
+  if (config.output.color == "biome") surface.land_colour = planet_export::LandColour::kBiome;
+  if (config.output.glb) {
+    const planet_export::GlbOptions options{config.output.chunks, config.output.skirt_depth_m,
+                                            config.output.lods};
+    const auto lods = planet_export::buildLodLevels(surface, config.output.lods);
+    planet_export::writeGlb(out.temporaryFor("planet.glb"), surface, lods, options);
+    if (config.output.lod_files) {
+      for (size_t i = 1; i < lods.size(); ++i) {
+        planet_export::writeGlb(out.temporaryFor("planet_lod" + std::to_string(i) + ".glb"),
+                                planet_export::lodSurface(surface, lods[i]),
+                                {config.output.chunks, config.output.skirt_depth_m, 0});
+      }
+    }
+  }
   if (config.output.obj) {
     const auto obj = out.temporaryFor("planet.obj");
     const auto mtl = out.temporaryFor("planet.mtl");
     planet_export::writeObj(obj, mtl, "planet.mtl", surface);
   }
   if (config.output.maps) writeMaps(planet, config, surface, out);
+  if (config.output.heightmaps) writeEngineMaps(config, surface, out);
   timer.stop();
   // summary.json goes last so it can report the export time; it is staged like the rest.
   out.stage("summary.json", summaryJson(planet, config, timer, threads).dump(2) + "\n");

@@ -30,6 +30,9 @@ struct TerrainParams {
   // Domain warp: positions are displaced by a vector noise before sampling (unit-sphere units).
   double warp = 0.15;
   double warp_frequency = 1.5;
+  // Imported heightmaps (--heightmap) without a sidecar JSON map 0..max to this range.
+  double heightmap_min_m = -8000.0;
+  double heightmap_max_m = 8000.0;
 };
 
 // Elevation (m, before the ocean level is applied) at a unit-sphere point. Pure function of

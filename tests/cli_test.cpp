@@ -71,7 +71,7 @@ nlohmann::json readJson(const fs::path& path) {
 
 const std::string kSmallPlanet =
     "[planet]\nseed = 3\nfrequency = 24\n[erosion]\ndroplets = 3000\nbatch_size = 64\n"
-    "[output]\nmap_width = 64\n";
+    "[export]\nmap_width = 64\n";
 
 }  // namespace
 

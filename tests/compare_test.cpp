@@ -24,7 +24,7 @@ const std::string kConfig =
     "[terrain]\ncontinent_frequency = 0.7\n"
     "[erosion]\ndroplets = 40000\nbatch_size = 64\n"
     "[weather]\nticks = 300\nepochs = 2\n"
-    "[output]\nmap_width = 128\n"
+    "[export]\nmap_width = 128\n"
     "[compare]\nglobe_size_px = 96\nglobe_views = 2\n";
 
 int run(const std::string& args) {

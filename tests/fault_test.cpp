@@ -54,7 +54,7 @@ bool hasTemporaries(const fs::path& dir) {
 fs::path writeConfig(const fs::path& dir, int frequency, int droplets) {
   const fs::path path = dir / "planet.toml";
   std::ofstream(path) << "[planet]\nfrequency = " << frequency
-                      << "\n[erosion]\ndroplets = " << droplets << "\n[output]\nmap_width = 256\n";
+                      << "\n[erosion]\ndroplets = " << droplets << "\n[export]\nmap_width = 256\n";
   return path;
 }
 
@@ -148,9 +148,9 @@ TEST_CASE("faults: two runs into one folder leave each file whole from one run",
   fs::create_directories(dir / "a");
   fs::create_directories(dir / "b");
   std::ofstream(dir / "a" / "p.toml")
-      << "[planet]\nseed = 1\nfrequency = 48\n[output]\nmap_width = 128\n";
+      << "[planet]\nseed = 1\nfrequency = 48\n[export]\nmap_width = 128\n";
   std::ofstream(dir / "b" / "p.toml")
-      << "[planet]\nseed = 2\nfrequency = 48\n[output]\nmap_width = 128\n";
+      << "[planet]\nseed = 2\nfrequency = 48\n[export]\nmap_width = 128\n";
   // Reference outputs of each run alone.
   for (const char* who : {"a", "b"}) {
     REQUIRE(runShell("", std::string("generate --config ") + (dir / who / "p.toml").string() +
