@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -41,7 +42,8 @@ nlohmann::json readJson(const fs::path& path) {
 const fs::path& compareOutput(int threads) {
   static std::map<int, fs::path> outputs;
   if (!outputs.count(threads)) {
-    const fs::path dir = fs::temp_directory_path() / "planetgen_compare_test";
+    const fs::path dir =
+        fs::temp_directory_path() / ("planetgen_compare_test_" + std::to_string(::getpid()));
     fs::create_directories(dir);
     std::ofstream(dir / "compare.toml") << kConfig;
     const fs::path out = dir / ("out" + std::to_string(threads));
