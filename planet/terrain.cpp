@@ -14,8 +14,8 @@ struct Terrain::Impl {
   TerrainParams params;
   // Independent noise fields, each seeded from (seed, stream) so that changing one option
   // does not reshuffle the others.
-  PerlinNoise detail, continent, ridges, warp_x, warp_y, warp_z;
-  FbmParams detail_fbm, continent_fbm, ridged_fbm, warp_fbm;
+  PerlinNoise detail, continent, ridges, warp_x, warp_y, warp_z, belts;
+  FbmParams detail_fbm, continent_fbm, ridged_fbm, warp_fbm, belt_fbm;
 
   Impl(uint64_t seed, const TerrainParams& p)
       : params(p),
@@ -24,13 +24,15 @@ struct Terrain::Impl {
         ridges(geodesy::hash3(seed, 0x7e11a1, 2)),
         warp_x(geodesy::hash3(seed, 0x7e11a1, 3)),
         warp_y(geodesy::hash3(seed, 0x7e11a1, 4)),
-        warp_z(geodesy::hash3(seed, 0x7e11a1, 5)) {
+        warp_z(geodesy::hash3(seed, 0x7e11a1, 5)),
+        belts(geodesy::hash3(seed, 0x7e11a1, 6)) {
     detail_fbm = {p.octaves, float(p.frequency), float(p.lacunarity), float(p.persistence)};
     continent_fbm = {p.continent_octaves, float(p.continent_frequency), 2.0f, 0.5f};
     // Ridges use fewer octaves than the detail: the fine scale comes from the detail fBm.
     ridged_fbm = {std::max(1, p.octaves - 2), float(p.ridged_frequency), float(p.lacunarity),
                   float(p.persistence)};
     warp_fbm = {2, float(p.warp_frequency), 2.0f, 0.5f};
+    belt_fbm = {3, float(p.mountain_belt_frequency), 2.0f, 0.5f};
   }
 
   // Elevation at 8 points (coordinate arrays, modified in place by the warp).
@@ -43,23 +45,29 @@ struct Terrain::Impl {
       const float k = float(params.warp);
       for (int l = 0; l < 8; ++l) x[l] += k * a[l], y[l] += k * b[l], z[l] += k * c[l];
     }
-    // Continent mask in [0, 1]: a smooth step of low-frequency fBm through zero.
-    float mask[8], inland[8];
+    // Continent mask in [0, 1]: a smooth step of low-frequency fBm through zero. Land rises
+    // gently to a low plateau, the sea floor drops to deep basins (Earth's hypsometry is
+    // bimodal: most land is below 1 km, most ocean floor near 4 km deep).
+    float mask[8], mountains[8];
     fbm8(continent, x, y, z, continent_fbm, a);
     fbm8(detail, x, y, z, detail_fbm, b);
-    bool any_inland = false;
+    fbm8(belts, x, y, z, belt_fbm, c);
+    bool any_mountains = false;
     for (int l = 0; l < 8; ++l) {
       mask[l] = 0.5f + 0.5f * std::tanh(float(params.continent_sharpness) * a[l] * 2.0f);
-      out[l] = float(params.continent_amplitude_m) * (2.0f * mask[l] - 1.0f) +
-               float(params.amplitude_m) * b[l];
-      // Mountains rise inland: ridges are weighted by how far into the continent we are.
-      const float t = std::clamp((mask[l] - 0.45f) * 2.0f, 0.0f, 1.0f);
-      inland[l] = t * (2.0f - t);
-      any_inland |= t > 0.0f;
+      const float step = 2.0f * mask[l] - 1.0f;
+      out[l] =
+          (step > 0.0f ? float(params.continent_amplitude_m) : float(params.ocean_depth_m)) * step +
+          float(params.amplitude_m) * b[l];
+      // Mountains stand in belts (a second low-frequency field), on land and near coasts.
+      const float inland = std::clamp((mask[l] - 0.45f) * 2.0f, 0.0f, 1.0f);
+      const float belt = std::clamp((c[l] + 0.05f) * 4.0f, 0.0f, 1.0f);
+      mountains[l] = inland * (2.0f - inland) * belt * belt * (3.0f - 2.0f * belt);
+      any_mountains |= mountains[l] > 0.0f;
     }
-    if (params.ridged_amplitude_m > 0.0 && any_inland) {
+    if (params.ridged_amplitude_m > 0.0 && any_mountains) {
       ridgedFbm8(ridges, x, y, z, ridged_fbm, c);
-      for (int l = 0; l < 8; ++l) out[l] += float(params.ridged_amplitude_m) * inland[l] * c[l];
+      for (int l = 0; l < 8; ++l) out[l] += float(params.ridged_amplitude_m) * mountains[l] * c[l];
     }
   }
 };

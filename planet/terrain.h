@@ -18,15 +18,17 @@ struct TerrainParams {
   double frequency = 2.0;  // first-octave frequency on the unit sphere
   double lacunarity = 2.0;
   double persistence = 0.5;
-  double amplitude_m = 2500.0;  // detail relief (half range)
+  double amplitude_m = 1200.0;  // detail relief (half range)
   // Continents: a low-frequency fBm shaped into land masses and ocean basins.
   double continent_frequency = 0.9;
   int continent_octaves = 4;
-  double continent_amplitude_m = 2500.0;  // half the basin-to-plateau step
-  double continent_sharpness = 3.0;       // >= 0; larger = steeper continental shelves
+  double continent_amplitude_m = 600.0;  // height of the continental plateau above the shelf
+  double ocean_depth_m = 4000.0;         // depth of the ocean basins below the shelf
+  double continent_sharpness = 3.0;      // >= 0; larger = steeper continental shelves
   // Mountains: ridged fBm added where the continent mask is high.
   double ridged_amplitude_m = 3500.0;
   double ridged_frequency = 2.5;
+  double mountain_belt_frequency = 1.2;  // where mountain belts run (low-frequency field)
   // Domain warp: positions are displaced by a vector noise before sampling (unit-sphere units).
   double warp = 0.15;
   double warp_frequency = 1.5;
