@@ -104,9 +104,12 @@ enum class Command { kGenerate, kCompare };
 int runPipeline(Command command, const GenerateArgs& args) {
   Config config;
   if (int rc = prepareRun(args, config)) return rc;
-  const int threads = args.threads_given ? args.threads : 0;
   std::optional<tbb::global_control> limit;
-  if (threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, size_t(threads));
+  if (args.threads_given)
+    limit.emplace(tbb::global_control::max_allowed_parallelism, size_t(args.threads));
+  // What the run really gets: --threads, or every core (reported in summary.json).
+  const int threads = int(tbb::global_control::active_value(
+      tbb::global_control::max_allowed_parallelism));
 
   ProgressLine progress;
   StageCallback on_stage = [&](const std::string& stage) { progress(stage); };
