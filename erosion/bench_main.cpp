@@ -2,7 +2,7 @@
 // the erosion module can be measured alone. planetgen bench measures it on the real terrain.
 //
 //   erosion_bench [--frequency 256] [--threads 2] [--droplets 500000]
-//                 [--brush patterns|lattice|precomputed|gathered]
+//                 [--brush lattice|precomputed|gathered]
 //                 [--batch 1024] [--radius 3]
 
 #include <algorithm>
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   int frequency = 256, threads = 2, batch = 1024;
   uint64_t droplets = 500000;
   double radius = 3.0;
-  erosion::BrushMode mode = erosion::BrushMode::kPatterns;
+  erosion::BrushMode mode = erosion::BrushMode::kLattice;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
     if (key == "--frequency")
@@ -77,8 +77,7 @@ int main(int argc, char** argv) {
     else if (key == "--brush")
       mode = value == "precomputed" ? erosion::BrushMode::kPrecomputed
              : value == "gathered"  ? erosion::BrushMode::kGathered
-             : value == "lattice"   ? erosion::BrushMode::kLattice
-                                    : erosion::BrushMode::kPatterns;
+                                    : erosion::BrushMode::kLattice;
     else {
       std::fprintf(stderr, "unknown option %s\n", key.c_str());
       return 2;
@@ -108,8 +107,7 @@ int main(int argc, char** argv) {
       "eroded_m3 %.6e deposited_m3 %.6e mass_error %.3e ended lifetime %llu dried %llu sea %llu "
       "flat %llu\n",
       frequency, mesh.vertexCount(), threads,
-      mode == erosion::BrushMode::kPatterns      ? "patterns"
-      : mode == erosion::BrushMode::kLattice     ? "lattice"
+      mode == erosion::BrushMode::kLattice       ? "lattice"
       : mode == erosion::BrushMode::kPrecomputed ? "precomputed"
                                                  : "gathered",
       batch, radius, (unsigned long long)f.droplets, (unsigned long long)f.droplet_steps,

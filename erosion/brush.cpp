@@ -1,5 +1,7 @@
 #include "erosion/brush.h"
 
+#include "erosion/large_array.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -104,66 +106,8 @@ LatticeBrush makeLatticeBrush(double radius_edges) {
     brush.entries.push_back({uint16_t(parents[i]), uint8_t(dirs[i]), float(weights[i] / sum)});
     brush.weights.push_back(float(weights[i] / sum));
   }
-  assert(brush.entries.size() <= 512);
+  assert(brush.entries.size() <= kMaxLatticeBrush);
   return brush;
-}
-
-BrushPatterns buildBrushPatterns(const NodeTable& nodes, const LatticeBrush& brush) {
-  const size_t n = nodes.links.size();
-  const size_t m = brush.entries.size();
-  const VertexLinks* links = nodes.links.data();
-  BrushPatterns patterns;
-  patterns.entries = m;
-  patterns.of_vertex.assign(n, BrushPatterns::kNone);
-  // Differences of v's brush, or false near a five-valent vertex.
-  auto differences = [&](size_t v, int32_t* out, uint32_t* ids) {
-    if (links[v].irregularBrush()) return false;
-    latticeBrushIds(links, brush, uint32_t(v), ids);
-    for (size_t e = 0; e < m; ++e) out[e] = int32_t(int64_t(ids[e]) - int64_t(v));
-    return true;
-  };
-  // Pass 1: a vertex starts a new pattern unless its differences equal its predecessor's.
-  constexpr size_t kChunk = 4096;
-  const size_t chunks = (n + kChunk - 1) / kChunk;
-  std::vector<uint8_t> starts(n, 0);
-  std::vector<uint32_t> chunk_starts(chunks, 0);
-  tbb::parallel_for(size_t(0), chunks, [&](size_t c) {
-    std::vector<int32_t> previous(m), current(m);
-    std::vector<uint32_t> ids(m);
-    const size_t begin = c * kChunk, end = std::min(n, begin + kChunk);
-    bool have_previous = begin > 0 && differences(begin - 1, previous.data(), ids.data());
-    uint32_t count = 0;
-    for (size_t v = begin; v < end; ++v) {
-      const bool regular = differences(v, current.data(), ids.data());
-      if (regular && !(have_previous && previous == current)) starts[v] = 1, ++count;
-      have_previous = regular;
-      previous.swap(current);
-    }
-    chunk_starts[c] = count;
-  });
-  // Pass 2: pattern numbers in vertex order; pass 3: write each pattern once.
-  std::vector<uint32_t> first_pattern(chunks + 1, 0);
-  for (size_t c = 0; c < chunks; ++c) first_pattern[c + 1] = first_pattern[c] + chunk_starts[c];
-  patterns.deltas.resize(size_t(first_pattern[chunks]) * m);
-  tbb::parallel_for(size_t(0), chunks, [&](size_t c) {
-    std::vector<uint32_t> ids(m);
-    const size_t begin = c * kChunk, end = std::min(n, begin + kChunk);
-    uint32_t pattern = first_pattern[c];
-    // A run may begin in an earlier chunk: its pattern is the one just before this chunk's.
-    uint32_t current = pattern > 0 ? pattern - 1 : BrushPatterns::kNone;
-    for (size_t v = begin; v < end; ++v) {
-      if (links[v].irregularBrush()) {
-        current = BrushPatterns::kNone;
-        continue;
-      }
-      if (starts[v]) {
-        current = pattern++;
-        differences(v, &patterns.deltas[size_t(current) * m], ids.data());
-      }
-      patterns.of_vertex[v] = uint32_t(size_t(current) * m);
-    }
-  });
-  return patterns;
 }
 
 VertexBrushes buildVertexBrushes(const geodesy::SphereMesh& mesh, double radius_edges) {

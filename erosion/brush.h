@@ -4,12 +4,9 @@
 //
 // Away from the twelve five-valent vertices the icosphere is a regular triangular lattice, so
 // the brush is one table of lattice offsets (a, b) with weights from lattice distances
-// sqrt(a^2 + ab + b^2) (LatticeBrush). Ways to find its vertices around the droplet's nearest
-// vertex (README, "Brush", has the measurements):
-// - BrushPatterns: the offsets as vertex-id differences. geodesy numbers lattice rows
-//   contiguously, so runs of vertices share one list of differences; per vertex only the
-//   index of its list is stored. The default.
-// - walking the lattice through the neighbour lists at every step (no memory, slower);
+// sqrt(a^2 + ab + b^2) (LatticeBrush), walked through the neighbour lists from the droplet's
+// nearest vertex at every step: no per-vertex memory, and as fast as reading stored lists
+// (README, "Brush", has the measurements). The alternatives, kept to measure against:
 // - VertexBrushes: every vertex's ids and metric weights, CSR (8 bytes per entry);
 // - BrushGatherer: a breadth-first walk with metric distances from any point. Builds
 //   VertexBrushes and serves the centres near the five-valent vertices.
@@ -80,6 +77,9 @@ struct LatticeBrush {
 
 LatticeBrush makeLatticeBrush(double radius_edges);
 
+// Lattice brushes have at most this many entries (radius 8 has 235).
+inline constexpr size_t kMaxLatticeBrush = 256;
+
 // Writes the vertex ids of the lattice brush around `centre` (which must not have the
 // irregular-brush bit) to ids[0 .. brush.entries.size()). A step along direction d leaves a
 // vertex by slot rot + d of its neighbour list, where rot is the slot of the centre's
@@ -87,7 +87,7 @@ LatticeBrush makeLatticeBrush(double radius_edges);
 inline void latticeBrushIds(const VertexLinks* links, const LatticeBrush& brush, uint32_t centre,
                             uint32_t* ids) {
   static constexpr uint8_t kMod6[16] = {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3};
-  uint8_t rots[512];
+  uint8_t rots[kMaxLatticeBrush];
   ids[0] = centre;
   rots[0] = 0;
   const LatticeBrush::Entry* entries = brush.entries.data();
@@ -99,21 +99,6 @@ inline void latticeBrushIds(const VertexLinks* links, const LatticeBrush& brush,
     rots[e] = kMod6[parent.backSlot(slot) + 9 - entry.dir];
   }
 }
-
-// Lattice brushes as vertex-id differences from the centre, shared by runs of vertices.
-struct BrushPatterns {
-  static constexpr uint32_t kNone = UINT32_MAX;  // centre near a five-valent vertex
-  size_t entries = 0;                            // differences per pattern
-  std::vector<uint32_t> of_vertex;  // first difference of v's pattern in deltas, or kNone
-  std::vector<int32_t> deltas;
-
-  size_t memoryBytes() const {
-    return of_vertex.capacity() * sizeof(uint32_t) + deltas.capacity() * sizeof(int32_t);
-  }
-};
-
-// Parallel; the result does not depend on the thread count.
-BrushPatterns buildBrushPatterns(const NodeTable& nodes, const LatticeBrush& brush);
 
 // Builds the brush of every vertex. Parallel in the caller's oneTBB arena; the result does not
 // depend on the thread count.

@@ -19,11 +19,8 @@ constexpr float kNoDirection2 = 1e-30f;
 // A droplet with less speed and less slope than these is stalled (normalised units).
 constexpr float kStallSpeed = 1e-4f;
 constexpr float kStallSlope2 = 1e-12f;
-// Lattice brushes have at most this many entries (radius 8.5).
-constexpr size_t kMaxBrushEntries = 272;
 
 using Writer = ChangeAccumulator::Writer;
-constexpr bool kPrefetch = true;
 
 glm::vec3 randomTangent(const glm::vec3& p, geodesy::HashStream& rng) {
   const glm::vec3 axis = std::abs(p.x) < 0.9f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0);
@@ -37,72 +34,41 @@ glm::vec3 randomTangent(const glm::vec3& p, geodesy::HashStream& rng) {
 // through each corner's dual area, so sum(dh * area) == volume.
 inline void deposit(const DropletContext& c, Writer& changes, const SurfaceSample& s,
                     float volume) {
-  for (int k = 0; k < 3; ++k) changes.add(s.v[k], volume * s.bary[k] * c.links[s.v[k]].inv_area);
+  for (int k = 0; k < 3; ++k)
+    changes.deposit(s.v[k], volume * s.bary[k] * c.links[s.v[k]].inv_area);
 }
 
-// Beyer 2015, eqs. 5.6 and 5.9: takes amount * w_i * erodibility_i of height from every brush
-// vertex i = id(k). Returns the volume taken, which the droplet carries as sediment.
-template <typename Id>
-inline float takeBrush(const VertexSoil* soil, const Writer& changes, const Id& id,
+// Beyer 2015, eqs. 5.6 and 5.9: takes amount * w_k * erodibility of height from every brush
+// vertex ids[k] (the erodibility is applied when the batch is published). Returns the volume
+// taken, which the droplet carries as sediment: amount * sum(w_k * erodibility * area).
+inline float takeBrush(const VertexSoil* soil, const Writer& changes, const uint32_t* ids,
                        const float* weights, size_t count, float amount) {
-  // A local copy: its pointers stay in registers although the loop stores bytes.
-  Writer out = changes;
+  Writer out = changes;  // a local copy keeps its pointers in registers
   float volume = 0.0f;
   for (size_t k = 0; k < count; ++k) {
-    const uint32_t v = id(k);
-    const VertexSoil s = soil[v];
     const float taken = amount * weights[k];
-    out.add(v, -taken * s.erodibility);
-    volume += taken * s.erodible_area;
+    out.erode(ids[k], taken);
+    volume += taken * soil[ids[k]].erodible_area;
   }
   return volume;
-}
-
-// Asks for next step's cache lines while this step computes: the neighbour lists its walk
-// starts from and the brush around the new nearest vertex u. A step mostly enters vertices no
-// droplet touched recently, so without this it waits on memory.
-inline void prefetchNextStep(const DropletContext& c, const Writer& changes, uint32_t u) {
-  const VertexLinks& l = c.links[u];
-  for (int k = 0; k < 6; ++k) __builtin_prefetch(&c.links[l.nbr[k]]);
-  if (c.brush_mode != BrushMode::kPatterns) return;
-  const uint32_t first = c.patterns->of_vertex[u];
-  if (first == BrushPatterns::kNone) return;
-  const int32_t* deltas = c.patterns->deltas.data() + first;
-  for (size_t k = 0; k < c.patterns->entries; ++k) {
-    const uint32_t v = uint32_t(int64_t(u) + deltas[k]);
-    __builtin_prefetch(&c.soil[v]);
-    changes.prefetch(v);
-  }
 }
 
 // The brush around the droplet's nearest vertex, by the workspace's BrushMode.
 inline float erode(const DropletContext& c, Writer& changes, DropletScratch scratch,
                    const glm::vec3& p, uint32_t centre, float amount) {
-  const float* lattice_weights = c.lattice->weights.data();
-  const size_t lattice_count = c.lattice->weights.size();
   switch (c.brush_mode) {
-    case BrushMode::kPatterns: {
-      const uint32_t first = c.patterns->of_vertex[centre];
-      if (first == BrushPatterns::kNone) break;
-      const int32_t* deltas = c.patterns->deltas.data() + first;
-      return takeBrush(
-          c.soil, changes, [&](size_t k) { return uint32_t(int64_t(centre) + deltas[k]); },
-          lattice_weights, lattice_count, amount);
-    }
     case BrushMode::kLattice: {
       if (c.links[centre].irregularBrush()) break;
-      uint32_t ids[512];
+      uint32_t ids[kMaxLatticeBrush];
       latticeBrushIds(c.links, *c.lattice, centre, ids);
-      return takeBrush(
-          c.soil, changes, [&](size_t k) { return ids[k]; }, lattice_weights, lattice_count,
-          amount);
+      return takeBrush(c.soil, changes, ids, c.lattice->weights.data(), c.lattice->weights.size(),
+                       amount);
     }
     case BrushMode::kPrecomputed: {
       const uint32_t begin = c.brushes->offsets[centre];
-      const uint32_t* ids = c.brushes->ids.data() + begin;
-      return takeBrush(
-          c.soil, changes, [&](size_t k) { return ids[k]; }, c.brushes->weights.data() + begin,
-          c.brushes->offsets[centre + 1] - begin, amount);
+      return takeBrush(c.soil, changes, c.brushes->ids.data() + begin,
+                       c.brushes->weights.data() + begin, c.brushes->offsets[centre + 1] - begin,
+                       amount);
     }
     case BrushMode::kGathered:
       break;
@@ -111,9 +77,8 @@ inline float erode(const DropletContext& c, Writer& changes, DropletScratch scra
   if (!*scratch.gatherer) *scratch.gatherer = std::make_unique<BrushGatherer>(*c.mesh);
   BrushGatherer& gatherer = **scratch.gatherer;
   const size_t count = gatherer.gather(p, centre, c.lattice->radius_edges);
-  const uint32_t* ids = gatherer.ids().data();
-  return takeBrush(
-      c.soil, changes, [&](size_t k) { return ids[k]; }, gatherer.weights().data(), count, amount);
+  return takeBrush(c.soil, changes, gatherer.ids().data(), gatherer.weights().data(), count,
+                   amount);
 }
 
 }  // namespace
@@ -132,7 +97,6 @@ DropletContext makeDropletContext(const ErosionInput& input, const ErosionParams
   c.soil = w.nodes.soil.data();
   c.brush_mode = w.mode;
   c.lattice = &w.lattice;
-  c.patterns = &w.patterns;
   c.brushes = &w.brushes;
   const double edge = mesh.mean_edge_length;
   c.sea_level = float(input.sea_level_m * heightScale(input));
@@ -164,9 +128,8 @@ DropletOutcome runDroplet(const DropletContext& c, DropletScratch scratch,
   const glm::vec3 b = spawn.point.bary;
   glm::vec3 p = glm::normalize(c.points[corners[0]].x * b.x + c.points[corners[1]].x * b.y +
                                c.points[corners[2]].x * b.z);
-  FaceRef start{corners[0], 0};
-  while (c.links[corners[0]].nbr[start.slot] != corners[1]) ++start.slot;
-  SurfaceSample s = sampleSurface(c.points, c.links, start, p);
+  const int heaviest = b.x >= b.y && b.x >= b.z ? 0 : (b.y >= b.z ? 1 : 2);
+  SurfaceSample s = sampleSurface(c.points, c.links, corners[heaviest], p);
   float water = spawn.water * c.initial_water;
   float speed = c.initial_speed;
   float sediment = 0.0f;
@@ -217,8 +180,7 @@ DropletOutcome runDroplet(const DropletContext& c, DropletScratch scratch,
     glm::vec3 p_new = p * c.step_cos + d * c.step_sin;
     dir = d * c.step_cos - p * c.step_sin;
     p_new *= 1.0f / std::sqrt(glm::dot(p_new, p_new));
-    const SurfaceSample s_new = sampleSurface(c.points, c.links, s.face, p_new);
-    if (kPrefetch) prefetchNextStep(c, changes, s_new.heaviestCorner());
+    const SurfaceSample s_new = sampleSurface(c.points, c.links, s.heaviestCorner(), p_new);
 
     const float dh = s_new.h - s.h;  // Beyer 2015, eq. 5.3
     // Beyer 2015, eq. 5.4.

@@ -1,6 +1,7 @@
 #pragma once
 // One droplet's life on the icosphere (Beyer 2015 §5.1, eqs. 5.1-5.8, stepped in the tangent
-// plane as in Kelley 2020 §4.4). Shared by the parallel driver and by traceDroplet.
+// plane as in Kelley 2020 §4.4). Shared by the parallel driver and by traceDroplet. Internal to
+// erosion/.
 //
 // Dimensionless frame. The step is one mean edge length L (radians on the unit sphere) and
 // heights are measured in edge lengths of the planet: h = h_m / (L * radius_m). Slopes dh are
@@ -10,13 +11,13 @@
 
 #include <cstdint>
 #include <span>
-#include <vector>
 
 #include <glm/vec3.hpp>
 
 #include "erosion/brush.h"
 #include "erosion/change_accumulator.h"
 #include "erosion/droplet_erosion.h"
+#include "erosion/droplet_trace.h"
 #include "erosion/node_table.h"
 #include "erosion/workspace_impl.h"
 #include "geodesy/droplet_spawn.h"
@@ -24,54 +25,19 @@
 
 namespace erosion {
 
-enum class DropletEnd : uint8_t {
-  kLifetime,  // ran max_lifetime steps
-  kDried,     // water fell below kMinWaterFraction * initial_water
-  kSea,       // reached a point below sea level (or spawned there)
-  kFlat,      // stalled two steps in a row: no direction, or no speed and no slope
-};
-
-// A droplet dries up below this fraction of initial_water (eq. 5.8 never reaches 0).
-inline constexpr float kMinWaterFraction = 0.005f;
-
-// One step of a traced droplet: the state after the step, at its new position.
-struct DropletStep {
-  glm::vec3 position{0.0f};         // unit sphere
-  uint32_t corners[3] = {0, 0, 0};  // the face under the droplet, nearest vertex first
-  float height_m = 0.0f;            // frozen terrain under the droplet
-  float speed = 0.0f;               // normalised (edge lengths per step)
-  float water = 0.0f;
-  float sediment = 0.0f;       // normalised volume carried after the step
-  float eroded = 0.0f;         // height (normalised) taken at the old position, eq. 5.6
-  float deposited = 0.0f;      // volume (normalised) dropped at the old position, eq. 5.5
-  float height_change = 0.0f;  // normalised dh of the step, eq. 5.3
-};
-
-struct DropletTrace {
-  std::vector<DropletStep> steps;  // steps[0] is the spawn
-  DropletEnd end = DropletEnd::kLifetime;
-};
-
-// Follows one droplet over the terrain as erodeDroplets would (elevations frozen, as within a
-// batch) and records every step; changes nothing. For tests and debugging.
-DropletTrace traceDroplet(const ErosionInput& input, const geodesy::DropletSpawn& spawn,
-                          const ErosionParams& params, std::span<const float> elevation_m,
-                          uint64_t droplet_id = 0);
-
 // The constants of one erodeDroplets call, in the dimensionless frame, float for the hot loop.
 struct DropletContext {
   const geodesy::SphereMesh* mesh = nullptr;
   const VertexPoint* points = nullptr;  // heights frozen during a batch
   const VertexLinks* links = nullptr;
   const VertexSoil* soil = nullptr;
-  BrushMode brush_mode = BrushMode::kPatterns;
+  BrushMode brush_mode = BrushMode::kLattice;
   const LatticeBrush* lattice = nullptr;
-  const BrushPatterns* patterns = nullptr;  // for kPatterns
-  const VertexBrushes* brushes = nullptr;   // for kPrecomputed
-  float sea_level = 0.0f;                   // normalised
-  double metres_per_height = 1.0;           // L R
-  float edge_length = 0.0f;                 // L, radians
-  float step_cos = 1.0f, step_sin = 0.0f;   // great-circle step of one L
+  const VertexBrushes* brushes = nullptr;  // for kPrecomputed
+  float sea_level = 0.0f;                  // normalised
+  double metres_per_height = 1.0;          // L R
+  float edge_length = 0.0f;                // L, radians
+  float step_cos = 1.0f, step_sin = 0.0f;  // great-circle step of one L
   float inertia = 0.0f, capacity = 0.0f, min_slope = 0.0f, deposition = 0.0f, erosion = 0.0f;
   float evaporation = 0.0f, gravity = 0.0f, initial_water = 0.0f, initial_speed = 0.0f;
   float min_water = 0.0f;

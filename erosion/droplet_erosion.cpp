@@ -21,13 +21,18 @@ constexpr size_t kDropletGrain = 8;
 constexpr int kBlockShift = ChangeAccumulator::kBlockShift;
 constexpr size_t kBlock = ChangeAccumulator::kBlock;
 
-// The fixed-point change of vertex v summed over the threads. Integer, so the order of the
-// threads and of the droplets inside them does not matter.
-inline int64_t totalChange(const std::vector<std::unique_ptr<ThreadSlot>>& slots, uint32_t v) {
-  int64_t sum = 0;
-  for (const auto& slot : slots)
-    if (slot) sum += slot->changes.sum(v);
-  return sum;
+// The change of vertex v in normalised height: deposits minus erodibility times the brush's
+// takings, each summed over the threads in integers first, so the order of the threads and
+// of the droplets inside them does not matter.
+inline double totalChange(const std::vector<ChangeAccumulator*>& slots, const VertexSoil* soil,
+                          uint32_t v) {
+  int64_t eroded = 0, deposited = 0;
+  for (const ChangeAccumulator* slot : slots) {
+    eroded += slot->erosion(v);
+    deposited += slot->deposit(v);
+  }
+  return (double(deposited) - double(soil[v].erodibility) * double(eroded)) *
+         (1.0 / ChangeAccumulator::kScale);
 }
 
 ErosionWorkspace::Impl& workspaceFor(const ErosionInput& input, const ErosionParams& params,
@@ -46,6 +51,11 @@ ErosionWorkspace::Impl& workspaceFor(const ErosionInput& input, const ErosionPar
 
 }  // namespace
 
+size_t batchSize(const ErosionParams& params, size_t vertex_count) {
+  if (params.batch_size > 0) return size_t(params.batch_size);
+  return std::max<size_t>(16, vertex_count / 160);
+}
+
 ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::DropletSpawn> spawns,
                            const ErosionParams& params, std::span<float> elevation_m,
                            std::span<float> change_m, uint64_t first_droplet_id) {
@@ -63,30 +73,36 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
   const double height_scale = heightScale(input);
   // Droplets read the heights in the node table. elevation_m keeps the heights of the call's
   // start until the end, when the call's change is applied to it once.
-  refreshNodeTable(w.nodes, elevation_m, height_scale, input.erodibility);
+  w.prepare(elevation_m, height_scale, input.erodibility);
   const DropletContext context = makeDropletContext(input, params, w);
-  const double metres_per_quantum =
-      mesh.mean_edge_length * input.radius_m / ChangeAccumulator::kScale;
+  const double metres_per_height = mesh.mean_edge_length * input.radius_m;
+  const VertexSoil* soil = w.nodes.soil.data();
+  std::vector<ChangeAccumulator*> used;  // the slots' buffers, refreshed after each batch
 
   const size_t block_count = n / kBlock + 1;
   std::vector<uint8_t> touched_blocks(block_count, 0);
-  std::vector<uint32_t> dirty_blocks;
-  const size_t batch = size_t(std::max(1, params.batch_size));
+  const size_t batch = batchSize(params, n);
   std::vector<DropletOutcome> outcomes(std::min(batch, spawns.size()));
-  std::vector<uint32_t> order;
+
+  // Droplets of a batch are independent (frozen heights, integer sums), so they may run in
+  // any order: by spawn face, neighbours run one after another and find the mesh in cache.
+  // Every batch's order up front, in one parallel pass.
+  const size_t batch_count = (spawns.size() + batch - 1) / batch;
+  std::vector<uint32_t> order(spawns.size());
+  tbb::parallel_for(size_t(0), batch_count, [&](size_t b) {
+    const size_t start = b * batch, end = std::min(spawns.size(), start + batch);
+    for (size_t i = start; i < end; ++i) order[i] = uint32_t(i - start);
+    std::sort(order.begin() + start, order.begin() + end, [&](uint32_t x, uint32_t y) {
+      return spawns[start + x].point.face < spawns[start + y].point.face;
+    });
+  });
+
   double eroded = 0.0, deposited = 0.0;
   for (size_t start = 0; start < spawns.size(); start += batch) {
     const size_t end = std::min(spawns.size(), start + batch);
-    // Droplets of a batch are independent (frozen heights, integer sums), so they may run in
-    // any order: by spawn face, neighbours run one after another and find the mesh in cache.
-    order.resize(end - start);
-    for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      return spawns[start + a].point.face < spawns[start + b].point.face;
-    });
     // Every droplet of the batch reads the heights frozen at the batch start and adds its
     // changes to its thread's fixed-point buffer.
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, end - start, kDropletGrain),
+    tbb::parallel_for(tbb::blocked_range<size_t>(start, end, kDropletGrain),
                       [&](const tbb::blocked_range<size_t>& range) {
                         const int index = tbb::this_task_arena::current_thread_index();
                         assert(index >= 0 && size_t(index) < w.slots.size());
@@ -101,30 +117,25 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
 
     // Publish the batch: every vertex of a block some thread changed gets its start height
     // plus the sum over threads, in integers. Blocks are disjoint, so tasks need no order.
-    dirty_blocks.clear();
-    for (size_t block = 0; block < block_count; ++block) {
-      uint8_t dirty = 0;
-      for (const auto& slot : w.slots)
-        if (slot) dirty |= slot->changes.dirty()[block];
-      if (dirty) dirty_blocks.push_back(uint32_t(block));
-    }
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, dirty_blocks.size(), 16),
-                      [&](const tbb::blocked_range<size_t>& range) {
-                        for (size_t k = range.begin(); k < range.end(); ++k) {
-                          const uint32_t block = dirty_blocks[k];
-                          touched_blocks[block] = 1;
-                          const size_t begin = size_t(block) << kBlockShift;
-                          const size_t stop = std::min(n, begin + kBlock);
-                          for (size_t v = begin; v < stop; ++v) {
-                            const double metres =
-                                double(w.nodes.start_m[v]) +
-                                double(totalChange(w.slots, uint32_t(v))) * metres_per_quantum;
-                            w.nodes.points[v].h = float(metres * height_scale);
-                          }
-                        }
-                      });
+    used.clear();
     for (const auto& slot : w.slots)
-      if (slot) slot->changes.clearDirty();
+      if (slot) used.push_back(&slot->changes);
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, block_count, 256),
+        [&](const tbb::blocked_range<size_t>& range) {
+          for (size_t block = range.begin(); block < range.end(); ++block) {
+            uint8_t dirty = 0;
+            for (ChangeAccumulator* slot : used) dirty |= slot->takeDirty(block);
+            if (!dirty) continue;
+            touched_blocks[block] = 1;
+            const size_t begin = block << kBlockShift, stop = std::min(n, begin + kBlock);
+            for (size_t v = begin; v < stop; ++v) {
+              const double metres = double(w.nodes.start_m[v]) +
+                                    totalChange(used, soil, uint32_t(v)) * metres_per_height;
+              w.nodes.points[v].h = float(metres * height_scale);
+            }
+          }
+        });
 
     // Statistics in droplet order.
     for (size_t i = 0; i < end - start; ++i) {
@@ -173,9 +184,8 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
     const size_t begin = size_t(blocks[k]) << kBlockShift;
     const size_t stop = std::min(n, begin + kBlock);
     for (size_t v = begin; v < stop; ++v) {
-      const double c = double(totalChange(w.slots, uint32_t(v))) * metres_per_quantum;
-      for (const auto& slot : w.slots)
-        if (slot) slot->changes.clearSum(uint32_t(v));
+      const double c = totalChange(used, soil, uint32_t(v)) * metres_per_height;
+      for (ChangeAccumulator* slot : used) slot->clear(uint32_t(v));
       if (blur) {
         change[v] = c;
       } else {
@@ -213,7 +223,7 @@ DropletTrace traceDroplet(const ErosionInput& input, const geodesy::DropletSpawn
   assert(input.mesh && elevation_m.size() == input.mesh->vertexCount());
   ErosionWorkspace workspace(*input.mesh, params.radius);
   ErosionWorkspace::Impl& w = workspace.impl();
-  refreshNodeTable(w.nodes, elevation_m, heightScale(input), input.erodibility);
+  w.prepare(elevation_m, heightScale(input), input.erodibility);
   const DropletContext context = makeDropletContext(input, params, w);
   ThreadSlot slot(w.nodes.points.size());
   DropletTrace trace;

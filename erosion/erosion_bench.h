@@ -32,6 +32,6 @@ ErosionBenchFigures runErosionBench(const geodesy::SphereMesh& mesh,
                                     double sea_level_m,
                                     std::span<const geodesy::DropletSpawn> spawns, int threads,
                                     const ErosionParams& params = {},
-                                    BrushMode brush_mode = BrushMode::kPatterns, uint64_t seed = 1);
+                                    BrushMode brush_mode = BrushMode::kLattice, uint64_t seed = 1);
 
 }  // namespace erosion

@@ -1,5 +1,7 @@
 #include "erosion/node_table.h"
 
+#include "erosion/large_array.h"
+
 #include <cassert>
 #include <cmath>
 
@@ -11,11 +13,11 @@ namespace erosion {
 NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth) {
   const size_t n = mesh.vertexCount();
   NodeTable t;
-  t.points.resize(n);
-  t.links.resize(n);
-  t.soil.resize(n);
-  t.area.resize(n);
-  t.start_m.resize(n);
+  assignLarge(t.points, n);
+  assignLarge(t.links, n);
+  assignLarge(t.soil, n);
+  assignLarge(t.area, n);
+  assignLarge(t.start_m, n);
   const double to_normalised = double(n) / (4.0 * 3.14159265358979323846);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 2048),
                     [&](const tbb::blocked_range<size_t>& range) {

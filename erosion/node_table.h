@@ -10,6 +10,10 @@
 #include <span>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
 #include <glm/geometric.hpp>
 #include <glm/vec3.hpp>
 
@@ -17,7 +21,7 @@
 
 namespace erosion {
 
-struct VertexPoint {
+struct alignas(16) VertexPoint {
   glm::vec3 x{0.0f};  // unit position
   float h = 0.0f;     // height in edge lengths (see droplet.h), as published to droplets
 };
@@ -64,19 +68,11 @@ NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth);
 void refreshNodeTable(NodeTable& table, std::span<const float> elevation_m, double height_scale,
                       std::span<const float> erodibility);
 
-// A face as seen from one of its corners: anchor, and the slot of the next corner
-// (counter-clockwise) in the anchor's neighbour list. Corners: anchor, nbr[slot],
-// nbr[slot + 1].
-struct FaceRef {
-  uint32_t anchor = 0;
-  int slot = 0;
-};
-
-// What a droplet needs of the terrain at its position: the face, the weights of its corners
-// (those of the point where the droplet's ray meets the flat face, as geodesy's locate
-// defines them), the interpolated height and its gradient on the sphere.
+// What a droplet needs of the terrain at its position: the face under it (corners
+// counter-clockwise, v[0] the anchor the search ended at), the corners' weights (those of the
+// point where the droplet's ray meets the flat face, as geodesy's locate defines them), the
+// interpolated height and its gradient on the sphere.
 struct SurfaceSample {
-  FaceRef face;
   uint32_t v[3];
   glm::vec3 bary;
   float h;
@@ -88,56 +84,108 @@ struct SurfaceSample {
   }
 };
 
-inline int wrapSlot(int slot, int degree) {
-  return slot >= degree ? slot - degree : (slot < 0 ? slot + degree : slot);
+// The six neighbours of a vertex in structure-of-arrays form (slots 6 and 7 repeat 0 and 1),
+// so that distances and sides for all of them take a few vector operations.
+struct RingCoordinates {
+  alignas(16) float x[8], y[8], z[8];
+};
+
+inline void loadRing(const VertexPoint* points, const uint32_t* nbr, RingCoordinates& r) {
+#if defined(__SSE2__)
+  for (int half = 0; half < 2; ++half) {
+    __m128 a = _mm_load_ps(&points[nbr[(4 * half + 0) % 6]].x.x);
+    __m128 b = _mm_load_ps(&points[nbr[(4 * half + 1) % 6]].x.x);
+    __m128 c = _mm_load_ps(&points[nbr[(4 * half + 2) % 6]].x.x);
+    __m128 d = _mm_load_ps(&points[nbr[(4 * half + 3) % 6]].x.x);
+    _MM_TRANSPOSE4_PS(a, b, c, d);  // a = x, b = y, c = z, d = h
+    _mm_store_ps(r.x + 4 * half, a);
+    _mm_store_ps(r.y + 4 * half, b);
+    _mm_store_ps(r.z + 4 * half, c);
+  }
+#else
+  for (int k = 0; k < 8; ++k) {
+    const glm::vec3 x = points[nbr[k % 6]].x;
+    r.x[k] = x.x, r.y[k] = x.y, r.z[k] = x.z;
+  }
+#endif
 }
 
-// Walks from `start` across face edges to the face whose cone holds the unit point p, and
-// samples the terrain there. With N_k = x_{k+1} x x_{k+2}, p's unnormalised weights are
-// s_k = p . N_k, computed as (p - x_{k+1}) . N_k, and the gradient of the interpolant
-// h = sum h_k s_k / S (S = sum s_k) is sum (h_k - h) N_k / S, tangent at p by construction.
+// out[k] = (r_k - o) . w for the eight slots.
+inline void ringDots(const RingCoordinates& r, const glm::vec3& o, const glm::vec3& w, float* out) {
+  for (int k = 0; k < 8; ++k)
+    out[k] = (r.x[k] - o.x) * w.x + (r.y[k] - o.y) * w.y + (r.z[k] - o.z) * w.z;
+}
+
+// out[k] = |r_k - o|^2 for the eight slots.
+inline void ringDistances2(const RingCoordinates& r, const glm::vec3& o, float* out) {
+  for (int k = 0; k < 8; ++k) {
+    const float dx = r.x[k] - o.x, dy = r.y[k] - o.y, dz = r.z[k] - o.z;
+    out[k] = dx * dx + dy * dy + dz * dz;
+  }
+}
+
+// Samples the terrain at the unit point p, starting from `near`, a vertex within about two
+// edges of p (the droplet's last heaviest corner).
+//
+// The anchor u is the vertex of near's closed one-ring nearest p; p then lies in the fan of
+// faces around u, in the sector between neighbours k and k + 1 where
+// side_k = det(x_u, x_k, p) >= 0 > side_{k+1}. Those sides are also p's unnormalised weights
+// of corners k + 1 and k; corner u's is det(p, x_k, x_{k+1}). If that is negative, p lies
+// beyond the fan and the search moves on to the heavier far corner. With N_j the normal of
+// the edge opposite corner j (x_k x x_{k+1} for u), the gradient of the interpolant
+// h = sum h_j s_j / S (S = sum s_j) is sum (h_j - h) N_j / S, tangent at p by construction.
 // Every vector is a difference of nearby points, so float keeps full relative precision.
 inline SurfaceSample sampleSurface(const VertexPoint* points, const VertexLinks* links,
-                                   FaceRef face, const glm::vec3& p) {
-  SurfaceSample out;
-  for (int hop = 0;; ++hop) {
-    const VertexLinks& l = links[face.anchor];
+                                   uint32_t near, const glm::vec3& p) {
+  RingCoordinates ring;
+  uint32_t u = near;
+  {
+    const VertexLinks& l = links[u];
+    loadRing(points, l.nbr, ring);
+    alignas(16) float d2[8];
+    ringDistances2(ring, p, d2);
+    const glm::vec3 e = points[u].x - p;
+    float best = glm::dot(e, e);
+    for (int k = 0; k < 6; ++k)  // a five-valent vertex repeats a neighbour: harmless
+      if (d2[k] < best) best = d2[k], u = l.nbr[k];
+  }
+  for (int attempt = 0;; ++attempt) {
+    const glm::vec3 xu = points[u].x;
+    const VertexLinks& l = links[u];
     const int degree = l.degree();
-    const int slot2 = wrapSlot(face.slot + 1, degree);
-    const uint32_t v[3] = {face.anchor, l.nbr[face.slot], l.nbr[slot2]};
-    const glm::vec3 x0 = points[v[0]].x, x1 = points[v[1]].x, x2 = points[v[2]].x;
-    const glm::vec3 n0 = glm::cross(x1, x2 - x1);
-    const glm::vec3 n1 = glm::cross(x2, x0 - x2);
-    const glm::vec3 n2 = glm::cross(x0, x1 - x0);
-    const float s0 = glm::dot(p - x1, n0);
-    const float s1 = glm::dot(p - x2, n1);
-    const float s2 = glm::dot(p - x0, n2);
-    const float sum = s0 + s1 + s2;
-    const float worst = std::min(s0, std::min(s1, s2));
-    if (worst < -1e-6f * sum && hop < 16) {
-      if (s1 == worst) {
-        face.slot = slot2;  // across the edge x2-x0: next face around the anchor
-      } else if (s2 == worst) {
-        face.slot = wrapSlot(face.slot - 1, degree);  // across x0-x1: previous face
-      } else {
-        // Across the far edge x1-x2: the face (x2, x1, w), seen from x2, where x1 follows
-        // the anchor in x2's list.
-        const int back = l.backSlot(slot2);
-        face.anchor = v[2];
-        face.slot = wrapSlot(back + 1, links[v[2]].degree());
-      }
+    loadRing(points, l.nbr, ring);
+    // side_k = det(x_u, x_k, p) = (x_k - x_u) . ((p - x_u) x x_u).
+    alignas(16) float side[8];
+    ringDots(ring, xu, glm::cross(p - xu, xu), side);
+    side[degree] = side[0];
+    int k = 0;
+    float margin = std::min(side[0], -side[1]);
+    for (int j = 1; j < degree; ++j) {
+      const float m = std::min(side[j], -side[j + 1]);
+      if (m > margin) margin = m, k = j;
+    }
+    const int k1 = k + 1 == degree ? 0 : k + 1;
+    const uint32_t va = l.nbr[k], vb = l.nbr[k1];
+    const glm::vec3 xa(ring.x[k], ring.y[k], ring.z[k]);
+    const glm::vec3 xb(ring.x[k1], ring.y[k1], ring.z[k1]);
+    const glm::vec3 nu = glm::cross(xa, xb - xa);
+    float su = glm::dot(p - xa, nu);
+    float sa = -side[k + 1], sb = side[k];
+    const float sum = su + sa + sb;
+    if (su < -1e-6f * sum && attempt < 8) {
+      u = sa > sb ? va : vb;  // p is beyond the fan's rim: look from the nearer far corner
       continue;
     }
     // p may sit a rounding error outside its face: clamp onto it.
-    float w0 = std::max(s0, 0.0f), w1 = std::max(s1, 0.0f), w2 = std::max(s2, 0.0f);
-    const float inv = 1.0f / (w0 + w1 + w2);
-    w0 *= inv, w1 *= inv, w2 *= inv;
-    const float h0 = points[v[0]].h, h1 = points[v[1]].h, h2 = points[v[2]].h;
-    out.face = face;
-    out.v[0] = v[0], out.v[1] = v[1], out.v[2] = v[2];
-    out.bary = glm::vec3(w0, w1, w2);
-    out.h = h0 * w0 + h1 * w1 + h2 * w2;
-    out.gradient = ((h0 - out.h) * n0 + (h1 - out.h) * n1 + (h2 - out.h) * n2) * (1.0f / sum);
+    su = std::max(su, 0.0f), sa = std::max(sa, 0.0f), sb = std::max(sb, 0.0f);
+    const float inv = 1.0f / (su + sa + sb);
+    SurfaceSample out;
+    out.v[0] = u, out.v[1] = va, out.v[2] = vb;
+    out.bary = glm::vec3(su * inv, sa * inv, sb * inv);
+    const float hu = points[u].h, ha = points[va].h, hb = points[vb].h;
+    out.h = hu * out.bary.x + ha * out.bary.y + hb * out.bary.z;
+    const glm::vec3 na = glm::cross(xb, xu - xb), nb = glm::cross(xu, xa - xu);
+    out.gradient = ((hu - out.h) * nu + (ha - out.h) * na + (hb - out.h) * nb) * (1.0f / sum);
     return out;
   }
 }

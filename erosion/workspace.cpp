@@ -7,15 +7,13 @@ namespace erosion {
 
 ErosionWorkspace::ErosionWorkspace(const geodesy::SphereMesh& mesh, double radius, BrushMode mode)
     : impl_(std::make_unique<Impl>()) {
-  assert(radius > 0.0 && radius <= 8.5);
+  assert(radius > 0.0 && radius <= 8.0);  // kMaxLatticeBrush holds radius 8
   impl_->mesh = &mesh;
   impl_->radius = radius;
   impl_->mode = mode;
   impl_->lattice = makeLatticeBrush(radius);
   // A lattice walk reaches `rings` steps out; one ring more keeps its vertices six-valent.
   impl_->nodes = buildNodeTable(mesh, impl_->lattice.rings + 1);
-  if (mode == BrushMode::kPatterns)
-    impl_->patterns = buildBrushPatterns(impl_->nodes, impl_->lattice);
   if (mode == BrushMode::kPrecomputed) impl_->brushes = buildVertexBrushes(mesh, radius);
 }
 
@@ -32,7 +30,7 @@ BrushMode ErosionWorkspace::brushMode() const {
 }
 
 size_t ErosionWorkspace::brushMemoryBytes() const {
-  return impl_->brushes.memoryBytes() + impl_->patterns.memoryBytes() +
+  return impl_->brushes.memoryBytes() +
          impl_->lattice.entries.capacity() * sizeof(LatticeBrush::Entry);
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "erosion/brush.h"
@@ -22,14 +23,19 @@ struct ThreadSlot {
 struct ErosionWorkspace::Impl {
   const geodesy::SphereMesh* mesh = nullptr;
   double radius = 0.0;
-  BrushMode mode = BrushMode::kPatterns;
+  BrushMode mode = BrushMode::kLattice;
   LatticeBrush lattice;
-  BrushPatterns patterns;  // kPatterns only
-  VertexBrushes brushes;   // kPrecomputed only
+  VertexBrushes brushes;  // kPrecomputed only
   NodeTable nodes;
   // Indexed by tbb::this_task_arena::current_thread_index(); each is created by its own
   // thread on first use, so only threads that ran droplets pay for one.
   std::vector<std::unique_ptr<ThreadSlot>> slots;
+
+  // Per call: node heights and erodibility.
+  void prepare(std::span<const float> elevation_m, double height_scale,
+               std::span<const float> erodibility) {
+    refreshNodeTable(nodes, elevation_m, height_scale, erodibility);
+  }
 
   ThreadSlot& slot(size_t index) {
     if (!slots[index]) slots[index] = std::make_unique<ThreadSlot>(nodes.points.size());

@@ -11,8 +11,9 @@
 #include <glm/geometric.hpp>
 
 #include "erosion/brush.h"
-#include "erosion/droplet.h"
 #include "erosion/droplet_erosion.h"
+#include "erosion/droplet_trace.h"
+#include "erosion/node_table.h"
 #include "geodesy/hash.h"
 #include "geodesy/sphere_mesh.h"
 #include "weather/uniform_rain.h"
@@ -343,6 +344,33 @@ TEST_CASE("erosion: brush weights of every vertex sum to 1", "[erosion]") {
       CHECK(count <= inside + 6);
     }
   }
+  // The lattice brush: weights sum to 1 and fall with lattice distance; its vertices, walked
+  // through the neighbour lists, are distinct and lie within the radius (in edge lengths, up
+  // to the mesh's spread of edge lengths).
+  for (double radius : {1.0, 3.0, 5.5, 8.0}) {
+    const auto lattice = erosion::makeLatticeBrush(radius);
+    REQUIRE(lattice.entries.size() <= erosion::kMaxLatticeBrush);
+    double sum = 0.0;
+    for (const auto& e : lattice.entries) sum += e.weight;
+    CHECK(sum == Approx(1.0).epsilon(1e-6));
+    CHECK(lattice.entries[0].weight >= lattice.entries.back().weight);
+    const auto nodes = erosion::buildNodeTable(mesh, lattice.rings + 1);
+    std::vector<uint32_t> ids(lattice.entries.size());
+    size_t regular = 0;
+    for (size_t v = 0; v < mesh.vertexCount(); ++v) {
+      if (nodes.links[v].irregularBrush()) continue;
+      ++regular;
+      erosion::latticeBrushIds(nodes.links.data(), lattice, uint32_t(v), ids.data());
+      std::vector<uint32_t> sorted = ids;
+      std::sort(sorted.begin(), sorted.end());
+      REQUIRE(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+      for (uint32_t id : ids)
+        REQUIRE(glm::length(mesh.positions[id] - mesh.positions[v]) <
+                float(1.2 * radius * mesh.mean_edge_length));
+    }
+    CHECK(regular > mesh.vertexCount() / 2);
+  }
+
   // On the fly, around points that are not vertices.
   erosion::BrushGatherer gatherer(mesh);
   geodesy::HashStream rng(5, 0, 0);
@@ -372,8 +400,9 @@ TEST_CASE("erosion: batched statistics match batch size 1", "[erosion]") {
     return erosion::erodeDroplets(input, spawns, params, h, change);
   };
   const auto sequential = eroded(1);
-  // 256 droplets per batch is 0.6 % of the 40,962 vertices, as 4096 is at f = 256.
-  for (int batch : {64, 256}) {
+  // The automatic batch size, 0.6 % of the vertices (256 here, 4096 at f = 256).
+  REQUIRE(erosion::batchSize(erosion::ErosionParams{}, mesh.vertexCount()) == 256);
+  for (int batch : {64, 0}) {
     const auto batched = eroded(batch);
     INFO("batch " << batch << " eroded " << batched.eroded_volume_m3 << " vs "
                   << sequential.eroded_volume_m3);
@@ -386,6 +415,7 @@ TEST_CASE("erosion: uniform rain lands only on land and is deterministic", "[ero
   const auto& mesh = meshOf(32);
   const auto h = rough(mesh, 17);
   const double sea = 300.0;
+  tbb::global_control allow(tbb::global_control::max_allowed_parallelism, 4);
   std::vector<geodesy::DropletSpawn> one, two;
   tbb::task_arena(1).execute([&] { one = weather::uniformRain(mesh, h, sea, 20000, 3); });
   tbb::task_arena(4).execute([&] { two = weather::uniformRain(mesh, h, sea, 20000, 3); });
