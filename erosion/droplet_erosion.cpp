@@ -53,7 +53,7 @@ ErosionWorkspace::Impl& workspaceFor(const ErosionInput& input, const ErosionPar
 
 size_t batchSize(const ErosionParams& params, size_t vertex_count) {
   if (params.batch_size > 0) return size_t(params.batch_size);
-  return std::max<size_t>(16, vertex_count / 160);
+  return std::max<size_t>(16, vertex_count / 256);
 }
 
 ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::DropletSpawn> spawns,

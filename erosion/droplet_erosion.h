@@ -32,8 +32,8 @@ struct ErosionParams {
   double initial_water = 1.0;
   double initial_speed = 1.0;
   double blur = 0.0;  // [0,1] change-map blur blend factor b, eq. 5.10
-  // Droplets per deterministic batch (README, "Determinism"); 0 = auto, vertex count / 160
-  // (4096 at f = 256), the largest that keeps eroded volume within 3 % of batch size 1.
+  // Droplets per deterministic batch (README, "Determinism"); 0 = auto: vertex count / 256
+  // (2560 at f = 256), which keeps the eroded volume within about 2 % of batch size 1.
   int batch_size = 0;
   // Hardness: erodibility in [0,1] per vertex from low-frequency noise (Beyer §5.2).
   double hardness_min = 0.4;    // erodibility of the hardest rock

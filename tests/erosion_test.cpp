@@ -400,8 +400,8 @@ TEST_CASE("erosion: batched statistics match batch size 1", "[erosion]") {
     return erosion::erodeDroplets(input, spawns, params, h, change);
   };
   const auto sequential = eroded(1);
-  // The automatic batch size, 0.6 % of the vertices (256 here, 4096 at f = 256).
-  REQUIRE(erosion::batchSize(erosion::ErosionParams{}, mesh.vertexCount()) == 256);
+  // The automatic batch size, 0.4 % of the vertices (160 here, 2560 at f = 256).
+  REQUIRE(erosion::batchSize(erosion::ErosionParams{}, mesh.vertexCount()) == 160);
   for (int batch : {64, 0}) {
     const auto batched = eroded(batch);
     INFO("batch " << batch << " eroded " << batched.eroded_volume_m3 << " vs "
