@@ -148,7 +148,7 @@ const std::vector<KeySpec>& schema() {
       realKey("erosion", "initial_water", FIELD(erosion.initial_water), 0, 1000, true),
       realKey("erosion", "initial_speed", FIELD(erosion.initial_speed), 0, 1000),
       realKey("erosion", "blur", FIELD(erosion.blur), 0, 1),
-      intKey("erosion", "batch_size", FIELD(erosion.batch_size), 1, 1000000),
+      intKey("erosion", "batch_size", FIELD(erosion.batch_size), 0, 1000000),
       boolKey("erosion", "hardness", FIELD(erosion.hardness)),
       realKey("erosion", "hardness_min", FIELD(erosion.hardness_min), 0, 1),
       realKey("erosion", "hardness_scale", FIELD(erosion.hardness_scale), 0, 100, true),
