@@ -3,7 +3,7 @@
 //
 //   erosion_bench [--frequency 256] [--threads 2] [--droplets 500000]
 //                 [--brush lattice|precomputed|gathered]
-//                 [--batch 1024] [--radius 3]
+//                 [--batch 0 (auto)] [--radius 3]
 
 #include <algorithm>
 #include <chrono>
@@ -58,7 +58,7 @@ std::vector<float> syntheticTerrain(const geodesy::SphereMesh& mesh, uint64_t se
 }  // namespace
 
 int main(int argc, char** argv) {
-  int frequency = 256, threads = 2, batch = 1024;
+  int frequency = 256, threads = 2, batch = 0;
   uint64_t droplets = 500000;
   double radius = 3.0;
   erosion::BrushMode mode = erosion::BrushMode::kLattice;
@@ -110,11 +110,11 @@ int main(int argc, char** argv) {
       mode == erosion::BrushMode::kLattice       ? "lattice"
       : mode == erosion::BrushMode::kPrecomputed ? "precomputed"
                                                  : "gathered",
-      batch, radius, (unsigned long long)f.droplets, (unsigned long long)f.droplet_steps,
-      f.stats.mean_steps, f.setup_s, f.erosion_s, f.erosion_cpu_s, f.droplets_per_s,
-      f.droplet_steps_per_s, f.brush_memory_bytes, f.workspace_memory_bytes,
-      usage.ru_maxrss * 1024L, f.stats.eroded_volume_m3, f.stats.deposited_volume_m3,
-      f.stats.mass_error, (unsigned long long)f.stats.ended_lifetime,
+      int(erosion::batchSize(params, mesh.vertexCount())), radius, (unsigned long long)f.droplets,
+      (unsigned long long)f.droplet_steps, f.stats.mean_steps, f.setup_s, f.erosion_s,
+      f.erosion_cpu_s, f.droplets_per_s, f.droplet_steps_per_s, f.brush_memory_bytes,
+      f.workspace_memory_bytes, usage.ru_maxrss * 1024L, f.stats.eroded_volume_m3,
+      f.stats.deposited_volume_m3, f.stats.mass_error, (unsigned long long)f.stats.ended_lifetime,
       (unsigned long long)f.stats.ended_dried, (unsigned long long)f.stats.ended_sea,
       (unsigned long long)f.stats.ended_flat);
   return 0;

@@ -32,8 +32,8 @@ struct ErosionParams {
   double initial_water = 1.0;
   double initial_speed = 1.0;
   double blur = 0.0;  // [0,1] change-map blur blend factor b, eq. 5.10
-  // Droplets per deterministic batch (README, "Determinism"); 0 = auto: vertex count / 256
-  // (2560 at f = 256), which keeps the eroded volume within about 2 % of batch size 1.
+  // Droplets per deterministic batch (README, "Parallel and deterministic"); 0 = auto:
+  // vertex count / 256 (2560 at f = 256), eroded volume within about 2 % of batch size 1.
   int batch_size = 0;
   // Hardness: erodibility in [0,1] per vertex from low-frequency noise (Beyer §5.2).
   double hardness_min = 0.4;    // erodibility of the hardest rock
@@ -51,7 +51,7 @@ struct ErosionStats {
   uint64_t ended_dried = 0, ended_lifetime = 0, ended_sea = 0, ended_flat = 0;
 };
 
-// How the brush of eq. 5.9 is found at each erosion step (README, "Brush", compares them).
+// How the brush of eq. 5.9 is found at each erosion step (README, "The brush", compares them).
 enum class BrushMode {
   kLattice,      // lattice offsets walked through the neighbour lists every step (default)
   kPrecomputed,  // per-vertex CSR of ids and metric weights (8 bytes per entry)
@@ -59,9 +59,11 @@ enum class BrushMode {
 };
 
 // What erodeDroplets builds once per mesh and brush radius and can reuse across calls (weather
-// epochs): the brushes, normalised dual areas, per-thread fixed-point change buffers.
+// epochs): per-vertex point, neighbour and soil records (64 bytes per vertex, ~50 ms at
+// f = 256), the fixed-point change buffers of each worker thread that ran droplets (16 bytes
+// per vertex each, made on first use) and, for kPrecomputed only, the per-vertex brushes.
 // Construction is parallel in the caller's oneTBB arena. Not thread-safe: one erodeDroplets
-// call at a time per workspace.
+// call at a time per workspace. The mesh must outlive it.
 class ErosionWorkspace {
  public:
   ErosionWorkspace(const geodesy::SphereMesh& mesh, double radius,
@@ -97,9 +99,11 @@ struct ErosionInput {
 // The batch size erodeDroplets uses on a mesh of vertex_count vertices.
 size_t batchSize(const ErosionParams& params, size_t vertex_count);
 
-// Runs the droplets in spawn order (droplet id = first_droplet_id + index), in place on
-// elevation_m, and adds this call's change to change_m (may be empty). Weather calls it once
-// per epoch. Parallelism: the caller's oneTBB arena. Output does not depend on the thread count.
+// Runs the droplets (droplet id = first_droplet_id + index) in batches of batchSize in spawn
+// order, in place on elevation_m, and adds this call's change to change_m (may be empty).
+// Droplets of one batch see the heights of the batch start. elevation_m, change_m and
+// input.erodibility have one entry per vertex. Weather calls it once per epoch. Parallelism:
+// the caller's oneTBB arena. Output does not depend on the thread count or the scheduling.
 ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::DropletSpawn> spawns,
                            const ErosionParams& params, std::span<float> elevation_m,
                            std::span<float> change_m, uint64_t first_droplet_id = 0);

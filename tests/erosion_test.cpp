@@ -210,21 +210,25 @@ TEST_CASE("erosion: no NaN or Inf with random parameters", "[erosion]") {
   const auto e = hardness(mesh);
   std::vector<float> h = h0, change(h.size(), 0.0f);
   geodesy::HashStream rng(1234, 0, 0);
+  // Uniform in [lo, hi], or log-uniform for ranges spanning decades, so both ends get drawn.
+  auto uniform = [&](double lo, double hi) { return lo + (hi - lo) * rng.uniform(); };
+  auto logUniform = [&](double lo, double hi) { return lo * std::pow(hi / lo, rng.uniform()); };
   for (size_t group = 0; group < 50; ++group) {
+    // The ranges [erosion] keys allow (README).
     erosion::ErosionParams p;
-    p.inertia = rng.uniform();
-    p.capacity = 1e-3 + 1000.0 * rng.uniform() * rng.uniform();
-    p.min_slope = 10.0 * rng.uniform() * rng.uniform();
-    p.deposition = rng.uniform();
-    p.erosion = rng.uniform();
-    p.evaporation = 0.999 * rng.uniform();
-    p.gravity = 1e-3 + 1000.0 * rng.uniform() * rng.uniform();
-    p.radius = 1.0 + 7.0 * rng.uniform();
-    p.max_lifetime = 1 + int(200 * rng.uniform());
-    p.initial_water = 1e-3 + 100.0 * rng.uniform() * rng.uniform();
-    p.initial_speed = 100.0 * rng.uniform() * rng.uniform();
-    p.blur = rng.uniform();
-    p.batch_size = 1 + int(300 * rng.uniform());
+    p.inertia = uniform(0.0, 1.0);
+    p.capacity = logUniform(1e-3, 1000.0);
+    p.min_slope = group % 5 == 0 ? 0.0 : logUniform(1e-4, 10.0);
+    p.deposition = uniform(0.0, 1.0);
+    p.erosion = uniform(0.0, 1.0);
+    p.evaporation = uniform(0.0, 0.999);
+    p.gravity = logUniform(1e-3, 1000.0);
+    p.radius = uniform(1.0, 8.0);
+    p.max_lifetime = 1 + int(logUniform(1.0, 1000.0));
+    p.initial_water = logUniform(1e-3, 1000.0);
+    p.initial_speed = group % 7 == 0 ? 0.0 : logUniform(1e-3, 1000.0);
+    p.blur = uniform(0.0, 1.0);
+    p.batch_size = int(logUniform(1.0, 1000.0));
     auto input = inputFor(mesh, 0.0);
     if (group % 2) input.erodibility = e;
     const auto stats = erosion::erodeDroplets(input, std::span(spawns).subspan(group * 200, 200), p,
