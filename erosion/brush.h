@@ -91,7 +91,18 @@ inline void latticeBrushIds(const VertexLinks* links, const LatticeBrush& brush,
   ids[0] = centre;
   rots[0] = 0;
   const LatticeBrush::Entry* entries = brush.entries.data();
-  for (size_t e = 1; e < brush.entries.size(); ++e) {
+  const size_t count = brush.entries.size();
+  // Ring one is the centre's own neighbour list (entries 1..6 step from the centre in
+  // directions 0..5).
+  size_t e = 1;
+  if (count >= 7) {
+    const VertexLinks& c = links[centre];
+    for (; e < 7; ++e) {
+      ids[e] = c.nbr[e - 1];
+      rots[e] = kMod6[c.backSlot(int(e - 1)) + 9 - (e - 1)];
+    }
+  }
+  for (; e < count; ++e) {
     const LatticeBrush::Entry entry = entries[e];
     const VertexLinks& parent = links[ids[entry.parent]];
     const int slot = kMod6[rots[entry.parent] + entry.dir];

@@ -4,10 +4,6 @@
 // Integer addition is associative, so the sum over threads of these arrays does not depend on
 // which thread ran which droplet: this is what makes erosion bit-identical for any thread count
 // (see README, "Determinism"). Internal to erosion/.
-//
-// Erosion and deposition are kept apart: the brush writes its weights times the amount
-// (eq. 5.9) without the vertex's erodibility, which is applied once when the batch is
-// published. The brush loop then reads nothing per vertex but the vertex id.
 
 #include <algorithm>
 #include <cstddef>
@@ -29,8 +25,7 @@ class ChangeAccumulator {
   static constexpr size_t kBlock = size_t(1) << kBlockShift;
 
   explicit ChangeAccumulator(size_t vertex_count) {
-    assignLarge(erosion_, vertex_count, int64_t(0));
-    assignLarge(deposit_, vertex_count, int64_t(0));
+    assignLarge(sum_, vertex_count, int64_t(0));
     dirty_.assign((vertex_count >> kBlockShift) + 1, 0);
   }
 
@@ -38,29 +33,21 @@ class ChangeAccumulator {
   // into the hot loop (byte stores could alias its fields otherwise).
   class Writer {
    public:
-    explicit Writer(ChangeAccumulator& a)
-        : erosion_(a.erosion_.data()), deposit_(a.deposit_.data()), dirty_(a.dirty_.data()) {}
-    // Height (normalised) to take from v, before v's erodibility.
-    void erode(uint32_t v, float amount) {
-      erosion_[v] += int64_t(amount * float(kScale));
-      dirty_[v >> kBlockShift] = 1;
-    }
-    // Height (normalised) to add to v.
-    void deposit(uint32_t v, float amount) {
-      deposit_[v] += int64_t(amount * float(kScale));
+    explicit Writer(ChangeAccumulator& a) : sum_(a.sum_.data()), dirty_(a.dirty_.data()) {}
+    // Adds dh (normalised height) to vertex v.
+    void add(uint32_t v, float dh) {
+      sum_[v] += int64_t(dh * float(kScale));
       dirty_[v >> kBlockShift] = 1;
     }
 
    private:
-    int64_t* erosion_;
-    int64_t* deposit_;
+    int64_t* sum_;
     uint8_t* dirty_;
   };
 
-  // Fixed-point totals of this thread for vertex v since the call began.
-  int64_t erosion(uint32_t v) const { return erosion_[v]; }
-  int64_t deposit(uint32_t v) const { return deposit_[v]; }
-  void clear(uint32_t v) { erosion_[v] = deposit_[v] = 0; }
+  // Fixed-point total of this thread for vertex v since the call began.
+  int64_t sum(uint32_t v) const { return sum_[v]; }
+  void clear(uint32_t v) { sum_[v] = 0; }
   // Whether a block of vertices changed since the last call, which clears it.
   uint8_t takeDirty(size_t block) {
     const uint8_t d = dirty_[block];
@@ -68,13 +55,10 @@ class ChangeAccumulator {
     return d;
   }
 
-  size_t memoryBytes() const {
-    return (erosion_.capacity() + deposit_.capacity()) * sizeof(int64_t) + dirty_.capacity();
-  }
+  size_t memoryBytes() const { return sum_.capacity() * sizeof(int64_t) + dirty_.capacity(); }
 
  private:
-  std::vector<int64_t> erosion_;
-  std::vector<int64_t> deposit_;
+  std::vector<int64_t> sum_;
   std::vector<uint8_t> dirty_;
 };
 

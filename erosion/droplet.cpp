@@ -34,21 +34,21 @@ glm::vec3 randomTangent(const glm::vec3& p, geodesy::HashStream& rng) {
 // through each corner's dual area, so sum(dh * area) == volume.
 inline void deposit(const DropletContext& c, Writer& changes, const SurfaceSample& s,
                     float volume) {
-  for (int k = 0; k < 3; ++k)
-    changes.deposit(s.v[k], volume * s.bary[k] * c.links[s.v[k]].inv_area);
+  for (int k = 0; k < 3; ++k) changes.add(s.v[k], volume * s.bary[k] * c.links[s.v[k]].inv_area);
 }
 
 // Beyer 2015, eqs. 5.6 and 5.9: takes amount * w_k * erodibility of height from every brush
-// vertex ids[k] (the erodibility is applied when the batch is published). Returns the volume
-// taken, which the droplet carries as sediment: amount * sum(w_k * erodibility * area).
+// vertex ids[k]. Returns the volume taken, which the droplet carries as sediment:
+// amount * sum(w_k * erodibility * area).
 inline float takeBrush(const VertexSoil* soil, const Writer& changes, const uint32_t* ids,
                        const float* weights, size_t count, float amount) {
   Writer out = changes;  // a local copy keeps its pointers in registers
   float volume = 0.0f;
   for (size_t k = 0; k < count; ++k) {
+    const VertexSoil s = soil[ids[k]];
     const float taken = amount * weights[k];
-    out.erode(ids[k], taken);
-    volume += taken * soil[ids[k]].erodible_area;
+    out.add(ids[k], -taken * s.erodibility);
+    volume += taken * s.erodible_area;
   }
   return volume;
 }

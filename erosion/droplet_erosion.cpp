@@ -21,18 +21,12 @@ constexpr size_t kDropletGrain = 8;
 constexpr int kBlockShift = ChangeAccumulator::kBlockShift;
 constexpr size_t kBlock = ChangeAccumulator::kBlock;
 
-// The change of vertex v in normalised height: deposits minus erodibility times the brush's
-// takings, each summed over the threads in integers first, so the order of the threads and
-// of the droplets inside them does not matter.
-inline double totalChange(const std::vector<ChangeAccumulator*>& slots, const VertexSoil* soil,
-                          uint32_t v) {
-  int64_t eroded = 0, deposited = 0;
-  for (const ChangeAccumulator* slot : slots) {
-    eroded += slot->erosion(v);
-    deposited += slot->deposit(v);
-  }
-  return (double(deposited) - double(soil[v].erodibility) * double(eroded)) *
-         (1.0 / ChangeAccumulator::kScale);
+// The change of vertex v in normalised height, summed over the threads in integers, so the
+// order of the threads and of the droplets inside them does not matter.
+inline double totalChange(const std::vector<ChangeAccumulator*>& slots, uint32_t v) {
+  int64_t sum = 0;
+  for (const ChangeAccumulator* slot : slots) sum += slot->sum(v);
+  return double(sum) * (1.0 / ChangeAccumulator::kScale);
 }
 
 ErosionWorkspace::Impl& workspaceFor(const ErosionInput& input, const ErosionParams& params,
@@ -76,7 +70,6 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
   w.prepare(elevation_m, height_scale, input.erodibility);
   const DropletContext context = makeDropletContext(input, params, w);
   const double metres_per_height = mesh.mean_edge_length * input.radius_m;
-  const VertexSoil* soil = w.nodes.soil.data();
   std::vector<ChangeAccumulator*> used;  // the slots' buffers, refreshed after each batch
 
   const size_t block_count = n / kBlock + 1;
@@ -130,8 +123,8 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
             touched_blocks[block] = 1;
             const size_t begin = block << kBlockShift, stop = std::min(n, begin + kBlock);
             for (size_t v = begin; v < stop; ++v) {
-              const double metres = double(w.nodes.start_m[v]) +
-                                    totalChange(used, soil, uint32_t(v)) * metres_per_height;
+              const double metres =
+                  double(w.nodes.start_m[v]) + totalChange(used, uint32_t(v)) * metres_per_height;
               w.nodes.points[v].h = float(metres * height_scale);
             }
           }
@@ -184,7 +177,7 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
     const size_t begin = size_t(blocks[k]) << kBlockShift;
     const size_t stop = std::min(n, begin + kBlock);
     for (size_t v = begin; v < stop; ++v) {
-      const double c = totalChange(used, soil, uint32_t(v)) * metres_per_height;
+      const double c = totalChange(used, uint32_t(v)) * metres_per_height;
       for (ChangeAccumulator* slot : used) slot->clear(uint32_t(v));
       if (blur) {
         change[v] = c;

@@ -112,16 +112,39 @@ inline void loadRing(const VertexPoint* points, const uint32_t* nbr, RingCoordin
 
 // out[k] = (r_k - o) . w for the eight slots.
 inline void ringDots(const RingCoordinates& r, const glm::vec3& o, const glm::vec3& w, float* out) {
+#if defined(__SSE2__)
+  const __m128 ox = _mm_set1_ps(o.x), oy = _mm_set1_ps(o.y), oz = _mm_set1_ps(o.z);
+  const __m128 wx = _mm_set1_ps(w.x), wy = _mm_set1_ps(w.y), wz = _mm_set1_ps(w.z);
+  for (int k = 0; k < 8; k += 4) {
+    const __m128 dx = _mm_sub_ps(_mm_load_ps(r.x + k), ox);
+    const __m128 dy = _mm_sub_ps(_mm_load_ps(r.y + k), oy);
+    const __m128 dz = _mm_sub_ps(_mm_load_ps(r.z + k), oz);
+    _mm_store_ps(out + k, _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, wx), _mm_mul_ps(dy, wy)),
+                                     _mm_mul_ps(dz, wz)));
+  }
+#else
   for (int k = 0; k < 8; ++k)
     out[k] = (r.x[k] - o.x) * w.x + (r.y[k] - o.y) * w.y + (r.z[k] - o.z) * w.z;
+#endif
 }
 
 // out[k] = |r_k - o|^2 for the eight slots.
 inline void ringDistances2(const RingCoordinates& r, const glm::vec3& o, float* out) {
+#if defined(__SSE2__)
+  const __m128 ox = _mm_set1_ps(o.x), oy = _mm_set1_ps(o.y), oz = _mm_set1_ps(o.z);
+  for (int k = 0; k < 8; k += 4) {
+    const __m128 dx = _mm_sub_ps(_mm_load_ps(r.x + k), ox);
+    const __m128 dy = _mm_sub_ps(_mm_load_ps(r.y + k), oy);
+    const __m128 dz = _mm_sub_ps(_mm_load_ps(r.z + k), oz);
+    _mm_store_ps(out + k, _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)),
+                                     _mm_mul_ps(dz, dz)));
+  }
+#else
   for (int k = 0; k < 8; ++k) {
     const float dx = r.x[k] - o.x, dy = r.y[k] - o.y, dz = r.z[k] - o.z;
     out[k] = dx * dx + dy * dy + dz * dz;
   }
+#endif
 }
 
 // Samples the terrain at the unit point p, starting from `near`, a vertex within about two
