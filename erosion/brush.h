@@ -84,9 +84,10 @@ inline constexpr size_t kMaxLatticeBrush = 256;
 // irregular-brush bit) to ids[0 .. brush.entries.size()). A step along direction d leaves a
 // vertex by slot rot + d of its neighbour list, where rot is the slot of the centre's
 // direction 0 there, and arrives with the back slot opposite: the walk keeps its bearings.
+inline constexpr uint8_t kMod6[16] = {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3};
+
 inline void latticeBrushIds(const VertexLinks* links, const LatticeBrush& brush, uint32_t centre,
                             uint32_t* ids) {
-  static constexpr uint8_t kMod6[16] = {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3};
   uint8_t rots[kMaxLatticeBrush];
   ids[0] = centre;
   rots[0] = 0;

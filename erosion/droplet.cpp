@@ -43,14 +43,13 @@ inline void deposit(const DropletContext& c, Writer& changes, const SurfaceSampl
 inline float takeBrush(const VertexSoil* soil, const Writer& changes, const uint32_t* ids,
                        const float* weights, size_t count, float amount) {
   Writer out = changes;  // a local copy keeps its pointers in registers
-  float volume = 0.0f;
+  float weight_area = 0.0f;
   for (size_t k = 0; k < count; ++k) {
     const VertexSoil s = soil[ids[k]];
-    const float taken = amount * weights[k];
-    out.add(ids[k], -taken * s.erodibility);
-    volume += taken * s.erodible_area;
+    out.add(ids[k], -amount * (weights[k] * s.erodibility));
+    weight_area += weights[k] * s.erodible_area;
   }
-  return volume;
+  return amount * weight_area;
 }
 
 // The brush around the droplet's nearest vertex, by the workspace's BrushMode.
