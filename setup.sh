@@ -8,13 +8,18 @@ cd "$(dirname "$0")"
 packages=(build-essential cmake ninja-build pkg-config git
   libtbb-dev libglm-dev libtinyobjloader-dev libtinygltf-dev catch2 nlohmann-json3-dev
   libstb-dev libpng-dev libtomlplusplus-dev libcli11-dev
-  assimp-utils nodejs npm chromium)
+  assimp-utils chromium)
 
 install_packages() {
   local missing=()
   for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
+  # Node.js and npm (gltf-validator, three.js, playwright-core): any install will do. A machine
+  # may already carry a Node.js build that bundles npm (NodeSource), which Debian's npm package
+  # conflicts with, so ask apt only when the commands are missing.
+  command -v node >/dev/null || missing+=(nodejs)
+  command -v npm >/dev/null || missing+=(npm)
   if ((${#missing[@]})); then
     echo "setup: installing ${missing[*]}"
     apt-get update -qq
