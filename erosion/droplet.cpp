@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include <glm/geometric.hpp>
@@ -19,6 +20,14 @@ constexpr float kNoDirection2 = 1e-30f;
 // A droplet with less speed and less slope than these is stalled (normalised units).
 constexpr float kStallSpeed = 1e-4f;
 constexpr float kStallSlope2 = 1e-12f;
+// The submarine fan of a droplet that reaches the sea (settleOffshore): at most this many steps,
+// each dropping at least this fraction of the load (when deposition is 0).
+constexpr int kFanSteps = 24;
+constexpr float kMinFanDeposition = 0.1f;
+constexpr float kFanInertia = 0.5f;  // a current keeps its heading across a flat shelf
+// Of the depth under the sea level one deposit may fill: a droplet reads frozen heights all its
+// life and may deposit on one corner several times (coast, fan), so each takes a quarter.
+constexpr float kSeaFillShare = 0.25f;
 
 using Writer = ChangeAccumulator::Writer;
 
@@ -37,37 +46,85 @@ inline void deposit(const DropletContext& c, Writer& changes, const SurfaceSampl
   for (int k = 0; k < 3; ++k) changes.add(s.v[k], volume * s.bary[k] * c.links[s.v[k]].inv_area);
 }
 
-// Beyer 2015, eqs. 5.6 and 5.9: takes amount * w_k * erodibility of height from every brush
-// vertex ids[k]. Returns the volume taken, which the droplet carries as sediment:
-// amount * sum(w_k * erodibility * area).
-inline float takeBrush(const VertexSoil* soil, const Writer& changes, const uint32_t* ids,
-                       const float* weights, size_t count, float amount) {
-  Writer out = changes;  // a local copy keeps its pointers in registers
-  float weight_area = 0.0f;
-  for (size_t k = 0; k < count; ++k) {
-    const VertexSoil s = soil[ids[k]];
-    out.add(ids[k], -amount * (weights[k] * s.erodibility));
-    weight_area += weights[k] * s.erodible_area;
+// Beyer 2015, §5.2, on the coast: as above, but a corner under the sea takes at most
+// kSeaFillShare of what would lift it to the sea level, so deposits never turn sea into land and
+// erosion keeps the ocean fraction the terrain was made with. Returns the volume laid down; the
+// droplet carries the rest on (to the sea, where settleOffshore spreads it over the sea floor).
+inline float depositAshore(const DropletContext& c, Writer& changes, const SurfaceSample& s,
+                           float volume) {
+  float laid = 0.0f;
+  for (int k = 0; k < 3; ++k) {
+    const VertexLinks& l = c.links[s.v[k]];
+    const float h = c.points[s.v[k]].h;
+    float share = volume * s.bary[k];
+    if (h < c.sea_level) share = std::min(share, kSeaFillShare * (c.sea_level - h) / l.inv_area);
+    changes.add(s.v[k], share * l.inv_area);
+    laid += share;
   }
-  return amount * weight_area;
+  return laid;
 }
 
-// The brush around the droplet's nearest vertex, by the workspace's BrushMode.
-inline float erode(const DropletContext& c, Writer& changes, DropletScratch scratch,
-                   const glm::vec3& p, uint32_t centre, float amount) {
+// A droplet's last load, all of it (volume is conserved): ashore as depositAshore, and what the
+// sea corners cannot take goes to the land corners by weight. With no land corner (the end of
+// a submarine fan) the face takes it as it is.
+inline void depositLast(const DropletContext& c, Writer& changes, const SurfaceSample& s,
+                        float volume) {
+  const float excess = volume - depositAshore(c, changes, s, volume);
+  if (!(excess > 0.0f)) return;
+  float land_weight = 0.0f;
+  for (int k = 0; k < 3; ++k) land_weight += c.points[s.v[k]].h >= c.sea_level ? s.bary[k] : 0.0f;
+  if (!(land_weight > 0.0f)) {
+    deposit(c, changes, s, excess);
+    return;
+  }
+  for (int k = 0; k < 3; ++k) {
+    if (c.points[s.v[k]].h < c.sea_level) continue;
+    changes.add(s.v[k], excess * (s.bary[k] / land_weight) * c.links[s.v[k]].inv_area);
+  }
+}
+
+// Beyer 2015, eqs. 5.6 and 5.9: takes amount * w_k * erodibility of height from every brush
+// vertex ids[k], but never below the sea level (the base level: water cannot cut deeper than
+// where it ends, and the sea floor is not eroded).  Returns the volume taken, which the droplet
+// carries as sediment: amount * sum(w_k * erodibility * area) where nothing was capped.
+inline float takeBrush(const DropletContext& c, const Writer& changes, const uint32_t* ids,
+                       const float* weights, size_t count, float amount) {
+  Writer out = changes;  // a local copy keeps its pointers in registers
+  float weight_area = 0.0f, capped_volume = 0.0f;
+  for (size_t k = 0; k < count; ++k) {
+    const uint32_t id = ids[k];
+    const VertexSoil s = c.soil[id];
+    const float take = amount * (weights[k] * s.erodibility);
+    // A vertex stays in the brushes of about 2 radius + 1 steps of one droplet, which all read
+    // the same frozen height: each may take only its share of the height above the sea.
+    const float above = (c.points[id].h - c.sea_level) * c.base_level_share;
+    if (take <= above) {
+      out.add(id, -take);
+      weight_area += weights[k] * s.erodible_area;
+    } else if (above > 0.0f) {
+      out.add(id, -above);
+      capped_volume += above / c.links[id].inv_area;
+    }
+  }
+  return amount * weight_area + capped_volume;
+}
+
+// Calls fn(ids, weights, count) with the brush around the droplet's nearest vertex, by the
+// workspace's BrushMode, and returns what fn returns.
+template <typename Fn>
+inline float withBrush(const DropletContext& c, DropletScratch scratch, const glm::vec3& p,
+                       uint32_t centre, Fn&& fn) {
   switch (c.brush_mode) {
     case BrushMode::kLattice: {
       if (c.links[centre].irregularBrush()) break;
       uint32_t ids[kMaxLatticeBrush];
       latticeBrushIds(c.links, *c.lattice, centre, ids);
-      return takeBrush(c.soil, changes, ids, c.lattice->weights.data(), c.lattice->weights.size(),
-                       amount);
+      return fn(ids, c.lattice->weights.data(), c.lattice->weights.size());
     }
     case BrushMode::kPrecomputed: {
       const uint32_t begin = c.brushes->offsets[centre];
-      return takeBrush(c.soil, changes, c.brushes->ids.data() + begin,
-                       c.brushes->weights.data() + begin, c.brushes->offsets[centre + 1] - begin,
-                       amount);
+      return fn(c.brushes->ids.data() + begin, c.brushes->weights.data() + begin,
+                size_t(c.brushes->offsets[centre + 1] - begin));
     }
     case BrushMode::kGathered:
       break;
@@ -76,8 +133,86 @@ inline float erode(const DropletContext& c, Writer& changes, DropletScratch scra
   if (!*scratch.gatherer) *scratch.gatherer = std::make_unique<BrushGatherer>(*c.mesh);
   BrushGatherer& gatherer = **scratch.gatherer;
   const size_t count = gatherer.gather(p, centre, c.lattice->radius_edges);
-  return takeBrush(c.soil, changes, gatherer.ids().data(), gatherer.weights().data(), count,
-                   amount);
+  return fn(gatherer.ids().data(), gatherer.weights().data(), count);
+}
+
+inline float erode(const DropletContext& c, Writer& changes, DropletScratch scratch,
+                   const glm::vec3& p, uint32_t centre, float amount) {
+  return withBrush(c, scratch, p, centre, [&](const uint32_t* ids, const float* w, size_t n) {
+    return takeBrush(c, changes, ids, w, n, amount);
+  });
+}
+
+// What a submarine fan could not lay down (the shelf in front of the shore is full): spread
+// over the land vertices of the brush around the shore point, by brush weight, so a river
+// mouth builds a low delta plain instead of a spike on one vertex. Returns the volume laid.
+inline float spreadOnShore(const DropletContext& c, Writer& changes, DropletScratch scratch,
+                           const glm::vec3& p, uint32_t centre, float volume) {
+  return withBrush(c, scratch, p, centre, [&](const uint32_t* ids, const float* w, size_t n) {
+    float land = 0.0f;
+    for (size_t k = 0; k < n; ++k) land += c.points[ids[k]].h >= c.sea_level ? w[k] : 0.0f;
+    if (!(land > 0.0f)) return 0.0f;
+    const float scale = volume / land;
+    for (size_t k = 0; k < n; ++k) {
+      if (c.points[ids[k]].h >= c.sea_level)
+        changes.add(ids[k], scale * w[k] * c.links[ids[k]].inv_area);
+    }
+    return volume;
+  });
+}
+
+// Volume that may settle on the face of s without lifting any corner above `ceiling`
+// (normalised): corner k rises by volume * bary_k * inv_area_k.
+inline float roomBelow(const DropletContext& c, const SurfaceSample& s, float ceiling) {
+  float room = std::numeric_limits<float>::max();
+  for (int k = 0; k < 3; ++k) {
+    const float rise = s.bary[k] * c.links[s.v[k]].inv_area;
+    if (rise > 0.0f) room = std::min(room, (ceiling - c.points[s.v[k]].h) / rise);
+  }
+  return std::max(0.0f, room);
+}
+
+// The droplet has reached the sea at s (position p, heading dir) carrying `sediment`. Instead of
+// dumping it all on the first wet face, which on a coarse mesh builds a coastal wall hundreds
+// of metres high and pushes the coast out by whole edges, it runs on as a turbidity current:
+// down the sea floor (same steering as on land, eq. 5.1), for at most kFanSteps steps, dropping
+// `deposition` of its load at each step (eq. 5.5 with zero capacity), and never more than
+// kSeaFillShare of what would lift a corner to the sea level. Returns the volume settled (the
+// caller leaves the rest where the droplet ends, as on land).
+float settleOffshore(const DropletContext& c, Writer& changes, SurfaceSample& s, glm::vec3& p,
+                     glm::vec3 dir, float sediment, DropletTrace* trace) {
+  const float fraction = std::max(c.deposition, kMinFanDeposition);
+  float settled = 0.0f;
+  for (int step = 0; step < kFanSteps && sediment - settled > 0.0f; ++step) {
+    glm::vec3 d = dir * kFanInertia - s.gradient * (c.edge_length * (1.0f - kFanInertia));
+    d -= glm::dot(d, p) * p;
+    const float length2 = glm::dot(d, d);
+    if (!(length2 > kNoDirection2)) break;  // a flat sea floor: the rest stays here
+    d *= 1.0f / std::sqrt(length2);
+    glm::vec3 p_new = p * c.step_cos + d * c.step_sin;
+    dir = d * c.step_cos - p * c.step_sin;
+    p_new *= 1.0f / std::sqrt(glm::dot(p_new, p_new));
+    const SurfaceSample s_new = sampleSurface(c.points, c.links, s.heaviestCorner(), p_new);
+    if (!(s_new.h < c.sea_level)) break;  // back on land: the rest stays at the shore
+    p = p_new;
+    s = s_new;
+    const float drop =
+        std::min((sediment - settled) * fraction, kSeaFillShare * roomBelow(c, s, c.sea_level));
+    if (drop > 0.0f) {
+      deposit(c, changes, s, drop);
+      settled += drop;
+    }
+    if (trace) {
+      DropletStep t;
+      t.position = p;
+      std::copy(s.v, s.v + 3, t.corners);
+      t.height_m = float(double(s.h) * c.metres_per_height);
+      t.sediment = sediment - settled;
+      t.deposited = drop;
+      trace->steps.push_back(t);
+    }
+  }
+  return settled;
 }
 
 }  // namespace
@@ -114,6 +249,7 @@ DropletContext makeDropletContext(const ErosionInput& input, const ErosionParams
   c.initial_speed = float(params.initial_speed);
   c.min_water = float(params.initial_water) * kMinWaterFraction;
   c.max_lifetime = params.max_lifetime;
+  c.base_level_share = float(1.0 / (2.0 * std::ceil(params.radius) + 1.0));
   c.seed = input.seed;
   return c;
 }
@@ -129,6 +265,8 @@ DropletOutcome runDroplet(const DropletContext& c, DropletScratch scratch,
                                c.points[corners[2]].x * b.z);
   const int heaviest = b.x >= b.y && b.x >= b.z ? 0 : (b.y >= b.z ? 1 : 2);
   SurfaceSample s = sampleSurface(c.points, c.links, corners[heaviest], p);
+  SurfaceSample shore = s;
+  glm::vec3 p_shore = p;
   float water = spawn.water * c.initial_water;
   float speed = c.initial_speed;
   float sediment = 0.0f;
@@ -189,7 +327,7 @@ DropletOutcome runDroplet(const DropletContext& c, DropletScratch scratch,
       // Uphill: fill the pit behind, at most dh; else Beyer 2015, eq. 5.5.
       deposited = dh > 0.0f ? std::min(dh, sediment) : (sediment - capacity) * c.deposition;
       if (deposited > 0.0f) {
-        deposit(c, changes, s, deposited);
+        deposited = depositAshore(c, changes, s, deposited);
         sediment -= deposited;
         out.deposited += deposited;
       }
@@ -207,6 +345,8 @@ DropletOutcome runDroplet(const DropletContext& c, DropletScratch scratch,
     speed = std::sqrt(std::max(0.0f, speed * speed - dh * c.gravity));
     water *= 1.0f - c.evaporation;  // Beyer 2015, eq. 5.8
 
+    shore = s;  // the last sample on land
+    p_shore = p;
     p = p_new;
     s = s_new;
     ++out.steps;
@@ -220,10 +360,25 @@ DropletOutcome runDroplet(const DropletContext& c, DropletScratch scratch,
       break;
     }
   }
-  // Whatever ended it, the droplet leaves its sediment where it stands: volume is conserved,
-  // and at the sea this builds deltas and shelves.
+  // At the sea the sediment settles as a submarine fan (see settleOffshore); whatever is left,
+  // and whatever ended the droplet on land, it leaves where it stands: volume is conserved.
+  // What the fan could not lay down goes back to the shore it came from, not onto the sea
+  // floor where the fan stopped (which would build an island there).
+  if (out.end == DropletEnd::kSea && sediment > 0.0f) {
+    SurfaceSample fan = s;
+    const float settled = settleOffshore(c, changes, fan, p, dir, sediment, trace);
+    sediment -= settled;
+    out.deposited += settled;
+    s = shore;
+    if (sediment > 0.0f) {
+      const float spread =
+          spreadOnShore(c, changes, scratch, p_shore, shore.heaviestCorner(), sediment);
+      sediment -= spread;
+      out.deposited += spread;
+    }
+  }
   if (sediment > 0.0f) {
-    deposit(c, changes, s, sediment);
+    depositLast(c, changes, s, sediment);
     out.deposited += sediment;
   }
   if (trace) trace->end = out.end;

@@ -42,6 +42,7 @@ struct DropletContext {
   float evaporation = 0.0f, gravity = 0.0f, initial_water = 0.0f, initial_speed = 0.0f;
   float min_water = 0.0f;
   int max_lifetime = 0;
+  float base_level_share = 1.0f;  // of the height above the sea one brush take may remove
   uint64_t seed = 0;
 };
 

@@ -20,16 +20,16 @@ namespace erosion {
 struct ErosionParams {
   uint64_t droplets = 0;  // total droplets (uniform rain); 0 = droplets_per_land_vertex
   double droplets_per_land_vertex = 1.0;
-  double inertia = 0.05;      // [0,1] eq. 5.1
-  double capacity = 4.0;      // > 0, eq. 5.4
-  double min_slope = 0.01;    // >= 0, eq. 5.4
-  double deposition = 0.3;    // [0,1] eq. 5.5
-  double erosion = 0.3;       // [0,1] eq. 5.6
-  double evaporation = 0.01;  // [0,1) eq. 5.8
-  double gravity = 4.0;       // > 0, eq. 5.7
-  double radius = 3.0;        // brush radius in edge lengths, eq. 5.9
-  int max_lifetime = 30;      // steps
-  double initial_water = 1.0;
+  double inertia = 0.05;        // [0,1] eq. 5.1
+  double capacity = 4.0;        // > 0, eq. 5.4
+  double min_slope = 0.01;      // >= 0, eq. 5.4
+  double deposition = 0.3;      // [0,1] eq. 5.5
+  double erosion = 0.3;         // [0,1] eq. 5.6
+  double evaporation = 0.01;    // [0,1) eq. 5.8
+  double gravity = 4.0;         // > 0, eq. 5.7
+  double radius = 3.0;          // brush radius in edge lengths, eq. 5.9
+  int max_lifetime = 30;        // steps
+  double initial_water = 0.03;  // Beyer: 1; see README "Strength at planet scale"
   double initial_speed = 1.0;
   double blur = 0.0;  // [0,1] change-map blur blend factor b, eq. 5.10
   // Droplets per deterministic batch (README, "Parallel and deterministic"); 0 = auto:

@@ -443,3 +443,76 @@ TEST_CASE("erosion: uniform rain lands only on land and is deterministic", "[ero
   // A drowned planet gets no rain.
   CHECK(weather::uniformRain(mesh, h, 1e9, 100, 3).empty());
 }
+
+TEST_CASE("erosion: the sea is the base level and the coastline stays", "[erosion]") {
+  const auto& mesh = meshOf(64);
+  const auto h0 = rough(mesh, 41);
+  const auto spawns = weather::uniformRain(mesh, h0, 0.0, 60000, 8);
+  auto input = inputFor(mesh, 0.0);
+  size_t land_before = 0;
+  for (float h : h0) land_before += h >= 0.0f;
+  for (double water : {erosion::ErosionParams{}.initial_water, 1.0}) {
+    erosion::ErosionParams params;
+    params.initial_water = water;
+    params.batch_size = 1;  // every droplet sees the heights the one before left
+    std::vector<float> h = h0, change;
+    const auto stats = erosion::erodeDroplets(input, spawns, params, h, change);
+    size_t sunk = 0, land_after = 0;
+    double deepest = 0.0;
+    double raised_sea_floor = 0.0;  // largest rise of a vertex that started under the sea
+    for (size_t v = 0; v < h.size(); ++v) {
+      land_after += h[v] >= 0.0f;
+      // The brush never takes land below the sea level (to within the fixed-point rounding).
+      if (h0[v] >= 0.0f && h[v] < -1e-3f) {
+        ++sunk;
+        deepest = std::min(deepest, double(h[v]));
+      }
+      if (h0[v] < 0.0f) raised_sea_floor = std::max(raised_sea_floor, double(h[v] - h0[v]));
+    }
+    INFO("initial_water " << water << ": land vertices " << land_before << " -> " << land_after
+                          << ", eroded " << stats.eroded_volume_m3 << " m3, deepest sunk "
+                          << deepest << " m");
+    CHECK(stats.eroded_volume_m3 > 0.0);
+    CHECK(sunk == 0);
+    CHECK(raised_sea_floor > 0.0);  // the sediment did reach the sea floor
+    // Sea vertices are filled toward the sea level but only a few cross it, where the shelf in
+    // front of a river mouth is full and a delta grows.
+    CHECK(std::abs(double(land_after) - double(land_before)) <= 0.02 * double(land_before));
+    CHECK(stats.mass_error <= 1e-5);
+  }
+}
+
+TEST_CASE("erosion: sediment reaching the sea settles as a fan on the sea floor", "[erosion]") {
+  const auto& mesh = meshOf(64);
+  const glm::vec3 up = glm::normalize(glm::vec3(0.3f, 1.0f, -0.2f));
+  const auto h0 = tilted(mesh, up, 0.05);  // sea level 0 on the great circle across the tilt
+  // Ten edge lengths uphill of the coast, on the steepest line.
+  const glm::vec3 coast = glm::normalize(glm::cross(up, glm::vec3(0.0f, 0.0f, 1.0f)));
+  const float a = 10.0f * float(mesh.mean_edge_length);
+  const auto spawn = spawnAt(mesh, std::cos(a) * coast + std::sin(a) * up);
+  erosion::ErosionParams params;
+  params.initial_water = 1.0;  // a heavy load, so the fan is long
+  const auto input = inputFor(mesh, 0.0);
+  const auto trace = erosion::traceDroplet(input, spawn, params, h0);
+  CHECK(trace.end == erosion::DropletEnd::kSea);
+  size_t fan_steps = 0;
+  for (const auto& step : trace.steps) fan_steps += step.height_m < 0.0f && step.deposited > 0.0f;
+  INFO("steps " << trace.steps.size() << ", fan steps with a deposit " << fan_steps);
+  CHECK(fan_steps >= 3);
+  // The same droplet through the driver: the load lands on several sea-floor vertices, none of
+  // which rises to the sea level.
+  std::vector<float> h = h0, change(h0.size(), 0.0f);
+  const std::vector<geodesy::DropletSpawn> one{spawn};
+  const auto stats = erosion::erodeDroplets(input, one, params, h, change);
+  size_t raised = 0;
+  double offshore = 0.0;
+  for (size_t v = 0; v < h.size(); ++v) {
+    if (h0[v] >= 0.0f || change[v] <= 0.0f) continue;
+    ++raised;
+    offshore += double(change[v]) * mesh.vertex_areas[v] * kRadiusM * kRadiusM;
+    CHECK(h[v] < 0.0f);
+  }
+  INFO("eroded " << stats.eroded_volume_m3 << " m3, offshore " << offshore << " m3");
+  CHECK(raised >= 5);
+  CHECK(offshore > 0.5 * stats.eroded_volume_m3);
+}
