@@ -65,13 +65,15 @@ ModeMetrics metricsOf(const PlanetState& run, const Config& config, std::span<co
   m.json["mean_steps_per_droplet"] = e.mean_steps;
   m.json["elevation_hash"] = hashFloats(run.elevation_m);
 
-  // Rain against erosion depth, over the land of the initial terrain.
+  // The rain that fell (droplets spawned, at the cloud-grid scale) against erosion depth, over
+  // the land of the initial terrain. Uniform rain's expected map is a constant, whose
+  // correlation with anything is undefined; its droplets are a random draw around it.
   std::vector<double> rain, depth;
   uint64_t land_vertices = 0, changed = 0;
   for (size_t v = 0; v < land.size(); ++v) {
     if (!land[v]) continue;
     ++land_vertices;
-    rain.push_back(run.rainfall.empty() ? 0.0 : run.rainfall[v]);
+    rain.push_back(run.droplet_density.empty() ? 0.0 : run.droplet_density[v]);
     depth.push_back(std::max(0.0, -double(run.change_m[v])));
     changed += std::abs(run.change_m[v]) > kChangeThresholdM;
   }
@@ -320,8 +322,8 @@ void runCompare(const Config& config, const std::filesystem::path& out_dir, int 
        "|Σ Δh·A| / Σ |Δh·A|; near 0 means nothing was lost",
        {"", num(mw.json["mass_conservation_error"]), num(mu.json["mass_conservation_error"])}},
       {"rain–erosion Spearman",
-       "rank correlation of rainfall and erosion depth per land vertex: ~0 means erosion ignores "
-       "where it rains",
+       "rank correlation of the rain that fell (droplets per area, at the cloud-grid scale) and "
+       "erosion depth per land vertex: ~0 means erosion ignores where it rains",
        {"", num(mw.json["rain_erosion_spearman"], "%.2f"),
         num(mu.json["rain_erosion_spearman"], "%.2f")}},
       {"land changed > 1 m",

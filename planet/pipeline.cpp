@@ -118,6 +118,19 @@ std::vector<float> uniformRainfall(const PlanetState& planet, uint64_t droplets)
   return rainfall;
 }
 
+// Bins spawns into planet.droplet_density at the clouds' grid scale (the same smoothing as
+// CloudSimulation::rainfall(), so both modes' maps compare).
+void addDropletDensity(PlanetState& planet, std::span<const geodesy::DropletSpawn> spawns,
+                       const Config& config) {
+  const std::vector<float> epoch =
+      weather::rainfallFromSpawns(*planet.mesh, spawns, config.weather.grid_frequency);
+  if (planet.droplet_density.empty()) {
+    planet.droplet_density = epoch;
+    return;
+  }
+  for (size_t v = 0; v < epoch.size(); ++v) planet.droplet_density[v] += epoch[v];
+}
+
 }  // namespace
 
 void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
@@ -150,6 +163,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
       const auto spawns = clouds.runEpoch(planet.elevation_m, planet.sea_level_m);
       on_stage("erosion, epoch " + std::to_string(clouds.epochsRun()) + "/" +
                std::to_string(config.weather.epochs));
+      addDropletDensity(planet, spawns, config);
       timer.start("erosion");
       addStats(planet.erosion_stats,
                erosion::erodeDroplets(input, spawns, config.erosion, planet.elevation_m,
@@ -163,6 +177,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     const auto spawns = weather::uniformRain(*planet.mesh, planet.elevation_m, planet.sea_level_m,
                                              droplets, config.planet.seed);
     planet.rainfall = uniformRainfall(planet, droplets);
+    addDropletDensity(planet, spawns, config);
     timer.start("erosion");
     addStats(planet.erosion_stats, erosion::erodeDroplets(input, spawns, config.erosion,
                                                           planet.elevation_m, planet.change_m));

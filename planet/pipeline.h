@@ -30,6 +30,9 @@ struct PlanetState {
   uint64_t land_vertices = 0;
   erosion::ErosionStats erosion_stats;  // summed over all epochs
   std::vector<float> rainfall;          // per vertex, droplets per steradian (weather/rainfall.h)
+  // The rain that fell: the droplets actually spawned, binned like rainfall (for uniform rain
+  // rainfall is the constant expectation, this is the random draw around it).
+  std::vector<float> droplet_density;
   weather::WeatherStats weather_stats;  // clouds mode only
   std::string rain_mode;                // "uniform" or "clouds"; empty when nothing eroded
 };
