@@ -91,9 +91,14 @@ void drawLegend(RgbImage& image, const Legend& legend) {
   centred(bar_x0, legend.left_label);
   centred((bar_x0 + bar_x1) / 2, legend.middle_label);
   centred(bar_x1, legend.right_label);
-  const int title_x = bar_x0 - 3 * scale * 6 - textWidth(legend.title, scale);
-  drawText(image, std::max(2 * scale, title_x), (bar_y0 + bar_y1) / 2 - 4 * scale, legend.title,
-           text_colour, scale);
+  // The title left of the bar, in smaller letters if it would run into the bar.
+  int title_scale = scale;
+  const auto title_room = [&](int s) { return bar_x0 - 3 * s * 6 - 2 * s; };
+  while (title_scale > 1 && textWidth(legend.title, title_scale) > title_room(title_scale))
+    --title_scale;
+  const int title_x = bar_x0 - 3 * title_scale * 6 - textWidth(legend.title, title_scale);
+  drawText(image, std::max(2 * title_scale, title_x), (bar_y0 + bar_y1) / 2 - 4 * title_scale,
+           legend.title, text_colour, title_scale);
 }
 
 }  // namespace planet_export
