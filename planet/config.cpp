@@ -219,8 +219,15 @@ std::string nearestKey(std::string_view section, std::string_view key) {
   std::string best;
   size_t best_d = std::numeric_limits<size_t>::max();
   for (const KeySpec& s : schema()) {
-    // Prefer keys of the same section; a key in another section costs one more edit.
-    const size_t d = editDistance(key, s.key) + (s.section == section ? 0 : 1);
+    // Prefer keys of the same section; a key in another section costs one more edit. A key that
+    // begins like the typed one (skirts -> skirt_depth_m) counts as one edit away.
+    size_t common = 0;
+    while (common < key.size() && common < s.key.size() && key[common] == s.key[common]) ++common;
+    const size_t spelling =
+        common >= std::min<size_t>(5, key.size()) ? 1 : editDistance(key, s.key);
+    // Ties go to the longer common beginning.
+    const size_t d =
+        (spelling + (s.section == section ? 0 : 1)) * 64 + 63 - std::min<size_t>(common, 63);
     if (d < best_d) best_d = d, best = std::string(s.section) + "." + std::string(s.key);
   }
   return best;
