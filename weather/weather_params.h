@@ -56,14 +56,14 @@ struct WeatherParams {
   // of the poles (where east is undefined) and the north-south component fades at the equator.
   double band_edge_1_deg = 30.0;
   double band_edge_2_deg = 60.0;
-  double band_blend_deg = 10.0;
+  double band_blend_deg = 20.0;
   // Wind speeds, degrees of arc per tick. Trades and polar easterlies blow toward the west and
   // the equator, westerlies toward the east and the pole.
   double trade_strength_deg = 0.5;
   double westerly_strength_deg = 0.65;
   double polar_strength_deg = 0.4;
   // North-south wind component as a fraction of the east-west one.
-  double meridional_ratio = 0.2;
+  double meridional_ratio = 0.08;
   // Fraction of the wind's up-slope component removed on steep ground, so clouds bend around
   // mountains (0 = off). Full strength from a slope of 1000 m per degree of arc.
   double terrain_deflection = 0.5;
