@@ -9,10 +9,14 @@ packages=(build-essential cmake ninja-build pkg-config git
   libtbb-dev libglm-dev libtinyobjloader-dev libtinygltf-dev catch2 nlohmann-json3-dev
   libstb-dev libpng-dev libtomlplusplus-dev libcli11-dev
   assimp-utils chromium)
+# Only for `./setup.sh test`: .ci/sanitizers and tests/fuzz/run.sh (clang with libFuzzer and its
+# sanitizer runtimes, llvm-symbolizer for file:line in reports, dpkg-source for `apt-get source`
+# of oneTBB; g++ already brings the GCC ASan/UBSan/TSan runtimes).
+test_packages=(clang libclang-rt-14-dev llvm dpkg-dev)
 
-install_packages() {
+install_packages() {  # install_packages [extra package...]
   local missing=()
-  for p in "${packages[@]}"; do
+  for p in "${packages[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   # Node.js and npm (gltf-validator, three.js, playwright-core): any install will do. A machine
@@ -41,7 +45,7 @@ case "${1:-}" in
     echo "setup: wrote $(ls out/default | tr '\n' ' ')to out/default/"
     ;;
   test)
-    install_packages
+    install_packages "${test_packages[@]}"
     build build Release
     ctest --test-dir build --output-on-failure -j"$(nproc)"
     ;;

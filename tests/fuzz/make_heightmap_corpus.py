@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the heightmap fuzz seeds (tiny PNGs, a few hundred bytes each) to corpus/heightmap/.
+"""Writes the heightmap fuzz seeds (tiny PNGs, a few hundred bytes each) to corpus/heightmap/,
+and the reproducers of the findings to findings/heightmap/ (run.sh replays those before fuzzing).
 
 Every colour type and bit depth the reader expands, Adam7 interlacing, a palette with tRNS, and
 two files followed by a sidecar (heightmap_fuzz.cpp writes the bytes after IEND as the .json).
@@ -9,7 +10,9 @@ import os
 import struct
 import zlib
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "heightmap")
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "corpus", "heightmap")
+FINDINGS = os.path.join(HERE, "findings", "heightmap")
 ADAM7 = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2),
          (0, 1, 1, 2)]
 
@@ -84,15 +87,27 @@ seeds = {
     "gray8_bad_sidecar_4x2.png": png(4, 2, 0, 8, ramp(255), trailing=b'{"files": [{"min_m": 5}]}'),
     "gray8_1x1_too_small.png": png(1, 1, 0, 8, ramp(255)),
     "gray8_truncated.png": png(8, 4, 0, 8, ramp(255))[:60],
-    # A finding (reported to export/, not fixed here): a sidecar range that is finite as a double
-    # but beyond float makes importHeightmap return infinite elevations instead of an error.
-    "finding_sidecar_range_beyond_float.png": png(2, 1, 0, 8, lambda x, y: (255 * x,),
-                                                  trailing=b'{"files":[{"min_m":0,"max_m":1e39}]}'),
 }
 
-os.makedirs(OUT, exist_ok=True)
-for name, data in seeds.items():
-    assert len(data) < 20000, name
-    with open(os.path.join(OUT, name), "wb") as f:
-        f.write(data)
-print("wrote %d seeds to %s" % (len(seeds), OUT))
+SIGNATURE_IHDR_8X4 = png(8, 4, 0, 8, ramp(255))[:33]  # signature and IHDR chunk only
+
+# Findings (reported to export/, fixed there); each must be rejected with an error naming the file.
+findings = {
+    # A sidecar range that is finite as a double but beyond float: importHeightmap returned
+    # infinite elevations instead of an error.
+    "sidecar_range_beyond_float.png": png(2, 1, 0, 8, lambda x, y: (255 * x,),
+                                          trailing=b'{"files":[{"min_m":0,"max_m":1e39}]}'),
+    # 45 bytes declaring a 1 GiB zTXt chunk: libpng treats a chunk over png_set_chunk_malloc_max
+    # as a benign error (only a warning when reading) and the zTXt handler then allocates the
+    # declared length before reading it (libFuzzer: malloc over -malloc_limit_mb).
+    "ztxt_length_beyond_chunk_limit.png": SIGNATURE_IHDR_8X4 + struct.pack(">I", 1 << 30) +
+                                          b"zTXt" + b"k\0\0x",
+}
+
+for folder, files in ((OUT, seeds), (FINDINGS, findings)):
+    os.makedirs(folder, exist_ok=True)
+    for name, data in files.items():
+        assert len(data) < 20000, name
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+    print("wrote %d files to %s" % (len(files), folder))
