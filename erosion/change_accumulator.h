@@ -34,9 +34,11 @@ class ChangeAccumulator {
   class Writer {
    public:
     explicit Writer(ChangeAccumulator& a) : sum_(a.sum_.data()), dirty_(a.dirty_.data()) {}
-    // Adds dh (normalised height) to vertex v.
+    // Adds dh (normalised height) to vertex v, rounded to the nearest quantum (truncation would
+    // lose up to a quantum per add, always toward zero, and bias the volume balance).
     void add(uint32_t v, float dh) {
-      sum_[v] += int64_t(dh * float(kScale));
+      const float q = dh * float(kScale);
+      sum_[v] += int64_t(q + (q >= 0.0f ? 0.5f : -0.5f));
       dirty_[v >> kBlockShift] = 1;
     }
 

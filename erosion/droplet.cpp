@@ -143,21 +143,37 @@ inline float erode(const DropletContext& c, Writer& changes, DropletScratch scra
   });
 }
 
-// What a submarine fan could not lay down (the shelf in front of the shore is full): spread
-// over the land vertices of the brush around the shore point, by brush weight, so a river
-// mouth builds a low delta plain instead of a spike on one vertex. Returns the volume laid.
-inline float spreadOnShore(const DropletContext& c, Writer& changes, DropletScratch scratch,
-                           const glm::vec3& p, uint32_t centre, float volume) {
+// A load laid down at once, spread over the land vertices of the brush around p by brush weight
+// instead of on one face: what a submarine fan could not lay down (the shelf in front of the
+// shore is full) builds a low delta plain, and the load of a droplet that ends on land (dried,
+// trapped, out of time) a low fan rather than a spike. Returns the volume laid (0 with no land
+// in the brush).
+inline float spreadOnLand(const DropletContext& c, Writer& changes, DropletScratch scratch,
+                          const glm::vec3& p, uint32_t centre, float volume, bool capped) {
   return withBrush(c, scratch, p, centre, [&](const uint32_t* ids, const float* w, size_t n) {
-    float land = 0.0f;
-    for (size_t k = 0; k < n; ++k) land += c.points[ids[k]].h >= c.sea_level ? w[k] : 0.0f;
-    if (!(land > 0.0f)) return 0.0f;
-    const float scale = volume / land;
+    float land = 0.0f, ceiling = c.sea_level;
     for (size_t k = 0; k < n; ++k) {
-      if (c.points[ids[k]].h >= c.sea_level)
-        changes.add(ids[k], scale * w[k] * c.links[ids[k]].inv_area);
+      const float h = c.points[ids[k]].h;
+      if (h >= c.sea_level) land += w[k];
+      ceiling = std::max(ceiling, h);
     }
-    return volume;
+    if (!(land > 0.0f)) return 0.0f;
+    // capped: no vertex rises above the highest vertex of the brush, so a load dumped into a
+    // pit fills it and does not build a tower over the rim; what does not fit stays with the
+    // droplet (the caller lays it on the droplet's face: volume is conserved).
+    const float scale = volume / land;
+    float laid = 0.0f;
+    for (size_t k = 0; k < n; ++k) {
+      const float h = c.points[ids[k]].h;
+      if (h < c.sea_level) continue;
+      const float inv_area = c.links[ids[k]].inv_area;
+      const float share = capped ? std::min(scale * w[k], (ceiling - h) / inv_area) : scale * w[k];
+      if (share > 0.0f) {
+        changes.add(ids[k], share * inv_area);
+        laid += share;
+      }
+    }
+    return laid;
   });
 }
 
@@ -293,6 +309,11 @@ DropletOutcome runDroplet(const DropletContext& c, DropletScratch scratch,
 
   geodesy::HashStream rng(c.seed, kDirectionStream, id);
   int stalled = 0;
+  // The vertex nearest to the droplet one step ago; scratch.visited holds those of all the
+  // steps before (see the end of the loop).
+  uint32_t previous = s.heaviestCorner();
+  VisitedSet& visited = *scratch.visited;
+  visited.begin();
   out.end = DropletEnd::kLifetime;
   for (int step = 0; step < c.max_lifetime; ++step) {
     // Kelley 2020 §4.4: the slope under the droplet in its tangent plane; times L, rise per
@@ -359,6 +380,18 @@ DropletOutcome runDroplet(const DropletContext& c, DropletScratch scratch,
       out.end = DropletEnd::kDried;
       break;
     }
+    // Trapped: back near a vertex it was nearest to two or more steps ago (a one-edge step may
+    // stay nearest to the same vertex, so the last step does not count; two straight steps
+    // cannot come back). A droplet reads the heights frozen at its start, so rocking in a pit or
+    // circling a basin it would fill the same place again at every pass, far above the rim; it
+    // stops instead and leaves its sediment there.
+    const uint32_t nearest = s.heaviestCorner();
+    if (visited.contains(nearest)) {
+      out.end = DropletEnd::kFlat;
+      break;
+    }
+    visited.insert(previous);
+    previous = nearest;
   }
   // At the sea the sediment settles as a submarine fan (see settleOffshore); whatever is left,
   // and whatever ended the droplet on land, it leaves where it stands: volume is conserved.
@@ -372,10 +405,15 @@ DropletOutcome runDroplet(const DropletContext& c, DropletScratch scratch,
     s = shore;
     if (sediment > 0.0f) {
       const float spread =
-          spreadOnShore(c, changes, scratch, p_shore, shore.heaviestCorner(), sediment);
+          spreadOnLand(c, changes, scratch, p_shore, shore.heaviestCorner(), sediment, false);
       sediment -= spread;
       out.deposited += spread;
     }
+  }
+  if (sediment > 0.0f && out.end != DropletEnd::kSea) {
+    const float laid = spreadOnLand(c, changes, scratch, p, s.heaviestCorner(), sediment, true);
+    sediment -= laid;
+    out.deposited += laid;
   }
   if (sediment > 0.0f) {
     depositLast(c, changes, s, sediment);

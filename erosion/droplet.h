@@ -19,6 +19,7 @@
 #include "erosion/droplet_erosion.h"
 #include "erosion/droplet_trace.h"
 #include "erosion/node_table.h"
+#include "erosion/visited_set.h"
 #include "erosion/workspace_impl.h"
 #include "geodesy/droplet_spawn.h"
 #include "geodesy/sphere_mesh.h"
@@ -64,6 +65,7 @@ struct DropletOutcome {
 struct DropletScratch {
   ChangeAccumulator* changes = nullptr;
   std::unique_ptr<BrushGatherer>* gatherer = nullptr;
+  VisitedSet* visited = nullptr;  // the trap test's memory of where the droplet has been
 };
 
 // Runs droplet `id` from `spawn` and adds its height changes to scratch.changes. `trace` may

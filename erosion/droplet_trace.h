@@ -19,7 +19,8 @@ enum class DropletEnd : uint8_t {
   kLifetime,  // ran max_lifetime steps
   kDried,     // water fell below kMinWaterFraction * initial_water
   kSea,       // reached a point below sea level (or spawned there)
-  kFlat,      // stalled two steps in a row: no direction, or no speed and no slope
+  kFlat,      // stalled two steps in a row (no direction, or no speed and no slope), or trapped
+              // in a pit (back near a vertex it passed a few steps before)
 };
 
 // A droplet dries up below this fraction of initial_water (eq. 5.8 never reaches 0).

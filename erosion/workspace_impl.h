@@ -10,6 +10,7 @@
 #include "erosion/change_accumulator.h"
 #include "erosion/droplet_erosion.h"
 #include "erosion/node_table.h"
+#include "erosion/visited_set.h"
 
 namespace erosion {
 
@@ -18,6 +19,7 @@ struct ThreadSlot {
   explicit ThreadSlot(size_t vertex_count) : changes(vertex_count) {}
   ChangeAccumulator changes;
   std::unique_ptr<BrushGatherer> gatherer;  // made on first need
+  VisitedSet visited;
 };
 
 struct ErosionWorkspace::Impl {

@@ -17,6 +17,14 @@ inline int fastFloor(float x) {
   return i - (x < float(i));
 }
 
+// Coordinates are clamped to +-2^30 so that fastFloor's int never overflows. Beyond 2^24 a
+// float has no fraction left, so such an octave (far finer than any mesh: frequency x
+// lacunarity^octaves past 1.6e7) samples lattice points, where gradient noise is 0.
+constexpr float kMaxCoordinate = 1073741824.0f;
+inline float inRange(float x) {
+  return std::clamp(x, -kMaxCoordinate, kMaxCoordinate);
+}
+
 inline float fade(float t) {
   return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f);
 }
@@ -41,8 +49,9 @@ inline void noiseLanes(const uint8_t* perm, const float* px, const float* py, co
   float x[N], y[N], z[N];
   int h[8][N];
   for (int l = 0; l < N; ++l) {
-    const int ix = fastFloor(px[l]), iy = fastFloor(py[l]), iz = fastFloor(pz[l]);
-    x[l] = px[l] - float(ix), y[l] = py[l] - float(iy), z[l] = pz[l] - float(iz);
+    const float cx = inRange(px[l]), cy = inRange(py[l]), cz = inRange(pz[l]);
+    const int ix = fastFloor(cx), iy = fastFloor(cy), iz = fastFloor(cz);
+    x[l] = cx - float(ix), y[l] = cy - float(iy), z[l] = cz - float(iz);
     const int xi = ix & 255, yi = iy & 255, zi = iz & 255;
     const int a = perm[xi] + yi, aa = perm[a] + zi, ab = perm[a + 1] + zi;
     const int b = perm[xi + 1] + yi, ba = perm[b] + zi, bb = perm[b + 1] + zi;

@@ -33,6 +33,7 @@
 
 #include <unistd.h>
 
+#include "erosion/change_accumulator.h"
 #include "geodesy/hash.h"
 #include "geodesy/sphere_mesh.h"
 #include "planet/config.h"
@@ -121,7 +122,7 @@ std::string drawConfig(int index) {
   terrain.integer("continent_octaves", d.integer(1, 8));
   const double plateau = amplitude(d);
   terrain.real("continent_amplitude_m", plateau);
-  const double depth = amplitude(d);
+  const double depth = d.chance(0.1) ? 0.0 : d.logUniform(1.0, 12000.0);  // Earth: 10,994 m
   terrain.real("ocean_depth_m", depth);
   terrain.real("continent_sharpness", d.chance(0.1) ? 0.0 : d.logUniform(0.01, 100));
   const double ridges = amplitude(d);
@@ -148,18 +149,18 @@ std::string drawConfig(int index) {
     erosion.real("droplets_per_land_vertex", d.chance(0.05) ? 0.0 : d.logUniform(0.05, 2));
   }
   erosion.real("inertia", d.unit());
-  erosion.real("capacity", d.logUniform(1e-3, 1000));
-  erosion.real("min_slope", d.chance(0.1) ? 0.0 : d.logUniform(1e-4, 10));
+  erosion.real("capacity", d.logUniform(1e-3, 16));
+  erosion.real("min_slope", d.chance(0.1) ? 0.0 : d.logUniform(1e-4, 0.5));
   erosion.real("deposition", d.unit());
   erosion.real("erosion", d.unit());
   erosion.real("evaporation", d.chance(0.5) ? d.unit() : d.logUniform(1e-4, 0.5));
-  erosion.real("gravity", d.logUniform(1e-3, 1000));
+  erosion.real("gravity", d.logUniform(1e-3, 100));
   erosion.real("radius", d.uniform(1, 8));
   erosion.integer("max_lifetime", d.logInteger(1, 1000));
-  erosion.real("initial_water", d.logUniform(1e-4, 1000));
-  erosion.real("initial_speed", d.chance(0.1) ? 0.0 : d.logUniform(1e-3, 1000));
+  erosion.real("initial_water", d.logUniform(1e-4, 10));
+  erosion.real("initial_speed", d.chance(0.1) ? 0.0 : d.logUniform(1e-3, 10));
   erosion.real("blur", d.chance(0.4) ? 0.0 : d.unit());
-  erosion.integer("batch_size", d.chance(0.3) ? 0 : d.logInteger(1, 1000000));
+  erosion.integer("batch_size", d.chance(0.3) ? 0 : d.logInteger(1, 65536));
   erosion.boolean("hardness", d.chance(0.7));
   erosion.real("hardness_min", d.unit());
   erosion.real("hardness_scale", d.logUniform(0.01, 100));
@@ -341,11 +342,35 @@ TEST_CASE("property: 200 random configurations stay finite, conserve mass, bound
             << stats.mass_error << ", eroded " << stats.eroded_volume_m3 << " m3, deposited "
             << stats.deposited_volume_m3 << " m3";
     INFO(outcome.str());
-    const bool mass_ok = std::isfinite(stats.mass_error) && stats.mass_error <= kMassTolerance;
+    // Mass conservation, to within the erosion's fixed-point representation: every add to a
+    // vertex rounds to the nearest quantum (2^-44 mean edge lengths of height, see
+    // erosion/change_accumulator.h), so the net volume may be off by half a quantum times the
+    // largest dual area per add. Adds are bounded by the brush per step plus, per droplet, a
+    // brush and the face corners of its sediment's last steps (fan, shore). Where changes are
+    // a few quanta (millimetres at planet scale) this bound dominates; elsewhere the relative
+    // tolerance does.
+    const geodesy::SphereMesh& mesh = *planet.mesh;
+    double net = 0.0, gross = 0.0, largest_area = 0.0;
+    for (size_t v = 0; v < before.size(); ++v) {
+      net += double(planet.change_m[v]) * mesh.vertex_areas[v];
+      gross += std::abs(double(planet.change_m[v])) * mesh.vertex_areas[v];
+      largest_area = std::max(largest_area, double(mesh.vertex_areas[v]));
+    }
+    const double hex = std::ceil(config.erosion.radius * 1.1547);  // circumscribing hexagon
+    const double brush = 1.0 + 3.0 * hex * (hex + 1.0);
+    const double adds =
+        double(stats.droplet_steps) * (brush + 3.0) + double(stats.droplets) * (brush + 100.0);
+    const double quantum_m =
+        mesh.mean_edge_length * config.planet.radius_m / erosion::ChangeAccumulator::kScale;
+    const double rounding = adds * 0.5 * quantum_m * largest_area;
+    outcome << ", net volume " << net << " m sr (rounding bound " << rounding << ")";
+    INFO(outcome.str());
+    const bool mass_ok =
+        std::isfinite(stats.mass_error) && std::abs(net) <= kMassTolerance * gross + rounding;
     const bool change_ok = max_change <= range;
     const bool bounds_ok = new_lo >= lo - range && new_hi <= hi + range;
     CHECK(std::isfinite(stats.mass_error));
-    CHECK(stats.mass_error <= kMassTolerance);
+    CHECK(std::abs(net) <= kMassTolerance * gross + rounding);
     CHECK(max_change <= range);
     CHECK(new_lo >= lo - range);
     CHECK(new_hi <= hi + range);
