@@ -113,20 +113,33 @@ std::optional<HeightmapRange> readHeightmapSidecar(const std::filesystem::path& 
     throw std::runtime_error("heightmap sidecar " + json_path.string() +
                              " is not valid JSON: " + e.what());
   }
+  // Elevations become float metres: a range beyond this bound (10,000 km, far more relief than
+  // any planet) would overflow float or lose all precision, so it is refused.
+  constexpr double kMaxAbsElevationM = 1e7;
+  const auto describe = [&](const HeightmapRange& r) {
+    std::ostringstream out;
+    out << "heightmap sidecar " << json_path.string() << ": files[] range min_m = " << r.min_m
+        << ", max_m = " << r.max_m << " is not allowed; allowed: finite values within +-"
+        << kMaxAbsElevationM << " m with min_m <= max_m";
+    return out.str();
+  };
   if (doc.is_object() && doc.contains("files") && doc["files"].is_array()) {
     for (const Json& entry : doc["files"]) {
       if (entry.is_object() && entry.contains("min_m") && entry["min_m"].is_number() &&
           entry.contains("max_m") && entry["max_m"].is_number()) {
         const HeightmapRange range{entry["min_m"].get<double>(), entry["max_m"].get<double>()};
-        if (std::isfinite(range.min_m) && std::isfinite(range.max_m) &&
-            range.min_m <= range.max_m) {
-          return range;
+        const auto inside = [&](double m) {
+          return std::isfinite(m) && std::abs(m) <= kMaxAbsElevationM;
+        };
+        if (!inside(range.min_m) || !inside(range.max_m) || !(range.min_m <= range.max_m)) {
+          throw std::runtime_error(describe(range));
         }
+        return range;
       }
     }
   }
   throw std::runtime_error("heightmap sidecar " + json_path.string() +
-                           " has no files[] entry with finite min_m <= max_m");
+                           " has no files[] entry with numbers min_m and max_m");
 }
 
 }  // namespace planet_export

@@ -82,6 +82,11 @@ const char* decodeRows(ReadState* state, HeightmapImage* out) {
   // Our own limits are checked below with a clearer message; libpng's only stop absurd sizes.
   png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
   png_set_chunk_malloc_max(png, kMaxChunkBytes);
+  // Only the image is read: every ancillary chunk (text, colour profiles, ...) is skipped
+  // unparsed, without a buffer. libpng 1.6.39 otherwise allocates a zTXt chunk's declared
+  // length (up to 2 GiB) before it finds the file ends there (a fuzz finding,
+  // tests/fuzz/findings/heightmap/ztxt_length_beyond_chunk_limit.png).
+  png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, nullptr, -1);
   png_read_info(png, info);
   state->width = png_get_image_width(png, info);
   state->height = png_get_image_height(png, info);

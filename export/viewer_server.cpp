@@ -197,7 +197,7 @@ class Server {
     const std::string header =
         "HTTP/1.1 200 OK\r\nContent-Type: " + std::string(mimeTypeFor(path)) +
         "\r\nContent-Length: " + std::to_string(info.st_size) +
-        "\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
+        "\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n";
     if (!sendAll(fd, header.data(), header.size()) || head_only) return;
     std::vector<char> buffer(1 << 16);
     for (;;) {

@@ -13,7 +13,10 @@
 // regular file inside the root (after resolving symlinks) give 404. Content-Type comes from
 // the extension (.html, .js/.mjs, .css, .json, .glb, .gltf, .bin, .png, .jpg, .svg, .ico,
 // .wasm, .txt; anything else application/octet-stream). Responses carry
-// Cache-Control: no-store so a regenerated planet is always reloaded.
+// Cache-Control: no-cache and no validators, so the browser refetches every time and a
+// regenerated planet is always reloaded. (Not no-store: Chromium reports a no-store fetch
+// whose body is read through getReader(), as three.js's FileLoader does, as failed with
+// net::ERR_ABORTED in DevTools even though the page received every byte.)
 
 #include <atomic>
 #include <filesystem>

@@ -532,3 +532,41 @@ TEST_CASE("import: bad files give clear errors naming the file", "[export][impor
              Catch::Contains("64 x 32"));
   CHECK(message(dir.path / "small_limit.png") == "no error");
 }
+
+TEST_CASE("import: the fuzz findings are refused with clear errors", "[export][import]") {
+  TempDir dir;
+  // A zTXt chunk that declares 1 GiB in a 45-byte file: refused as truncated, not allocated
+  // (the fuzz stage replays the file under a 512 MB malloc limit).
+  const fs::path ztxt = dir.path / "ztxt.png";
+  fs::copy_file(fs::path(PLANETGEN_SOURCE_DIR) /
+                    "tests/fuzz/findings/heightmap/ztxt_length_beyond_chunk_limit.png",
+                ztxt);
+  std::string ztxt_message = "no error";
+  try {
+    readHeightmapPng(ztxt);
+  } catch (const std::runtime_error& e) {
+    ztxt_message = e.what();
+  }
+  CHECK_THAT(ztxt_message, Catch::Contains(ztxt.string()) && Catch::Contains("truncated"));
+
+  // A sidecar range beyond float (1e39 m) would turn every elevation into inf.
+  TestPlanet planet(4);
+  std::vector<uint8_t> rows(8 * 4 * 2, 0x80);
+  writeFile(dir.path / "range.png", encodePng(8, 4, 16, PNG_COLOR_TYPE_GRAY, false, rows));
+  const auto sidecarMessage = [&](const std::string& min_m, const std::string& max_m) {
+    writeFile(dir.path / "range.json",
+              R"({"files": [{"min_m": )" + min_m + R"(, "max_m": )" + max_m + "}]}");
+    try {
+      importHeightmap(dir.path / "range.png", planet.mesh, {});
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(sidecarMessage("0", "1e39"), Catch::Contains("range.json") &&
+                                              Catch::Contains("1e+39") &&
+                                              Catch::Contains("allowed: finite values"));
+  CHECK_THAT(sidecarMessage("-2e7", "0"), Catch::Contains("-2e+07"));
+  CHECK_THAT(sidecarMessage("5", "-5"), Catch::Contains("min_m <= max_m"));
+  CHECK(sidecarMessage("-8000", "9000") == "no error");
+}

@@ -105,7 +105,7 @@ TEST_CASE("viewer server: serves the viewer and the planet with MIME types", "[v
   const std::string js = served.get("/node_modules/three/build/three.module.js");
   CHECK(js.find("Content-Type: text/javascript; charset=utf-8\r\n") != std::string::npos);
   CHECK(body(js) == "export {};");
-  CHECK(served.get("/viewer.js").find("Cache-Control: no-store") != std::string::npos);
+  CHECK(served.get("/viewer.js").find("Cache-Control: no-cache\r\n") != std::string::npos);
   // HEAD: headers only.
   const std::string head = served.request("HEAD /viewer.js HTTP/1.1\r\n\r\n");
   CHECK(head.find("Content-Length: 15\r\n") != std::string::npos);
