@@ -192,8 +192,8 @@ void runCompare(const Config& config, const std::filesystem::path& out_dir, int 
   weather_config.weather.mode = "clouds";
   uniform_config.weather.mode = "uniform";
   PlanetState weather = base, uniform = base;
-  erodePlanet(weather, weather_config, timer, on_stage);
-  erodePlanet(uniform, uniform_config, timer, on_stage);
+  erodePlanet(weather, weather_config, timer, on_stage, /*with_droplet_density=*/true);
+  erodePlanet(uniform, uniform_config, timer, on_stage, /*with_droplet_density=*/true);
 
   on_stage("metrics");
   timer.start("metrics");

@@ -118,23 +118,10 @@ std::vector<float> uniformRainfall(const PlanetState& planet, uint64_t droplets)
   return rainfall;
 }
 
-// Bins spawns into planet.droplet_density at the clouds' grid scale (the same smoothing as
-// CloudSimulation::rainfall(), so both modes' maps compare).
-void addDropletDensity(PlanetState& planet, std::span<const geodesy::DropletSpawn> spawns,
-                       const Config& config) {
-  const std::vector<float> epoch =
-      weather::rainfallFromSpawns(*planet.mesh, spawns, config.weather.grid_frequency);
-  if (planet.droplet_density.empty()) {
-    planet.droplet_density = epoch;
-    return;
-  }
-  for (size_t v = 0; v < epoch.size(); ++v) planet.droplet_density[v] += epoch[v];
-}
-
 }  // namespace
 
 void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
-                 const StageCallback& on_stage) {
+                 const StageCallback& on_stage, bool with_droplet_density) {
   const uint64_t droplets = dropletBudget(config, planet.land_vertices);
   if (droplets == 0 || planet.land_vertices == 0) return;
   on_stage("erosion");
@@ -156,6 +143,9 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
 
   if (config.weather.mode == "clouds") {
     weather::CloudSimulation clouds(*planet.mesh, config.weather, config.planet.seed, droplets);
+    // Every epoch's spawns, kept for the droplet density map and binned once at the end.
+    std::vector<geodesy::DropletSpawn> all_spawns;
+    if (with_droplet_density) all_spawns.reserve(droplets);
     while (!clouds.done()) {
       on_stage("weather, epoch " + std::to_string(clouds.epochsRun() + 1) + "/" +
                std::to_string(config.weather.epochs));
@@ -163,7 +153,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
       const auto spawns = clouds.runEpoch(planet.elevation_m, planet.sea_level_m);
       on_stage("erosion, epoch " + std::to_string(clouds.epochsRun()) + "/" +
                std::to_string(config.weather.epochs));
-      addDropletDensity(planet, spawns, config);
+      if (with_droplet_density) all_spawns.insert(all_spawns.end(), spawns.begin(), spawns.end());
       timer.start("erosion");
       addStats(planet.erosion_stats,
                erosion::erodeDroplets(input, spawns, config.erosion, planet.elevation_m,
@@ -172,12 +162,21 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     timer.start("weather");
     planet.rainfall = clouds.rainfall();
     planet.weather_stats = clouds.stats();
+    if (with_droplet_density) {
+      timer.start("droplet_density");
+      planet.droplet_density =
+          weather::rainfallFromSpawns(*planet.mesh, all_spawns, config.weather.grid_frequency);
+    }
   } else {
     timer.start("weather");
     const auto spawns = weather::uniformRain(*planet.mesh, planet.elevation_m, planet.sea_level_m,
                                              droplets, config.planet.seed);
     planet.rainfall = uniformRainfall(planet, droplets);
-    addDropletDensity(planet, spawns, config);
+    if (with_droplet_density) {
+      timer.start("droplet_density");
+      planet.droplet_density =
+          weather::rainfallFromSpawns(*planet.mesh, spawns, config.weather.grid_frequency);
+    }
     timer.start("erosion");
     addStats(planet.erosion_stats, erosion::erodeDroplets(input, spawns, config.erosion,
                                                           planet.elevation_m, planet.change_m));

@@ -12,11 +12,11 @@
 namespace weather {
 
 // Rainfall map of any spawn list (e.g. weather::uniformRain), one value per vertex of mesh.
-// Each spawn's water is binned on an icosphere of grid_frequency (barycentric split over the
-// face holding it, divided by the dual area), and that map is interpolated to mesh's vertices:
-// rain smoothed to the grid scale, as CloudSimulation::rainfall() is. With grid_frequency >=
-// mesh.frequency the spawns are binned on mesh itself (no smoothing). Parallel in the caller's
-// arena; identical for any thread count. Cost at f = 512 with 1.6 M spawns: ~0.1 s at 2 threads.
+// Each spawn's water is split barycentrically over its mesh face's corners, those vertex totals
+// are binned the same way on an icosphere of grid_frequency and divided by the dual area, and
+// that map is interpolated to mesh's vertices: rain smoothed to the grid scale, as
+// CloudSimulation::rainfall() is. With grid_frequency >= mesh.frequency the spawns are binned on
+// mesh itself (no smoothing). Parallel in the caller's arena; identical for any thread count.
 std::vector<float> rainfallFromSpawns(const geodesy::SphereMesh& mesh,
                                       std::span<const geodesy::DropletSpawn> spawns,
                                       int grid_frequency = 64);
