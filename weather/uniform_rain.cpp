@@ -1,25 +1,87 @@
 #include "weather/uniform_rain.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <numbers>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <glm/geometric.hpp>
 
 #include "geodesy/hash.h"
 
 namespace weather {
 namespace {
 
-constexpr uint64_t kRainStream = 0x756E69666F726D31ull;  // "uniform1"
+constexpr uint64_t kRainStream = 0x756E69666F726D32ull;  // "uniform2"
+constexpr size_t kFaceGrain = 4096;
+constexpr uint64_t kDropletGrain = 1024;
 
-// Archimedes: z uniform in [-1, 1] and an angle uniform in [0, 2 pi) is uniform by area.
-glm::vec3 uniformOnSphere(geodesy::HashStream& rng) {
-  const double z = 2.0 * rng.uniform() - 1.0;
-  const double phi = 2.0 * std::numbers::pi * rng.uniform();
-  const double r = std::sqrt(std::max(0.0, 1.0 - z * z));
-  return glm::vec3(float(r * std::cos(phi)), float(z), float(r * std::sin(phi)));
+// The faces that can hold land (a corner at or above sea level: the interpolated height is
+// below every corner's elsewhere), with the running sum of their flat areas and each one's
+// plane distance from the centre.
+struct LandFaces {
+  std::vector<uint32_t> face;
+  std::vector<double> area_until;  // area_until[k] = flat area of faces 0 .. k
+  std::vector<double> plane_distance;
+  double min_plane_distance = 1.0;
+  // Guide table (Chen and Asau): guide[j] is the first k whose area_until[k] exceeds
+  // j / guide.size() of the total, so a pick starts its search there and moves on a step or
+  // two instead of binary-searching megabytes of sums.
+  std::vector<uint32_t> guide;
+
+  size_t pick(double u) const {
+    const double target = u * area_until.back();
+    size_t k = guide[std::min(guide.size() - 1, size_t(u * double(guide.size())))];
+    while (k + 1 < area_until.size() && area_until[k] <= target) ++k;
+    return k;
+  }
+};
+
+LandFaces landFaces(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
+                    double sea_level_m) {
+  const size_t faces = mesh.faceCount();
+  std::vector<uint8_t> is_candidate(faces);
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, faces, kFaceGrain), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t f = r.begin(); f != r.end(); ++f) {
+          const uint32_t* v = &mesh.indices[3 * f];
+          is_candidate[f] = elevation_m[v[0]] >= sea_level_m || elevation_m[v[1]] >= sea_level_m ||
+                            elevation_m[v[2]] >= sea_level_m;
+        }
+      });
+  LandFaces out;
+  for (size_t f = 0; f < faces; ++f)
+    if (is_candidate[f]) out.face.push_back(uint32_t(f));
+  std::vector<double> area(out.face.size());
+  out.plane_distance.resize(out.face.size());
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, out.face.size(), kFaceGrain),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t k = r.begin(); k != r.end(); ++k) {
+                        const uint32_t* v = &mesh.indices[3 * size_t(out.face[k])];
+                        const glm::dvec3 a(mesh.positions[v[0]]), b(mesh.positions[v[1]]),
+                            c(mesh.positions[v[2]]);
+                        const glm::dvec3 n = glm::cross(b - a, c - a);
+                        const double twice_area = glm::length(n);
+                        area[k] = 0.5 * twice_area;
+                        out.plane_distance[k] = glm::dot(n, a) / twice_area;
+                      }
+                    });
+  out.area_until.resize(area.size());
+  double sum = 0.0;
+  for (size_t k = 0; k < area.size(); ++k) {
+    sum += area[k];
+    out.area_until[k] = sum;
+    out.min_plane_distance = std::min(out.min_plane_distance, out.plane_distance[k]);
+  }
+  out.guide.resize(out.face.size());
+  size_t k = 0;
+  for (size_t j = 0; j < out.guide.size(); ++j) {
+    const double target = double(j) / double(out.guide.size()) * sum;
+    while (k + 1 < out.area_until.size() && out.area_until[k] <= target) ++k;
+    out.guide[j] = uint32_t(k);
+  }
+  return out;
 }
 
 }  // namespace
@@ -28,24 +90,45 @@ std::vector<geodesy::DropletSpawn> uniformRain(const geodesy::SphereMesh& mesh,
                                                std::span<const float> elevation_m,
                                                double sea_level_m, uint64_t count, uint64_t seed) {
   assert(elevation_m.size() == mesh.vertexCount());
+  const LandFaces land = landFaces(mesh, elevation_m, sea_level_m);
+  if (land.face.empty() || count == 0) return {};
+  const double h_min_sq = land.min_plane_distance * land.min_plane_distance;
+
   std::vector<geodesy::DropletSpawn> all(count);
   std::vector<uint8_t> found(count, 0);
-  tbb::parallel_for(tbb::blocked_range<uint64_t>(0, count, 1024),
+  tbb::parallel_for(tbb::blocked_range<uint64_t>(0, count, kDropletGrain),
                     [&](const tbb::blocked_range<uint64_t>& r) {
                       for (uint64_t i = r.begin(); i < r.end(); ++i) {
                         geodesy::HashStream rng(seed, kRainStream, i);
                         for (int t = 0; t < kMaxRainTries; ++t) {
-                          const geodesy::SurfacePoint at = mesh.locate(uniformOnSphere(rng));
-                          const uint32_t* corner = &mesh.indices[3 * size_t(at.face)];
-                          const double height = double(elevation_m[corner[0]]) * at.bary.x +
-                                                double(elevation_m[corner[1]]) * at.bary.y +
-                                                double(elevation_m[corner[2]]) * at.bary.z;
-                          if (height >= sea_level_m) {
-                            all[i].point = at;
-                            all[i].water = 1.0f;
-                            found[i] = 1;
-                            break;
+                          // A face by flat area, a point uniform on its flat triangle (reflected
+                          // square).
+                          const size_t k = land.pick(rng.uniform());
+                          double u = rng.uniform(), w = rng.uniform();
+                          if (u + w > 1.0) {
+                            u = 1.0 - u;
+                            w = 1.0 - w;
                           }
+                          const glm::dvec3 bary(1.0 - u - w, u, w);
+                          const uint32_t* v = &mesh.indices[3 * size_t(land.face[k])];
+                          const glm::dvec3 x = bary.x * glm::dvec3(mesh.positions[v[0]]) +
+                                               bary.y * glm::dvec3(mesh.positions[v[1]]) +
+                                               bary.z * glm::dvec3(mesh.positions[v[2]]);
+                          // Projected to the sphere, the flat point has density |x|^3 / h per
+                          // steradian (solid angle dOmega = h dA / |x|^3 for a plane at distance
+                          // h); keeping it with probability h_min^2 h / |x|^3 (at most 1, since |x|
+                          // >= h >= h_min) leaves a density uniform by solid angle.
+                          const double len = glm::length(x);
+                          const double keep = h_min_sq * land.plane_distance[k] / (len * len * len);
+                          if (rng.uniform() >= keep) continue;
+                          const double height = double(elevation_m[v[0]]) * bary.x +
+                                                double(elevation_m[v[1]]) * bary.y +
+                                                double(elevation_m[v[2]]) * bary.z;
+                          if (height < sea_level_m) continue;
+                          all[i].point = {land.face[k], glm::vec3(bary)};
+                          all[i].water = 1.0f;
+                          found[i] = 1;
+                          break;
                         }
                       }
                     });
