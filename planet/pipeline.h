@@ -48,7 +48,7 @@ PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCall
 // Rain (uniform or clouds, [weather] mode) and droplet erosion: updates elevation_m, change_m,
 // erosion_stats, rainfall and weather_stats. Clouds alternate with erosion in epochs.
 // with_droplet_density also bins the spawned droplets into droplet_density (compare's metric;
-// its own timer, "droplet_density": 0.3 s at f = 512 on 2 cores).
+// its own timer, "droplet_density": about 0.25 s at f = 512 on 2 cores).
 void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
                  const StageCallback& on_stage, bool with_droplet_density = false);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <optional>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -30,11 +31,15 @@ struct LandFaces {
   // two instead of binary-searching megabytes of sums.
   std::vector<uint32_t> guide;
 
-  size_t pick(double u) const {
-    const double target = u * area_until.back();
-    size_t k = guide[std::min(guide.size() - 1, size_t(u * double(guide.size())))];
+  // The first face from k on whose running area exceeds target (the last face at most).
+  size_t firstAbove(size_t k, double target) const {
     while (k + 1 < area_until.size() && area_until[k] <= target) ++k;
     return k;
+  }
+  // A face with probability proportional to its flat area, for u uniform in [0, 1).
+  size_t pick(double u) const {
+    const size_t j = std::min(guide.size() - 1, size_t(u * double(guide.size())));
+    return firstAbove(guide[j], u * area_until.back());
   }
 };
 
@@ -53,7 +58,7 @@ LandFaces landFaces(const geodesy::SphereMesh& mesh, std::span<const float> elev
   LandFaces out;
   for (size_t f = 0; f < faces; ++f)
     if (is_candidate[f]) out.face.push_back(uint32_t(f));
-  std::vector<double> area(out.face.size());
+  out.area_until.resize(out.face.size());
   out.plane_distance.resize(out.face.size());
   tbb::parallel_for(tbb::blocked_range<size_t>(0, out.face.size(), kFaceGrain),
                     [&](const tbb::blocked_range<size_t>& r) {
@@ -63,25 +68,53 @@ LandFaces landFaces(const geodesy::SphereMesh& mesh, std::span<const float> elev
                             c(mesh.positions[v[2]]);
                         const glm::dvec3 n = glm::cross(b - a, c - a);
                         const double twice_area = glm::length(n);
-                        area[k] = 0.5 * twice_area;
+                        out.area_until[k] = 0.5 * twice_area;  // summed below
                         out.plane_distance[k] = glm::dot(n, a) / twice_area;
                       }
                     });
-  out.area_until.resize(area.size());
   double sum = 0.0;
-  for (size_t k = 0; k < area.size(); ++k) {
-    sum += area[k];
+  for (size_t k = 0; k < out.face.size(); ++k) {
+    sum += out.area_until[k];
     out.area_until[k] = sum;
     out.min_plane_distance = std::min(out.min_plane_distance, out.plane_distance[k]);
   }
   out.guide.resize(out.face.size());
   size_t k = 0;
   for (size_t j = 0; j < out.guide.size(); ++j) {
-    const double target = double(j) / double(out.guide.size()) * sum;
-    while (k + 1 < out.area_until.size() && out.area_until[k] <= target) ++k;
+    k = out.firstAbove(k, double(j) / double(out.guide.size()) * sum);
     out.guide[j] = uint32_t(k);
   }
   return out;
+}
+
+// One try: a face by flat area, a point uniform on its flat triangle (reflected square), kept
+// if the solid-angle correction and the land test both pass.
+std::optional<geodesy::SurfacePoint> drawLandPoint(const geodesy::SphereMesh& mesh,
+                                                   const LandFaces& land,
+                                                   std::span<const float> elevation_m,
+                                                   double sea_level_m, double h_min_sq,
+                                                   geodesy::HashStream& rng) {
+  const size_t k = land.pick(rng.uniform());
+  double u = rng.uniform(), w = rng.uniform();
+  if (u + w > 1.0) {
+    u = 1.0 - u;
+    w = 1.0 - w;
+  }
+  const glm::dvec3 bary(1.0 - u - w, u, w);
+  const uint32_t* v = &mesh.indices[3 * size_t(land.face[k])];
+  const glm::dvec3 x = bary.x * glm::dvec3(mesh.positions[v[0]]) +
+                       bary.y * glm::dvec3(mesh.positions[v[1]]) +
+                       bary.z * glm::dvec3(mesh.positions[v[2]]);
+  // Projected to the sphere, the flat point has density |x|^3 / h per steradian (solid angle
+  // dOmega = h dA / |x|^3 for a plane at distance h); keeping it with probability
+  // h_min^2 h / |x|^3 (at most 1, since |x| >= h >= h_min) leaves a density uniform by solid
+  // angle.
+  const double len = glm::length(x);
+  if (rng.uniform() >= h_min_sq * land.plane_distance[k] / (len * len * len)) return {};
+  const double height = double(elevation_m[v[0]]) * bary.x + double(elevation_m[v[1]]) * bary.y +
+                        double(elevation_m[v[2]]) * bary.z;
+  if (height < sea_level_m) return {};
+  return geodesy::SurfacePoint{land.face[k], glm::vec3(bary)};
 }
 
 }  // namespace
@@ -101,31 +134,10 @@ std::vector<geodesy::DropletSpawn> uniformRain(const geodesy::SphereMesh& mesh,
                       for (uint64_t i = r.begin(); i < r.end(); ++i) {
                         geodesy::HashStream rng(seed, kRainStream, i);
                         for (int t = 0; t < kMaxRainTries; ++t) {
-                          // A face by flat area, a point uniform on its flat triangle (reflected
-                          // square).
-                          const size_t k = land.pick(rng.uniform());
-                          double u = rng.uniform(), w = rng.uniform();
-                          if (u + w > 1.0) {
-                            u = 1.0 - u;
-                            w = 1.0 - w;
-                          }
-                          const glm::dvec3 bary(1.0 - u - w, u, w);
-                          const uint32_t* v = &mesh.indices[3 * size_t(land.face[k])];
-                          const glm::dvec3 x = bary.x * glm::dvec3(mesh.positions[v[0]]) +
-                                               bary.y * glm::dvec3(mesh.positions[v[1]]) +
-                                               bary.z * glm::dvec3(mesh.positions[v[2]]);
-                          // Projected to the sphere, the flat point has density |x|^3 / h per
-                          // steradian (solid angle dOmega = h dA / |x|^3 for a plane at distance
-                          // h); keeping it with probability h_min^2 h / |x|^3 (at most 1, since |x|
-                          // >= h >= h_min) leaves a density uniform by solid angle.
-                          const double len = glm::length(x);
-                          const double keep = h_min_sq * land.plane_distance[k] / (len * len * len);
-                          if (rng.uniform() >= keep) continue;
-                          const double height = double(elevation_m[v[0]]) * bary.x +
-                                                double(elevation_m[v[1]]) * bary.y +
-                                                double(elevation_m[v[2]]) * bary.z;
-                          if (height < sea_level_m) continue;
-                          all[i].point = {land.face[k], glm::vec3(bary)};
+                          const std::optional<geodesy::SurfacePoint> at =
+                              drawLandPoint(mesh, land, elevation_m, sea_level_m, h_min_sq, rng);
+                          if (!at) continue;
+                          all[i].point = *at;
                           all[i].water = 1.0f;
                           found[i] = 1;
                           break;
