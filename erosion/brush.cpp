@@ -1,5 +1,6 @@
 #include "erosion/brush.h"
 
+#include "erosion/change_accumulator.h"
 #include "erosion/large_array.h"
 
 #include <algorithm>
@@ -100,14 +101,74 @@ LatticeBrush makeLatticeBrush(double radius_edges) {
       }
     }
   }
+  // The six lattice steps as (di, dj) in the frame of directions 0 and 1.
+  constexpr int kStep[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
   double sum = 0.0;
   for (double w : weights) sum += w;
   for (size_t i = 0; i < points.size(); ++i) {
-    brush.entries.push_back({uint16_t(parents[i]), uint8_t(dirs[i]), float(weights[i] / sum)});
+    const Point& q = points[i];
+    const int k1 = (q.k + 1) % 6;
+    const int di = q.a * kStep[q.k][0] + q.b * kStep[k1][0];
+    const int dj = q.a * kStep[q.k][1] + q.b * kStep[k1][1];
+    brush.entries.push_back(
+        {uint16_t(parents[i]), uint8_t(dirs[i]), int8_t(di), int8_t(dj), float(weights[i] / sum)});
     brush.weights.push_back(float(weights[i] / sum));
   }
   assert(brush.entries.size() <= kMaxLatticeBrush);
+
+  // Rows: the entries sorted by (dj, di); a disc leaves no gap inside a row.
+  std::vector<size_t> order(brush.entries.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const LatticeBrush::Entry &ex = brush.entries[x], &ey = brush.entries[y];
+    return ex.dj != ey.dj ? ex.dj < ey.dj : ex.di < ey.di;
+  });
+  for (size_t i : order) {
+    const LatticeBrush::Entry& e = brush.entries[i];
+    if (brush.rows.empty() || brush.rows.back().dj != e.dj) {
+      brush.rows.push_back({e.dj, e.di, 0, uint16_t(brush.row_weights.size())});
+    }
+    LatticeBrush::Row& row = brush.rows.back();
+    assert(e.di == row.di_first + row.count);
+    assert(row.count < ChangeAccumulator::kBlock);  // a row marks two blocks at most
+    ++row.count;
+    brush.row_weights.push_back(e.weight);
+  }
+  for (LatticeBrush::Row& row : brush.rows) {
+    row.first_padded = uint16_t(brush.padded_weights.size());
+    const size_t blocks = (row.count + kBrushLanes - 1) / kBrushLanes;
+    brush.padded_weights.resize(brush.padded_weights.size() + blocks * kBrushLanes, 0.0f);
+    std::copy_n(brush.row_weights.begin() + row.first, row.count,
+                brush.padded_weights.begin() + row.first_padded);
+  }
   return brush;
+}
+
+void markRowBrushes(NodeTable& nodes, const LatticeBrush& brush) {
+  const size_t n = nodes.links.size();
+  // Decided first, then set: the walks of other vertices read these records.
+  std::vector<uint8_t> row_brush(n, 0);
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& range) {
+        uint32_t ids[kMaxLatticeBrush];
+        for (size_t v = range.begin(); v < range.end(); ++v) {
+          const VertexLinks& l = nodes.links[v];
+          if (l.irregularBrush()) continue;
+          latticeBrushIds(nodes.links.data(), brush, uint32_t(v), ids);
+          const int64_t stride = int64_t(l.nbr[1]) - int64_t(v);
+          bool rows = std::abs(stride) < (int64_t(1) << 24);
+          for (size_t e = 0; rows && e < brush.entries.size(); ++e) {
+            const LatticeBrush::Entry& entry = brush.entries[e];
+            rows = int64_t(v) + rowOffset(int32_t(stride), entry.dj) + entry.di == int64_t(ids[e]);
+          }
+          row_brush[v] = rows;
+        }
+      });
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096),
+                    [&](const tbb::blocked_range<size_t>& range) {
+                      for (size_t v = range.begin(); v < range.end(); ++v)
+                        if (row_brush[v]) nodes.links[v].links |= VertexLinks::kRowBrushBit;
+                    });
 }
 
 VertexBrushes buildVertexBrushes(const geodesy::SphereMesh& mesh, double radius_edges) {

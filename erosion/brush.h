@@ -63,16 +63,35 @@ struct VertexBrushes {
 // The lattice brush: entries in breadth-first order, entries[0] the centre; every other entry
 // is its parent's vertex moved one lattice step in direction dir (0..5, counter-clockwise from
 // the centre's first neighbour). Weights sum to 1.
+//
+// The same brush by rows: lattice offset (di, dj) = di * step_0 + dj * step_1 (the steps to
+// the centre's neighbours 0 and 1). Where the mesh numbers a base face's lattice row by row
+// (geodesy's interior vertices: +1 along direction 0, rows one vertex shorter each along
+// direction 1), the vertex at (di, dj) is centre + rowOffset(stride, dj) + di with
+// stride = neighbour 1 - centre: each row of the brush is a run of consecutive ids, found
+// without a walk and read from contiguous memory. markRowBrushes checks this per vertex.
 struct LatticeBrush {
   struct Entry {
     uint16_t parent = 0;
     uint8_t dir = 0;
+    int8_t di = 0, dj = 0;
     float weight = 0.0f;
+  };
+  struct Row {
+    int8_t dj = 0;
+    int8_t di_first = 0;
+    uint8_t count = 0;
+    uint16_t first = 0;         // into row_weights
+    uint16_t first_padded = 0;  // into padded_weights
   };
   float radius_edges = 0.0f;
   int rings = 0;  // the farthest entry is this many neighbour steps from the centre
   std::vector<Entry> entries;
   std::vector<float> weights;  // entries[i].weight, contiguous
+  std::vector<Row> rows;       // by dj, ascending
+  std::vector<float> row_weights;
+  // The rows' weights again, each row zero-padded to a multiple of kBrushLanes.
+  std::vector<float> padded_weights;
 };
 
 LatticeBrush makeLatticeBrush(double radius_edges);
@@ -111,6 +130,27 @@ inline void latticeBrushIds(const VertexLinks* links, const LatticeBrush& brush,
     rots[e] = kMod6[parent.backSlot(slot) + 9 - entry.dir];
   }
 }
+
+// The id offset of lattice row dj from the centre's row, for row lengths that fall by one per
+// row along direction 1 and a centre whose next row starts `stride` ids further on.
+inline int32_t rowOffset(int32_t stride, int dj) {
+  return dj * stride - dj * (dj - 1) / 2;
+}
+
+// Writes the ids of the row brush around `centre` (which must have the row-brush bit), row by
+// row, matching brush.row_weights.
+inline void rowBrushIds(const VertexLinks* links, const LatticeBrush& brush, uint32_t centre,
+                        uint32_t* ids) {
+  const int32_t stride = int32_t(links[centre].nbr[1]) - int32_t(centre);
+  for (const LatticeBrush::Row& row : brush.rows) {
+    const uint32_t first = uint32_t(int32_t(centre) + rowOffset(stride, row.dj) + row.di_first);
+    for (uint32_t k = 0; k < row.count; ++k) *ids++ = first + k;
+  }
+}
+
+// Sets the row-brush bit of every vertex whose lattice brush (walked as latticeBrushIds does)
+// is the row brush. Parallel.
+void markRowBrushes(NodeTable& nodes, const LatticeBrush& brush);
 
 // Builds the brush of every vertex. Parallel in the caller's oneTBB arena; the result does not
 // depend on the thread count.

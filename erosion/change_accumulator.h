@@ -6,9 +6,14 @@
 // (see README, "Determinism"). Internal to erosion/.
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "erosion/large_array.h"
 
@@ -24,8 +29,10 @@ class ChangeAccumulator {
   static constexpr int kBlockShift = 5;
   static constexpr size_t kBlock = size_t(1) << kBlockShift;
 
-  explicit ChangeAccumulator(size_t vertex_count) {
-    assignLarge(sum_, vertex_count, int64_t(0));
+  // Holds `padding` entries more than vertices (for blocks of a brush run that reach past the
+  // last vertex; they only ever receive zeros).
+  explicit ChangeAccumulator(size_t vertex_count, size_t padding = 0) {
+    assignLarge(sum_, vertex_count + padding, int64_t(0));
     dirty_.assign((vertex_count >> kBlockShift) + 1, 0);
   }
 
@@ -37,9 +44,32 @@ class ChangeAccumulator {
     // Adds dh (normalised height) to vertex v, rounded to the nearest quantum (truncation would
     // lose up to a quantum per add, always toward zero, and bias the volume balance).
     void add(uint32_t v, float dh) {
-      const float q = dh * float(kScale);
-      sum_[v] += int64_t(q + (q >= 0.0f ? 0.5f : -0.5f));
+      sum_[v] += quantise(dh);
       dirty_[v >> kBlockShift] = 1;
+    }
+    // For a run of at most kBlock consecutive vertices: add without marking, then mark the
+    // run (two blocks at most) once.
+    void addUnmarked(uint32_t v, float dh) { sum_[v] += quantise(dh); }
+#if defined(__SSE2__) && defined(__x86_64__)
+    // addUnmarked for vertices v .. v + 3, dh given in quanta (dh * kScale, as quantise
+    // multiplies), each |q| < kMaxLaneQuanta: the same sums as four addUnmarked calls.
+    // Rounds through double: adding 1.5 * 2^52 leaves the nearest integer (ties to even) in the
+    // low mantissa bits, which integer arithmetic reads off.
+    void addQuanta4(uint32_t v, __m128 q) {
+      const __m128d magic = _mm_set1_pd(6755399441055744.0);  // 1.5 * 2^52
+      const __m128i magic_bits = _mm_castpd_si128(magic);
+      const __m128i lo =
+          _mm_sub_epi64(_mm_castpd_si128(_mm_add_pd(_mm_cvtps_pd(q), magic)), magic_bits);
+      const __m128i hi = _mm_sub_epi64(
+          _mm_castpd_si128(_mm_add_pd(_mm_cvtps_pd(_mm_movehl_ps(q, q)), magic)), magic_bits);
+      __m128i* at = reinterpret_cast<__m128i*>(sum_ + v);
+      _mm_storeu_si128(at, _mm_add_epi64(_mm_loadu_si128(at), lo));
+      _mm_storeu_si128(at + 1, _mm_add_epi64(_mm_loadu_si128(at + 1), hi));
+    }
+#endif
+    void markRun(uint32_t first, uint32_t last) {
+      dirty_[first >> kBlockShift] = 1;
+      dirty_[last >> kBlockShift] = 1;
     }
 
    private:
@@ -47,9 +77,28 @@ class ChangeAccumulator {
     uint8_t* dirty_;
   };
 
+  // The largest |quanta| addQuanta4 takes (2^50: its double rounding is exact below 2^51).
+  static constexpr float kMaxLaneQuanta = 1125899906842624.0f;
+
+  // dh in quanta, rounded to the nearest (ties to even, the default rounding mode).
+  static int64_t quantise(float dh) {
+#if defined(__SSE2__) && defined(__x86_64__)
+    return _mm_cvtss_si64(_mm_set_ss(dh * float(kScale)));
+#else
+    return std::llrint(dh * float(kScale));
+#endif
+  }
+
   // Fixed-point total of this thread for vertex v since the call began.
-  int64_t sum(uint32_t v) const { return sum_[v]; }
-  void clear(uint32_t v) { sum_[v] = 0; }
+  int64_t sum(uint32_t v) const {
+    return sum_[v];
+  }
+  const int64_t* sums() const {
+    return sum_.data();
+  }
+  void clear(uint32_t v) {
+    sum_[v] = 0;
+  }
   // Whether a block of vertices changed since the last call, which clears it.
   uint8_t takeDirty(size_t block) {
     const uint8_t d = dirty_[block];
@@ -57,7 +106,9 @@ class ChangeAccumulator {
     return d;
   }
 
-  size_t memoryBytes() const { return sum_.capacity() * sizeof(int64_t) + dirty_.capacity(); }
+  size_t memoryBytes() const {
+    return sum_.capacity() * sizeof(int64_t) + dirty_.capacity();
+  }
 
  private:
   std::vector<int64_t> sum_;

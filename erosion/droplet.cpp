@@ -8,6 +8,10 @@
 
 #include <glm/geometric.hpp>
 
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 #include "geodesy/hash.h"
 
 namespace erosion {
@@ -83,30 +87,81 @@ inline void depositLast(const DropletContext& c, Writer& changes, const SurfaceS
   }
 }
 
-// Beyer 2015, eqs. 5.6 and 5.9: takes amount * w_k * erodibility of height from every brush
-// vertex ids[k], but never below the sea level (the base level: water cannot cut deeper than
-// where it ends, and the sea floor is not eroded).  Returns the volume taken, which the droplet
-// carries as sediment: amount * sum(w_k * erodibility * area) where nothing was capped.
+// Beyer 2015, eqs. 5.6 and 5.9: the height brush vertex `id` of weight w gives up,
+// amount * w * its erodibility, but never below the sea level (the base level: water cannot
+// cut deeper than where it ends, and the sea floor is not eroded). A vertex stays in the
+// brushes of about 2 radius + 1 steps of one droplet, which all read the same frozen height:
+// each may take only its share of the height above the sea.
+inline float takeAt(const DropletContext& c, uint32_t id, float w, float amount) {
+  const float above = (c.height[id] - c.sea_level) * c.base_level_share;
+  return std::min(amount * (w * c.erodibility[id]), std::max(above, 0.0f));
+}
+
+// Takes from every brush vertex ids[k] (takeAt) and returns the volume taken, which the droplet
+// carries as sediment.
 inline float takeBrush(const DropletContext& c, const Writer& changes, const uint32_t* ids,
                        const float* weights, size_t count, float amount) {
   Writer out = changes;  // a local copy keeps its pointers in registers
-  float weight_area = 0.0f, capped_volume = 0.0f;
+  float volume = 0.0f;
   for (size_t k = 0; k < count; ++k) {
-    const uint32_t id = ids[k];
-    const VertexSoil s = c.soil[id];
-    const float take = amount * (weights[k] * s.erodibility);
-    // A vertex stays in the brushes of about 2 radius + 1 steps of one droplet, which all read
-    // the same frozen height: each may take only its share of the height above the sea.
-    const float above = (c.points[id].h - c.sea_level) * c.base_level_share;
-    if (take <= above) {
-      out.add(id, -take);
-      weight_area += weights[k] * s.erodible_area;
-    } else if (above > 0.0f) {
-      out.add(id, -above);
-      capped_volume += above / c.links[id].inv_area;
-    }
+    const float take = takeAt(c, ids[k], weights[k], amount);
+    out.add(ids[k], -take);
+    volume += take * c.area[ids[k]];
   }
-  return amount * weight_area + capped_volume;
+  return volume;
+}
+
+// takeBrush for a row brush: every row is a run of consecutive ids, taken kBrushLanes at a
+// time (the padding lanes have weight 0 and take nothing).
+inline float takeRowBrush(const DropletContext& c, const Writer& changes, uint32_t centre,
+                          float amount) {
+  Writer out = changes;
+  const LatticeBrush& brush = *c.lattice;
+  const int32_t stride = int32_t(c.links[centre].nbr[1]) - int32_t(centre);
+#if defined(__SSE2__) && defined(__x86_64__)
+  const __m128 sea = _mm_set1_ps(c.sea_level), share = _mm_set1_ps(c.base_level_share);
+  const __m128 amount4 = _mm_set1_ps(amount), zero = _mm_setzero_ps();
+  const __m128 minus_scale = _mm_set1_ps(-float(ChangeAccumulator::kScale));
+  const __m128 max_quanta = _mm_set1_ps(ChangeAccumulator::kMaxLaneQuanta);
+  __m128 volume = zero;
+  for (const LatticeBrush::Row& row : brush.rows) {
+    const uint32_t first = uint32_t(int32_t(centre) + rowOffset(stride, row.dj) + row.di_first);
+    const float* w = brush.padded_weights.data() + row.first_padded;
+    for (uint32_t k = 0; k < row.count; k += kBrushLanes) {
+      const uint32_t id = first + k;
+      const __m128 above = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(c.height + id), sea), share);
+      const __m128 wanted =
+          _mm_mul_ps(amount4, _mm_mul_ps(_mm_loadu_ps(w + k), _mm_loadu_ps(c.erodibility + id)));
+      const __m128 take = _mm_min_ps(wanted, _mm_max_ps(above, zero));
+      volume = _mm_add_ps(volume, _mm_mul_ps(take, _mm_loadu_ps(c.area + id)));
+      const __m128 quanta = _mm_mul_ps(take, minus_scale);  // as quantise(-take)
+      if (_mm_movemask_ps(_mm_cmpgt_ps(_mm_sub_ps(zero, quanta), max_quanta)) == 0) {
+        out.addQuanta4(id, quanta);
+      } else {  // heights of thousands of edge lengths (a tiny f, a huge relief)
+        alignas(16) float lanes[kBrushLanes];
+        _mm_store_ps(lanes, take);
+        for (size_t l = 0; l < kBrushLanes; ++l) out.addUnmarked(id + uint32_t(l), -lanes[l]);
+      }
+    }
+    out.markRun(first, first + row.count - 1);
+  }
+  alignas(16) float sums[4];
+  _mm_store_ps(sums, volume);
+  return (sums[0] + sums[1]) + (sums[2] + sums[3]);
+#else
+  float volume = 0.0f;
+  for (const LatticeBrush::Row& row : brush.rows) {
+    const uint32_t first = uint32_t(int32_t(centre) + rowOffset(stride, row.dj) + row.di_first);
+    const float* w = brush.row_weights.data() + row.first;
+    for (uint32_t k = 0; k < row.count; ++k) {
+      const float take = takeAt(c, first + k, w[k], amount);
+      out.addUnmarked(first + k, -take);
+      volume += take * c.area[first + k];
+    }
+    out.markRun(first, first + row.count - 1);
+  }
+  return volume;
+#endif
 }
 
 // Calls fn(ids, weights, count) with the brush around the droplet's nearest vertex, by the
@@ -116,8 +171,13 @@ inline float withBrush(const DropletContext& c, DropletScratch scratch, const gl
                        uint32_t centre, Fn&& fn) {
   switch (c.brush_mode) {
     case BrushMode::kLattice: {
-      if (c.links[centre].irregularBrush()) break;
+      const VertexLinks& l = c.links[centre];
+      if (l.irregularBrush()) break;
       uint32_t ids[kMaxLatticeBrush];
+      if (l.rowBrush()) {
+        rowBrushIds(c.links, *c.lattice, centre, ids);
+        return fn(ids, c.lattice->row_weights.data(), c.lattice->row_weights.size());
+      }
       latticeBrushIds(c.links, *c.lattice, centre, ids);
       return fn(ids, c.lattice->weights.data(), c.lattice->weights.size());
     }
@@ -138,6 +198,8 @@ inline float withBrush(const DropletContext& c, DropletScratch scratch, const gl
 
 inline float erode(const DropletContext& c, Writer& changes, DropletScratch scratch,
                    const glm::vec3& p, uint32_t centre, float amount) {
+  if (c.brush_mode == BrushMode::kLattice && c.links[centre].rowBrush())
+    return takeRowBrush(c, changes, centre, amount);
   return withBrush(c, scratch, p, centre, [&](const uint32_t* ids, const float* w, size_t n) {
     return takeBrush(c, changes, ids, w, n, amount);
   });
@@ -244,7 +306,9 @@ DropletContext makeDropletContext(const ErosionInput& input, const ErosionParams
   c.mesh = &mesh;
   c.points = w.nodes.points.data();
   c.links = w.nodes.links.data();
-  c.soil = w.nodes.soil.data();
+  c.height = w.nodes.height.data();
+  c.erodibility = w.nodes.erodibility.data();
+  c.area = w.nodes.area.data();
   c.brush_mode = w.mode;
   c.lattice = &w.lattice;
   c.brushes = &w.brushes;

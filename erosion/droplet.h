@@ -31,7 +31,9 @@ struct DropletContext {
   const geodesy::SphereMesh* mesh = nullptr;
   const VertexPoint* points = nullptr;  // heights frozen during a batch
   const VertexLinks* links = nullptr;
-  const VertexSoil* soil = nullptr;
+  const float* height = nullptr;  // the brush's copies, see NodeTable
+  const float* erodibility = nullptr;
+  const float* area = nullptr;
   BrushMode brush_mode = BrushMode::kLattice;
   const LatticeBrush* lattice = nullptr;
   const VertexBrushes* brushes = nullptr;  // for kPrecomputed

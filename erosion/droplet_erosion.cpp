@@ -21,12 +21,18 @@ constexpr size_t kDropletGrain = 8;
 constexpr int kBlockShift = ChangeAccumulator::kBlockShift;
 constexpr size_t kBlock = ChangeAccumulator::kBlock;
 
-// The change of vertex v in normalised height, summed over the threads in integers, so the
-// order of the threads and of the droplets inside them does not matter.
-inline double totalChange(const std::vector<ChangeAccumulator*>& slots, uint32_t v) {
-  int64_t sum = 0;
-  for (const ChangeAccumulator* slot : slots) sum += slot->sum(v);
-  return double(sum) * (1.0 / ChangeAccumulator::kScale);
+// The change of vertices [begin, begin + count) (count <= kBlock) in metres, summed over the
+// threads in integers, so the order of the threads and of the droplets inside them does not
+// matter.
+inline void blockChange(const std::vector<ChangeAccumulator*>& slots, size_t begin, size_t count,
+                        double metres_per_height, double* out) {
+  int64_t sum[kBlock] = {};
+  for (const ChangeAccumulator* slot : slots) {
+    const int64_t* s = slot->sums() + begin;
+    for (size_t i = 0; i < count; ++i) sum[i] += s[i];
+  }
+  for (size_t i = 0; i < count; ++i)
+    out[i] = double(sum[i]) * (1.0 / ChangeAccumulator::kScale) * metres_per_height;
 }
 
 ErosionWorkspace::Impl& workspaceFor(const ErosionInput& input, const ErosionParams& params,
@@ -118,22 +124,23 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
     used.clear();
     for (const auto& slot : w.slots)
       if (slot) used.push_back(&slot->changes);
-    tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, block_count, 256),
-        [&](const tbb::blocked_range<size_t>& range) {
-          for (size_t block = range.begin(); block < range.end(); ++block) {
-            uint8_t dirty = 0;
-            for (ChangeAccumulator* slot : used) dirty |= slot->takeDirty(block);
-            if (!dirty) continue;
-            touched_blocks[block] = 1;
-            const size_t begin = block << kBlockShift, stop = std::min(n, begin + kBlock);
-            for (size_t v = begin; v < stop; ++v) {
-              const double metres =
-                  double(w.nodes.start_m[v]) + totalChange(used, uint32_t(v)) * metres_per_height;
-              w.nodes.points[v].h = float(metres * height_scale);
-            }
-          }
-        });
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, block_count, 256),
+                      [&](const tbb::blocked_range<size_t>& range) {
+                        for (size_t block = range.begin(); block < range.end(); ++block) {
+                          uint8_t dirty = 0;
+                          for (ChangeAccumulator* slot : used) dirty |= slot->takeDirty(block);
+                          if (!dirty) continue;
+                          touched_blocks[block] = 1;
+                          const size_t begin = block << kBlockShift,
+                                       count = std::min(n, begin + kBlock) - begin;
+                          double change[kBlock];
+                          blockChange(used, begin, count, metres_per_height, change);
+                          for (size_t i = 0; i < count; ++i) {
+                            const double metres = double(w.nodes.start_m[begin + i]) + change[i];
+                            w.nodes.setHeight(begin + i, float(metres * height_scale));
+                          }
+                        }
+                      });
 
     // Statistics in droplet order.
     for (size_t i = 0; i < end - start; ++i) {
@@ -181,8 +188,10 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
   tbb::parallel_for(size_t(0), blocks.size(), [&](size_t k) {
     const size_t begin = size_t(blocks[k]) << kBlockShift;
     const size_t stop = std::min(n, begin + kBlock);
+    double block_change[kBlock];
+    blockChange(used, begin, stop - begin, metres_per_height, block_change);
     for (size_t v = begin; v < stop; ++v) {
-      const double c = totalChange(used, uint32_t(v)) * metres_per_height;
+      const double c = block_change[v - begin];
       for (ChangeAccumulator* slot : used) slot->clear(uint32_t(v));
       if (blur) {
         change[v] = c;

@@ -15,8 +15,9 @@ NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth) {
   NodeTable t;
   assignLarge(t.points, n);
   assignLarge(t.links, n);
-  assignLarge(t.soil, n);
-  assignLarge(t.area, n);
+  assignLarge(t.height, n + kBrushLanes, 0.0f);
+  assignLarge(t.erodibility, n + kBrushLanes, 1.0f);
+  assignLarge(t.area, n + kBrushLanes, 0.0f);
   assignLarge(t.start_m, n);
   const double to_normalised = double(n) / (4.0 * 3.14159265358979323846);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 2048),
@@ -41,9 +42,8 @@ NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth) {
                         if (degree == 5) l.nbr[5] = l.nbr[4];
                         l.links = links;
                         const double area = double(mesh.vertex_areas[v]) * to_normalised;
-                        t.area[v] = float(area);
                         l.inv_area = float(1.0 / area);
-                        t.soil[v].erodible_area = float(area);
+                        t.area[v] = float(area);
                       }
                     });
   // Mark the vertices within ring_depth rings of the twelve five-valent ones (serial: a few
@@ -72,10 +72,8 @@ void refreshNodeTable(NodeTable& t, std::span<const float> elevation_m, double h
                     [&](const tbb::blocked_range<size_t>& range) {
                       for (size_t v = range.begin(); v < range.end(); ++v) {
                         t.start_m[v] = elevation_m[v];
-                        t.points[v].h = float(double(elevation_m[v]) * height_scale);
-                        const float e = erodibility.empty() ? 1.0f : erodibility[v];
-                        t.soil[v].erodibility = e;
-                        t.soil[v].erodible_area = e * t.area[v];
+                        t.setHeight(v, float(double(elevation_m[v]) * height_scale));
+                        t.erodibility[v] = erodibility.empty() ? 1.0f : erodibility[v];
                       }
                     });
 }

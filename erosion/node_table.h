@@ -32,30 +32,39 @@ struct alignas(32) VertexLinks {
   uint32_t nbr[6] = {0, 0, 0, 0, 0, 0};
   // Bits 3k..3k+2: the slot of this vertex in nbr[k]'s list. Bits 24..26: the degree.
   // Bit 31: the lattice brush around this vertex would cross a five-valent vertex.
+  // Bit 30: its brush is the row brush (see LatticeBrush, markRowBrushes).
   uint32_t links = 0;
   float inv_area = 1.0f;  // mean dual area / dual area
 
   int degree() const { return int(links >> 24 & 7u); }
   int backSlot(int k) const { return int(links >> (3 * k) & 7u); }
   bool irregularBrush() const { return links >> 31; }
+  bool rowBrush() const { return links >> 30 & 1u; }
+  static constexpr uint32_t kRowBrushBit = 1u << 30;
 };
 
-struct VertexSoil {
-  float erodibility = 1.0f;    // per call, [0,1]
-  float erodible_area = 1.0f;  // erodibility * dual area / mean dual area
-};
+// The brush reads runs of consecutive vertices in blocks of this many; the arrays it reads so
+// (NodeTable's brush arrays, ChangeAccumulator) have this many entries more than vertices, so a
+// block never reads past the end. The extra entries hold zero weight's worth: nothing.
+inline constexpr size_t kBrushLanes = 4;
 
 struct NodeTable {
   std::vector<VertexPoint> points;
   std::vector<VertexLinks> links;
-  std::vector<VertexSoil> soil;
-  std::vector<float> area;     // dual area / mean dual area
+  // What the brush reads, one array each (padded by kBrushLanes): height as in points (the
+  // two are published together), erodibility (per call, [0,1]) and dual area / mean dual area.
+  std::vector<float> height, erodibility, area;
   std::vector<float> start_m;  // elevation at the call's start, metres
 
   size_t memoryBytes() const {
     return points.capacity() * sizeof(VertexPoint) + links.capacity() * sizeof(VertexLinks) +
-           soil.capacity() * sizeof(VertexSoil) + area.capacity() * sizeof(float) +
-           start_m.capacity() * sizeof(float);
+           (height.capacity() + erodibility.capacity() + area.capacity() + start_m.capacity()) *
+               sizeof(float);
+  }
+  // Publishes vertex v's height (normalised) to the locator's and the brush's copy.
+  void setHeight(size_t v, float h) {
+    points[v].h = h;
+    height[v] = h;
   }
 };
 
@@ -147,31 +156,46 @@ inline void ringDistances2(const RingCoordinates& r, const glm::vec3& o, float* 
 #endif
 }
 
+// The sector of a vertex's fan that holds a direction, from side_k = det(x_u, x_k, p) for its
+// neighbours k (side[degree] repeating side[0]): the k with side_k >= 0 > side_{k+1}. Read off
+// the sign bits when they change from + to - exactly once (six-valent vertices, p not on top
+// of the vertex); otherwise the k with the largest margin min(side_k, -side_{k+1}).
+inline int fanSector(const float* side, int degree) {
+#if defined(__SSE2__)
+  if (degree == 6) {
+    // Bit k: side_k >= 0, for k = 0..7 (slots 6 and 7 repeat 0 and 1).
+    const __m128 zero = _mm_setzero_ps();
+    const int plus = _mm_movemask_ps(_mm_cmpge_ps(_mm_load_ps(side), zero)) |
+                     _mm_movemask_ps(_mm_cmpge_ps(_mm_load_ps(side + 4), zero)) << 4;
+    const unsigned turns = unsigned(plus & ~(plus >> 1)) & 0x3fu;
+    if (turns && !(turns & (turns - 1))) return __builtin_ctz(turns);
+  }
+#endif
+  int k = 0;
+  float margin = std::min(side[0], -side[1]);
+  for (int j = 1; j < degree; ++j) {
+    const float m = std::min(side[j], -side[j + 1]);
+    if (m > margin) margin = m, k = j;
+  }
+  return k;
+}
+
 // Samples the terrain at the unit point p, starting from `near`, a vertex within about two
 // edges of p (the droplet's last heaviest corner).
 //
-// The anchor u is the vertex of near's closed one-ring nearest p; p then lies in the fan of
-// faces around u, in the sector between neighbours k and k + 1 where
-// side_k = det(x_u, x_k, p) >= 0 > side_{k+1}. Those sides are also p's unnormalised weights
-// of corners k + 1 and k; corner u's is det(p, x_k, x_{k+1}). If that is negative, p lies
-// beyond the fan and the search moves on to the heavier far corner. With N_j the normal of
-// the edge opposite corner j (x_k x x_{k+1} for u), the gradient of the interpolant
-// h = sum h_j s_j / S (S = sum s_j) is sum (h_j - h) N_j / S, tangent at p by construction.
-// Every vector is a difference of nearby points, so float keeps full relative precision.
+// From the anchor u (first `near`), p lies in the fan of faces around u in the sector between
+// neighbours k and k + 1 where side_k = det(x_u, x_k, p) >= 0 > side_{k+1} (fanSector). Those
+// sides are also p's unnormalised weights of corners k + 1 and k; corner u's is
+// det(p, x_k, x_{k+1}). If that is negative, p lies beyond the fan's rim and the search moves
+// to the heavier far corner (a step of one edge usually ends within one or two fans). With
+// N_j the normal of the edge opposite corner j (x_k x x_{k+1} for u), the gradient of the
+// interpolant h = sum h_j s_j / S (S = sum s_j) is sum (h_j - h) N_j / S, tangent at p by
+// construction. Every vector is a difference of nearby points, so float keeps full relative
+// precision.
 inline SurfaceSample sampleSurface(const VertexPoint* points, const VertexLinks* links,
                                    uint32_t near, const glm::vec3& p) {
   RingCoordinates ring;
   uint32_t u = near;
-  {
-    const VertexLinks& l = links[u];
-    loadRing(points, l.nbr, ring);
-    alignas(16) float d2[8];
-    ringDistances2(ring, p, d2);
-    const glm::vec3 e = points[u].x - p;
-    float best = glm::dot(e, e);
-    for (int k = 0; k < 6; ++k)  // a five-valent vertex repeats a neighbour: harmless
-      if (d2[k] < best) best = d2[k], u = l.nbr[k];
-  }
   for (int attempt = 0;; ++attempt) {
     const glm::vec3 xu = points[u].x;
     const VertexLinks& l = links[u];
@@ -181,12 +205,7 @@ inline SurfaceSample sampleSurface(const VertexPoint* points, const VertexLinks*
     alignas(16) float side[8];
     ringDots(ring, xu, glm::cross(p - xu, xu), side);
     side[degree] = side[0];
-    int k = 0;
-    float margin = std::min(side[0], -side[1]);
-    for (int j = 1; j < degree; ++j) {
-      const float m = std::min(side[j], -side[j + 1]);
-      if (m > margin) margin = m, k = j;
-    }
+    const int k = fanSector(side, degree);
     const int k1 = k + 1 == degree ? 0 : k + 1;
     const uint32_t va = l.nbr[k], vb = l.nbr[k1];
     const glm::vec3 xa(ring.x[k], ring.y[k], ring.z[k]);

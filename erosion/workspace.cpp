@@ -14,6 +14,7 @@ ErosionWorkspace::ErosionWorkspace(const geodesy::SphereMesh& mesh, double radiu
   impl_->lattice = makeLatticeBrush(radius);
   // A lattice walk reaches `rings` steps out; one ring more keeps its vertices six-valent.
   impl_->nodes = buildNodeTable(mesh, impl_->lattice.rings + 1);
+  markRowBrushes(impl_->nodes, impl_->lattice);
   if (mode == BrushMode::kPrecomputed) impl_->brushes = buildVertexBrushes(mesh, radius);
 }
 

@@ -16,7 +16,7 @@ namespace erosion {
 
 // What one worker thread owns during a batch.
 struct ThreadSlot {
-  explicit ThreadSlot(size_t vertex_count) : changes(vertex_count) {}
+  explicit ThreadSlot(size_t vertex_count) : changes(vertex_count, kBrushLanes) {}
   ChangeAccumulator changes;
   std::unique_ptr<BrushGatherer> gatherer;  // made on first need
   VisitedSet visited;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include <tbb/global_control.h>
@@ -11,6 +12,7 @@
 #include <glm/geometric.hpp>
 
 #include "erosion/brush.h"
+#include "erosion/change_accumulator.h"
 #include "erosion/droplet_erosion.h"
 #include "erosion/droplet_trace.h"
 #include "erosion/node_table.h"
@@ -389,6 +391,74 @@ TEST_CASE("erosion: brush weights of every vertex sum to 1", "[erosion]") {
     CHECK(n >= 19);
     CHECK(sum == Approx(1.0).epsilon(1e-5));
   }
+}
+
+TEST_CASE("erosion: the row brush is the lattice brush, read as runs of ids", "[erosion]") {
+  const auto& mesh = meshOf(64);
+  for (double radius : {1.0, 3.0, 5.5, 8.0}) {
+    const auto lattice = erosion::makeLatticeBrush(radius);
+    REQUIRE(lattice.row_weights.size() == lattice.entries.size());
+    size_t padded = 0;
+    for (const auto& row : lattice.rows) {
+      CHECK(row.count > 0);
+      CHECK(row.first_padded == padded);
+      padded +=
+          (row.count + erosion::kBrushLanes - 1) / erosion::kBrushLanes * erosion::kBrushLanes;
+    }
+    REQUIRE(lattice.padded_weights.size() == padded);
+    auto nodes = erosion::buildNodeTable(mesh, lattice.rings + 1);
+    erosion::markRowBrushes(nodes, lattice);
+    std::vector<uint32_t> walked(lattice.entries.size()), rows(lattice.entries.size());
+    size_t row_vertices = 0, regular = 0;
+    for (size_t v = 0; v < mesh.vertexCount(); ++v) {
+      const auto& links = nodes.links[v];
+      if (links.irregularBrush()) {
+        REQUIRE_FALSE(links.rowBrush());
+        continue;
+      }
+      ++regular;
+      if (!links.rowBrush()) continue;
+      ++row_vertices;
+      erosion::latticeBrushIds(nodes.links.data(), lattice, uint32_t(v), walked.data());
+      erosion::rowBrushIds(nodes.links.data(), lattice, uint32_t(v), rows.data());
+      // The same vertices with the same weights, in another order.
+      std::vector<std::pair<uint32_t, float>> a, b;
+      for (size_t e = 0; e < walked.size(); ++e) {
+        a.emplace_back(walked[e], lattice.weights[e]);
+        b.emplace_back(rows[e], lattice.row_weights[e]);
+      }
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      REQUIRE(a == b);
+    }
+    // Everything but the bands along the base edges (about 2 * rings + 1 wide) reads rows.
+    const double inner = double(64 - 3 * (lattice.rings + 1)) / 64.0;
+    CHECK(double(row_vertices) >= 0.8 * inner * inner * double(regular));
+  }
+}
+
+TEST_CASE("erosion: four-lane change adds round as the one-lane add", "[erosion]") {
+#if defined(__SSE2__) && defined(__x86_64__)
+  erosion::ChangeAccumulator lanes(64, erosion::kBrushLanes), single(64, erosion::kBrushLanes);
+  erosion::ChangeAccumulator::Writer four(lanes), one(single);
+  geodesy::HashStream rng(17, 0, 0);
+  const float scale = float(erosion::ChangeAccumulator::kScale);
+  for (int i = 0; i < 4000; ++i) {
+    alignas(16) float dh[4];
+    for (float& x : dh) {
+      // Magnitudes from quanta (ties at .5 included) to the largest a lane takes.
+      const double magnitude = std::pow(2.0, -44.0 + 49.0 * rng.uniform());
+      x = float((rng.uniform() < 0.5 ? -1.0 : 1.0) * magnitude);
+      if (i % 7 == 0) x = (std::floor(x * scale) + 0.5f) / scale;
+    }
+    const uint32_t v = uint32_t(rng.uniform() * 60.0);
+    four.addQuanta4(v, _mm_mul_ps(_mm_load_ps(dh), _mm_set1_ps(scale)));
+    for (uint32_t l = 0; l < 4; ++l) one.addUnmarked(v + l, dh[l]);
+  }
+  for (uint32_t v = 0; v < 64; ++v) REQUIRE(lanes.sum(v) == single.sum(v));
+#else
+  SUCCEED("no SSE2: the four-lane add is not built");
+#endif
 }
 
 TEST_CASE("erosion: batched statistics match batch size 1", "[erosion]") {
