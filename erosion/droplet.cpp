@@ -52,16 +52,18 @@ inline void deposit(const DropletContext& c, Writer& changes, const SurfaceSampl
 
 // Beyer 2015, §5.2, on the coast: as above, but a corner under the sea takes at most
 // kSeaFillShare of what would lift it to the sea level, so deposits never turn sea into land and
-// erosion keeps the ocean fraction the terrain was made with. Returns the volume laid down; the
-// droplet carries the rest on (to the sea, where settleOffshore spreads it over the sea floor).
+// erosion keeps the ocean fraction the terrain was made with; and no corner is lifted above
+// `ceiling` (one already above it takes nothing). Returns the volume laid down; the droplet
+// carries the rest on (to the sea, where settleOffshore spreads it over the sea floor).
 inline float depositAshore(const DropletContext& c, Writer& changes, const SurfaceSample& s,
-                           float volume) {
+                           float volume, float ceiling = std::numeric_limits<float>::infinity()) {
   float laid = 0.0f;
   for (int k = 0; k < 3; ++k) {
     const VertexLinks& l = c.links[s.v[k]];
     const float h = c.points[s.v[k]].h;
     float share = volume * s.bary[k];
     if (h < c.sea_level) share = std::min(share, kSeaFillShare * (c.sea_level - h) / l.inv_area);
+    share = std::min(share, std::max(0.0f, (ceiling - h) / l.inv_area));
     changes.add(s.v[k], share * l.inv_area);
     laid += share;
   }
@@ -270,7 +272,8 @@ float settleOffshore(const DropletContext& c, Writer& changes, SurfaceSample& s,
     glm::vec3 p_new = p * c.step_cos + d * c.step_sin;
     dir = d * c.step_cos - p * c.step_sin;
     p_new *= 1.0f / std::sqrt(glm::dot(p_new, p_new));
-    const SurfaceSample s_new = sampleSurface(c.points, c.links, s.heaviestCorner(), p_new);
+    const SurfaceSample s_new =
+        sampleSurface(c.points, c.links, s.cornerToward(c.points, p_new), p_new);
     if (!(s_new.h < c.sea_level)) break;  // back on land: the rest stays at the shore
     p = p_new;
     s = s_new;
@@ -402,17 +405,21 @@ DropletOutcome runDroplet(const DropletContext& c, DropletScratch scratch,
     glm::vec3 p_new = p * c.step_cos + d * c.step_sin;
     dir = d * c.step_cos - p * c.step_sin;
     p_new *= 1.0f / std::sqrt(glm::dot(p_new, p_new));
-    const SurfaceSample s_new = sampleSurface(c.points, c.links, s.heaviestCorner(), p_new);
+    const SurfaceSample s_new =
+        sampleSurface(c.points, c.links, s.cornerToward(c.points, p_new), p_new);
 
     const float dh = s_new.h - s.h;  // Beyer 2015, eq. 5.3
     // Beyer 2015, eq. 5.4.
     const float capacity = std::max(-dh, c.min_slope) * speed * water * c.capacity;
     float eroded = 0.0f, deposited = 0.0f;
     if (dh > 0.0f || sediment > capacity) {
-      // Uphill: fill the pit behind, at most dh; else Beyer 2015, eq. 5.5.
+      // Uphill: fill the pit behind, at most dh and no corner above the point ahead (a corner
+      // already higher is a ridge beside the droplet's path, not the pit); else Beyer 2015,
+      // eq. 5.5.
       deposited = dh > 0.0f ? std::min(dh, sediment) : (sediment - capacity) * c.deposition;
       if (deposited > 0.0f) {
-        deposited = depositAshore(c, changes, s, deposited);
+        const float ceiling = dh > 0.0f ? s_new.h : std::numeric_limits<float>::infinity();
+        deposited = depositAshore(c, changes, s, deposited, ceiling);
         sediment -= deposited;
         out.deposited += deposited;
       }

@@ -91,6 +91,12 @@ struct SurfaceSample {
     if (bary.x >= bary.y && bary.x >= bary.z) return v[0];
     return bary.y >= bary.z ? v[1] : v[2];
   }
+  uint32_t cornerToward(const VertexPoint* points, const glm::vec3& q) const {
+    const float d0 = glm::dot(points[v[0]].x, q), d1 = glm::dot(points[v[1]].x, q);
+    const float d2 = glm::dot(points[v[2]].x, q);
+    if (d0 >= d1 && d0 >= d2) return v[0];
+    return d1 >= d2 ? v[1] : v[2];
+  }
 };
 
 // The six neighbours of a vertex in structure-of-arrays form (slots 6 and 7 repeat 0 and 1),
