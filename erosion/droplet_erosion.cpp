@@ -23,16 +23,19 @@ constexpr size_t kBlock = ChangeAccumulator::kBlock;
 
 // The change of vertices [begin, begin + count) (count <= kBlock) in metres, summed over the
 // threads in integers, so the order of the threads and of the droplets inside them does not
-// matter.
+// matter. quantum_m: metres per quantum (a power of two times metres per height, so the one
+// product rounds as the two it stands for).
 inline void blockChange(const std::vector<ChangeAccumulator*>& slots, size_t begin, size_t count,
-                        double metres_per_height, double* out) {
-  int64_t sum[kBlock] = {};
-  for (const ChangeAccumulator* slot : slots) {
-    const int64_t* s = slot->sums() + begin;
+                        double quantum_m, double* out) {
+  assert(!slots.empty() && count <= kBlock);
+  int64_t sum[kBlock];
+  const int64_t* first = slots[0]->sums() + begin;
+  std::copy(first, first + count, sum);
+  for (size_t t = 1; t < slots.size(); ++t) {
+    const int64_t* s = slots[t]->sums() + begin;
     for (size_t i = 0; i < count; ++i) sum[i] += s[i];
   }
-  for (size_t i = 0; i < count; ++i)
-    out[i] = double(sum[i]) * (1.0 / ChangeAccumulator::kScale) * metres_per_height;
+  for (size_t i = 0; i < count; ++i) out[i] = double(sum[i]) * quantum_m;
 }
 
 ErosionWorkspace::Impl& workspaceFor(const ErosionInput& input, const ErosionParams& params,
@@ -81,6 +84,7 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
   w.prepare(elevation_m, height_scale, input.erodibility);
   const DropletContext context = makeDropletContext(input, params, w);
   const double metres_per_height = mesh.mean_edge_length * input.radius_m;
+  const double quantum_m = metres_per_height * (1.0 / ChangeAccumulator::kScale);
   std::vector<ChangeAccumulator*> used;  // the slots' buffers, refreshed after each batch
 
   const size_t block_count = n / kBlock + 1;
@@ -134,7 +138,7 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
                           const size_t begin = block << kBlockShift,
                                        count = std::min(n, begin + kBlock) - begin;
                           double change[kBlock];
-                          blockChange(used, begin, count, metres_per_height, change);
+                          blockChange(used, begin, count, quantum_m, change);
                           for (size_t i = 0; i < count; ++i) {
                             const double metres = double(w.nodes.start_m[begin + i]) + change[i];
                             w.nodes.setHeight(begin + i, float(metres * height_scale));
@@ -189,7 +193,7 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
     const size_t begin = size_t(blocks[k]) << kBlockShift;
     const size_t stop = std::min(n, begin + kBlock);
     double block_change[kBlock];
-    blockChange(used, begin, stop - begin, metres_per_height, block_change);
+    blockChange(used, begin, stop - begin, quantum_m, block_change);
     for (size_t v = begin; v < stop; ++v) {
       const double c = block_change[v - begin];
       for (ChangeAccumulator* slot : used) slot->clear(uint32_t(v));

@@ -17,6 +17,7 @@
 #include <glm/geometric.hpp>
 #include <glm/vec3.hpp>
 
+#include "erosion/lanes.h"
 #include "geodesy/sphere_mesh.h"
 
 namespace erosion {
@@ -91,6 +92,8 @@ struct SurfaceSample {
     if (bary.x >= bary.y && bary.x >= bary.z) return v[0];
     return bary.y >= bary.z ? v[1] : v[2];
   }
+  // The corner nearest to q, a point about one edge away (the droplet's next position): where
+  // sampleSurface at q starts (1.1 fan tries on average; 1.65 from the heaviest corner).
   uint32_t cornerToward(const VertexPoint* points, const glm::vec3& q) const {
     const float d0 = glm::dot(points[v[0]].x, q), d1 = glm::dot(points[v[1]].x, q);
     const float d2 = glm::dot(points[v[2]].x, q);
@@ -125,11 +128,11 @@ inline void loadRing(const VertexPoint* points, const uint32_t* nbr, RingCoordin
 #endif
 }
 
-// out[k] = (r_k - o) . w for the eight slots.
-inline void ringDots(const RingCoordinates& r, const glm::vec3& o, const glm::vec3& w, float* out) {
+// out[k] = (r_k - o) . w for the eight slots (the same operations as glm's dot).
+inline void ringDots(const RingCoordinates& r, Lanes o, Lanes w, float* out) {
 #if defined(__SSE2__)
-  const __m128 ox = _mm_set1_ps(o.x), oy = _mm_set1_ps(o.y), oz = _mm_set1_ps(o.z);
-  const __m128 wx = _mm_set1_ps(w.x), wy = _mm_set1_ps(w.y), wz = _mm_set1_ps(w.z);
+  const __m128 ox = o.splat<0>(), oy = o.splat<1>(), oz = o.splat<2>();
+  const __m128 wx = w.splat<0>(), wy = w.splat<1>(), wz = w.splat<2>();
   for (int k = 0; k < 8; k += 4) {
     const __m128 dx = _mm_sub_ps(_mm_load_ps(r.x + k), ox);
     const __m128 dy = _mm_sub_ps(_mm_load_ps(r.y + k), oy);
@@ -139,26 +142,7 @@ inline void ringDots(const RingCoordinates& r, const glm::vec3& o, const glm::ve
   }
 #else
   for (int k = 0; k < 8; ++k)
-    out[k] = (r.x[k] - o.x) * w.x + (r.y[k] - o.y) * w.y + (r.z[k] - o.z) * w.z;
-#endif
-}
-
-// out[k] = |r_k - o|^2 for the eight slots.
-inline void ringDistances2(const RingCoordinates& r, const glm::vec3& o, float* out) {
-#if defined(__SSE2__)
-  const __m128 ox = _mm_set1_ps(o.x), oy = _mm_set1_ps(o.y), oz = _mm_set1_ps(o.z);
-  for (int k = 0; k < 8; k += 4) {
-    const __m128 dx = _mm_sub_ps(_mm_load_ps(r.x + k), ox);
-    const __m128 dy = _mm_sub_ps(_mm_load_ps(r.y + k), oy);
-    const __m128 dz = _mm_sub_ps(_mm_load_ps(r.z + k), oz);
-    _mm_store_ps(out + k, _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)),
-                                     _mm_mul_ps(dz, dz)));
-  }
-#else
-  for (int k = 0; k < 8; ++k) {
-    const float dx = r.x[k] - o.x, dy = r.y[k] - o.y, dz = r.z[k] - o.z;
-    out[k] = dx * dx + dy * dy + dz * dz;
-  }
+    out[k] = (r.x[k] - o.x()) * w.x() + (r.y[k] - o.y()) * w.y() + (r.z[k] - o.z()) * w.z();
 #endif
 }
 
@@ -199,25 +183,25 @@ inline int fanSector(const float* side, int degree) {
 // construction. Every vector is a difference of nearby points, so float keeps full relative
 // precision.
 inline SurfaceSample sampleSurface(const VertexPoint* points, const VertexLinks* links,
-                                   uint32_t near, const glm::vec3& p) {
+                                   uint32_t near, const glm::vec3& position) {
+  const Lanes p = Lanes::of(position);
   RingCoordinates ring;
   uint32_t u = near;
   for (int attempt = 0;; ++attempt) {
-    const glm::vec3 xu = points[u].x;
+    const Lanes xu = Lanes::load(&points[u].x.x);  // lane 3: the height
     const VertexLinks& l = links[u];
     const int degree = l.degree();
     loadRing(points, l.nbr, ring);
     // side_k = det(x_u, x_k, p) = (x_k - x_u) . ((p - x_u) x x_u).
     alignas(16) float side[8];
-    ringDots(ring, xu, glm::cross(p - xu, xu), side);
+    ringDots(ring, xu, cross(p - xu, xu), side);
     side[degree] = side[0];
     const int k = fanSector(side, degree);
     const int k1 = k + 1 == degree ? 0 : k + 1;
     const uint32_t va = l.nbr[k], vb = l.nbr[k1];
-    const glm::vec3 xa(ring.x[k], ring.y[k], ring.z[k]);
-    const glm::vec3 xb(ring.x[k1], ring.y[k1], ring.z[k1]);
-    const glm::vec3 nu = glm::cross(xa, xb - xa);
-    float su = glm::dot(p - xa, nu);
+    const Lanes xa = Lanes::load(&points[va].x.x), xb = Lanes::load(&points[vb].x.x);
+    const Lanes nu = cross(xa, xb - xa);
+    float su = dot(p - xa, nu);
     float sa = -side[k + 1], sb = side[k];
     const float sum = su + sa + sb;
     if (su < -1e-6f * sum && attempt < 8) {
@@ -230,10 +214,11 @@ inline SurfaceSample sampleSurface(const VertexPoint* points, const VertexLinks*
     SurfaceSample out;
     out.v[0] = u, out.v[1] = va, out.v[2] = vb;
     out.bary = glm::vec3(su * inv, sa * inv, sb * inv);
-    const float hu = points[u].h, ha = points[va].h, hb = points[vb].h;
+    const float hu = xu.w(), ha = xa.w(), hb = xb.w();
     out.h = hu * out.bary.x + ha * out.bary.y + hb * out.bary.z;
-    const glm::vec3 na = glm::cross(xb, xu - xb), nb = glm::cross(xu, xa - xu);
-    out.gradient = ((hu - out.h) * nu + (ha - out.h) * na + (hb - out.h) * nb) * (1.0f / sum);
+    const Lanes na = cross(xb, xu - xb), nb = cross(xu, xa - xu);
+    out.gradient =
+        ((1.0f / sum) * ((hu - out.h) * nu + (ha - out.h) * na + (hb - out.h) * nb)).vec3();
     return out;
   }
 }
