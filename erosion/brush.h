@@ -4,9 +4,10 @@
 //
 // Away from the twelve five-valent vertices the icosphere is a regular triangular lattice, so
 // the brush is one table of lattice offsets (a, b) with weights from lattice distances
-// sqrt(a^2 + ab + b^2) (LatticeBrush), walked through the neighbour lists from the droplet's
-// nearest vertex at every step: no per-vertex memory, and as fast as reading stored lists
-// (README, "Brush", has the measurements). The alternatives, kept to measure against:
+// sqrt(a^2 + ab + b^2) (LatticeBrush), no per-vertex memory. Inside a base face it is read as
+// runs of consecutive ids (the row brush); near the seams it is walked through the neighbour
+// lists from the droplet's nearest vertex (README, "The brush", has the measurements). The
+// alternatives, kept to measure against:
 // - VertexBrushes: every vertex's ids and metric weights, CSR (8 bytes per entry);
 // - BrushGatherer: a breadth-first walk with metric distances from any point. Builds
 //   VertexBrushes and serves the centres near the five-valent vertices.

@@ -53,15 +53,16 @@ struct ErosionStats {
 
 // How the brush of eq. 5.9 is found at each erosion step (README, "The brush", compares them).
 enum class BrushMode {
-  kLattice,      // lattice offsets walked through the neighbour lists every step (default)
+  kLattice,      // lattice offsets: runs of ids inside base faces, else walked (default)
   kPrecomputed,  // per-vertex CSR of ids and metric weights (8 bytes per entry)
   kGathered,     // breadth-first walk with distances from the droplet's exact position
 };
 
 // What erodeDroplets builds once per mesh and brush radius and can reuse across calls (weather
-// epochs): per-vertex point, neighbour and soil records (64 bytes per vertex, ~50 ms at
-// f = 256), the fixed-point change buffers of each worker thread that ran droplets (16 bytes
-// per vertex each, made on first use) and, for kPrecomputed only, the per-vertex brushes.
+// epochs): per-vertex point, neighbour and brush records (64 bytes per vertex, ~90 ms at
+// f = 256), the fixed-point change buffer of each worker thread that ran droplets (8 bytes per
+// vertex each, made on first use, + 4 for a brush gatherer near the five-valent vertices) and,
+// for kPrecomputed only, the per-vertex brushes.
 // Construction is parallel in the caller's oneTBB arena. Not thread-safe: one erodeDroplets
 // call at a time per workspace. The mesh must outlive it.
 class ErosionWorkspace {
