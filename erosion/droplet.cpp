@@ -151,18 +151,20 @@ inline float takeRowBrush(const DropletContext& c, const Writer& changes, uint32
   _mm_store_ps(sums, volume);
   return (sums[0] + sums[1]) + (sums[2] + sums[3]);
 #else
-  float volume = 0.0f;
+  // The volume summed in the SSE2 path's order: lane k mod 4 of each row, then the lanes in
+  // pairs (its padding lanes add +0), so both builds give the same droplets.
+  float lanes[kBrushLanes] = {};
   for (const LatticeBrush::Row& row : brush.rows) {
     const uint32_t first = uint32_t(int32_t(centre) + rowOffset(stride, row.dj) + row.di_first);
     const float* w = brush.row_weights.data() + row.first;
     for (uint32_t k = 0; k < row.count; ++k) {
       const float take = takeAt(c, first + k, w[k], amount);
       out.addUnmarked(first + k, -take);
-      volume += take * c.area[first + k];
+      lanes[k % kBrushLanes] += take * c.area[first + k];
     }
     out.markRun(first, first + row.count - 1);
   }
-  return volume;
+  return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
 #endif
 }
 

@@ -158,7 +158,12 @@ inline int fanSector(const float* side, int degree) {
     const int plus = _mm_movemask_ps(_mm_cmpge_ps(_mm_load_ps(side), zero)) |
                      _mm_movemask_ps(_mm_cmpge_ps(_mm_load_ps(side + 4), zero)) << 4;
     const unsigned turns = unsigned(plus & ~(plus >> 1)) & 0x3fu;
-    if (turns && !(turns & (turns - 1))) return __builtin_ctz(turns);
+    // One change of sign with a margin above zero: the largest margin, and the only one (a
+    // side of exactly zero leaves the choice to the loop's first-maximum rule).
+    if (turns && !(turns & (turns - 1))) {
+      const int k = __builtin_ctz(turns);
+      if (side[k] > 0.0f) return k;
+    }
   }
 #endif
   int k = 0;
@@ -170,8 +175,9 @@ inline int fanSector(const float* side, int degree) {
   return k;
 }
 
-// Samples the terrain at the unit point p, starting from `near`, a vertex within about two
-// edges of p (the droplet's last heaviest corner).
+// Samples the terrain at the unit point p, starting from `near`, a vertex near p (in the droplet
+// loop the old face's corner toward p, see cornerToward; at the spawn the face's heaviest
+// corner). A search that has not found the face after 8 fans keeps the last one, clamped.
 //
 // From the anchor u (first `near`), p lies in the fan of faces around u in the sector between
 // neighbours k and k + 1 where side_k = det(x_u, x_k, p) >= 0 > side_{k+1} (fanSector). Those
