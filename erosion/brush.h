@@ -138,13 +138,23 @@ inline int32_t rowOffset(int32_t stride, int dj) {
   return dj * stride - dj * (dj - 1) / 2;
 }
 
-// Writes the ids of the row brush around `centre` (which must have the row-brush bit), row by
-// row, matching brush.row_weights.
+// Where the row brush around `centre` (which must have the row-brush bit) finds its rows.
+struct RowBrushFrame {
+  uint32_t centre;
+  int32_t stride;  // id step to the centre's neighbour 1, the start of the next row
+  RowBrushFrame(const VertexLinks* links, uint32_t c)
+      : centre(c), stride(int32_t(links[c].nbr[1]) - int32_t(c)) {}
+  uint32_t first(const LatticeBrush::Row& row) const {
+    return uint32_t(int32_t(centre) + rowOffset(stride, row.dj) + row.di_first);
+  }
+};
+
+// Writes the ids of the row brush around `centre`, row by row, matching brush.row_weights.
 inline void rowBrushIds(const VertexLinks* links, const LatticeBrush& brush, uint32_t centre,
                         uint32_t* ids) {
-  const int32_t stride = int32_t(links[centre].nbr[1]) - int32_t(centre);
+  const RowBrushFrame frame(links, centre);
   for (const LatticeBrush::Row& row : brush.rows) {
-    const uint32_t first = uint32_t(int32_t(centre) + rowOffset(stride, row.dj) + row.di_first);
+    const uint32_t first = frame.first(row);
     for (uint32_t k = 0; k < row.count; ++k) *ids++ = first + k;
   }
 }

@@ -51,11 +51,21 @@ class ChangeAccumulator {
     // run (two blocks at most) once.
     void addUnmarked(uint32_t v, float dh) { sum_[v] += quantise(dh); }
 #if defined(__SSE2__) && defined(__x86_64__)
-    // addUnmarked for vertices v .. v + 3, dh given in quanta (dh * kScale, as quantise
-    // multiplies), each |q| < kMaxLaneQuanta: the same sums as four addUnmarked calls.
-    // Rounds through double: adding 1.5 * 2^52 leaves the nearest integer (ties to even) in the
-    // low mantissa bits, which integer arithmetic reads off.
-    void addQuanta4(uint32_t v, __m128 q) {
+    // addUnmarked for vertices v .. v + 3 (dh in normalised height): the same sums as four
+    // addUnmarked calls. Rounds through double: adding 1.5 * 2^52 leaves the nearest integer
+    // (ties to even) in the low mantissa bits, which integer arithmetic reads off; exact below
+    // 2^51 quanta. Larger changes (thousands of edge lengths: a tiny f, a huge relief) go one
+    // lane at a time.
+    void addUnmarked4(uint32_t v, __m128 dh) {
+      const __m128 q = _mm_mul_ps(dh, _mm_set1_ps(float(kScale)));
+      const __m128 magnitude = _mm_andnot_ps(_mm_set1_ps(-0.0f), q);
+      if (__builtin_expect(
+              _mm_movemask_ps(_mm_cmpgt_ps(magnitude, _mm_set1_ps(kMaxLaneQuanta))) != 0, 0)) {
+        alignas(16) float lanes[4];
+        _mm_store_ps(lanes, dh);
+        for (uint32_t l = 0; l < 4; ++l) addUnmarked(v + l, lanes[l]);
+        return;
+      }
       const __m128d magic = _mm_set1_pd(6755399441055744.0);  // 1.5 * 2^52
       const __m128i magic_bits = _mm_castpd_si128(magic);
       const __m128i lo =
@@ -77,7 +87,7 @@ class ChangeAccumulator {
     uint8_t* dirty_;
   };
 
-  // The largest |quanta| addQuanta4 takes (2^50: its double rounding is exact below 2^51).
+  // The largest |quanta| addUnmarked4 rounds four at a time (2^50; exact below 2^51).
   static constexpr float kMaxLaneQuanta = 1125899906842624.0f;
 
   // dh in quanta, rounded to the nearest (ties to even, the default rounding mode).

@@ -119,15 +119,13 @@ inline float takeRowBrush(const DropletContext& c, const Writer& changes, uint32
                           float amount) {
   Writer out = changes;
   const LatticeBrush& brush = *c.lattice;
-  const int32_t stride = int32_t(c.links[centre].nbr[1]) - int32_t(centre);
+  const RowBrushFrame frame(c.links, centre);
 #if defined(__SSE2__) && defined(__x86_64__)
   const __m128 sea = _mm_set1_ps(c.sea_level), share = _mm_set1_ps(c.base_level_share);
   const __m128 amount4 = _mm_set1_ps(amount), zero = _mm_setzero_ps();
-  const __m128 minus_scale = _mm_set1_ps(-float(ChangeAccumulator::kScale));
-  const __m128 max_quanta = _mm_set1_ps(ChangeAccumulator::kMaxLaneQuanta);
   __m128 volume = zero;
   for (const LatticeBrush::Row& row : brush.rows) {
-    const uint32_t first = uint32_t(int32_t(centre) + rowOffset(stride, row.dj) + row.di_first);
+    const uint32_t first = frame.first(row);
     const float* w = brush.padded_weights.data() + row.first_padded;
     for (uint32_t k = 0; k < row.count; k += kBrushLanes) {
       const uint32_t id = first + k;
@@ -136,14 +134,7 @@ inline float takeRowBrush(const DropletContext& c, const Writer& changes, uint32
           _mm_mul_ps(amount4, _mm_mul_ps(_mm_loadu_ps(w + k), _mm_loadu_ps(c.erodibility + id)));
       const __m128 take = _mm_min_ps(wanted, _mm_max_ps(above, zero));
       volume = _mm_add_ps(volume, _mm_mul_ps(take, _mm_loadu_ps(c.area + id)));
-      const __m128 quanta = _mm_mul_ps(take, minus_scale);  // as quantise(-take)
-      if (_mm_movemask_ps(_mm_cmpgt_ps(_mm_sub_ps(zero, quanta), max_quanta)) == 0) {
-        out.addQuanta4(id, quanta);
-      } else {  // heights of thousands of edge lengths (a tiny f, a huge relief)
-        alignas(16) float lanes[kBrushLanes];
-        _mm_store_ps(lanes, take);
-        for (size_t l = 0; l < kBrushLanes; ++l) out.addUnmarked(id + uint32_t(l), -lanes[l]);
-      }
+      out.addUnmarked4(id, _mm_sub_ps(zero, take));
     }
     out.markRun(first, first + row.count - 1);
   }
@@ -155,7 +146,7 @@ inline float takeRowBrush(const DropletContext& c, const Writer& changes, uint32
   // pairs (its padding lanes add +0), so both builds give the same droplets.
   float lanes[kBrushLanes] = {};
   for (const LatticeBrush::Row& row : brush.rows) {
-    const uint32_t first = uint32_t(int32_t(centre) + rowOffset(stride, row.dj) + row.di_first);
+    const uint32_t first = frame.first(row);
     const float* w = brush.row_weights.data() + row.first;
     for (uint32_t k = 0; k < row.count; ++k) {
       const float take = takeAt(c, first + k, w[k], amount);

@@ -53,7 +53,9 @@ struct NodeTable {
   std::vector<VertexPoint> points;
   std::vector<VertexLinks> links;
   // What the brush reads, one array each (padded by kBrushLanes): height as in points (the
-  // two are published together), erodibility (per call, [0,1]) and dual area / mean dual area.
+  // two are published together: locate reads it with the position, the brush in runs; keeping
+  // only this copy made locate wait on a second array and was slower), erodibility (per call,
+  // [0,1]) and dual area / mean dual area.
   std::vector<float> height, erodibility, area;
   std::vector<float> start_m;  // elevation at the call's start, metres
 
@@ -78,6 +80,12 @@ NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth);
 void refreshNodeTable(NodeTable& table, std::span<const float> elevation_m, double height_scale,
                       std::span<const float> erodibility);
 
+// The entry of v whose score (a, b, c) is largest, the first of equals.
+inline uint32_t atLargest(const uint32_t (&v)[3], float a, float b, float c) {
+  if (a >= b && a >= c) return v[0];
+  return b >= c ? v[1] : v[2];
+}
+
 // What a droplet needs of the terrain at its position: the face under it (corners
 // counter-clockwise, v[0] the anchor the search ended at), the corners' weights (those of the
 // point where the droplet's ray meets the flat face, as geodesy's locate defines them), the
@@ -88,17 +96,12 @@ struct SurfaceSample {
   float h;
   glm::vec3 gradient;  // per unit length on the unit sphere, tangent at p
 
-  uint32_t heaviestCorner() const {
-    if (bary.x >= bary.y && bary.x >= bary.z) return v[0];
-    return bary.y >= bary.z ? v[1] : v[2];
-  }
+  uint32_t heaviestCorner() const { return atLargest(v, bary.x, bary.y, bary.z); }
   // The corner nearest to q, a point about one edge away (the droplet's next position): where
   // sampleSurface at q starts (1.1 fan tries on average; 1.65 from the heaviest corner).
   uint32_t cornerToward(const VertexPoint* points, const glm::vec3& q) const {
-    const float d0 = glm::dot(points[v[0]].x, q), d1 = glm::dot(points[v[1]].x, q);
-    const float d2 = glm::dot(points[v[2]].x, q);
-    if (d0 >= d1 && d0 >= d2) return v[0];
-    return d1 >= d2 ? v[1] : v[2];
+    return atLargest(v, glm::dot(points[v[0]].x, q), glm::dot(points[v[1]].x, q),
+                     glm::dot(points[v[2]].x, q));
   }
 };
 

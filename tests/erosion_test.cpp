@@ -452,7 +452,7 @@ TEST_CASE("erosion: four-lane change adds round as the one-lane add", "[erosion]
       if (i % 7 == 0) x = (std::floor(x * scale) + 0.5f) / scale;
     }
     const uint32_t v = uint32_t(rng.uniform() * 60.0);
-    four.addQuanta4(v, _mm_mul_ps(_mm_load_ps(dh), _mm_set1_ps(scale)));
+    four.addUnmarked4(v, _mm_load_ps(dh));
     for (uint32_t l = 0; l < 4; ++l) one.addUnmarked(v + l, dh[l]);
   }
   for (uint32_t v = 0; v < 64; ++v) REQUIRE(lanes.sum(v) == single.sum(v));
