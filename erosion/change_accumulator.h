@@ -41,6 +41,8 @@ class ChangeAccumulator {
   class Writer {
    public:
     explicit Writer(ChangeAccumulator& a) : sum_(a.sum_.data()), dirty_(a.dirty_.data()) {}
+    // Prefetches vertex v's sum for an add.
+    void prefetch(uint32_t v) const { __builtin_prefetch(sum_ + v, 1); }
     // Adds dh (normalised height) to vertex v, rounded to the nearest quantum (truncation would
     // lose up to a quantum per add, always toward zero, and bias the volume balance).
     void add(uint32_t v, float dh) {

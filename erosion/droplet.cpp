@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <optional>
 
 #include <glm/geometric.hpp>
 
@@ -24,8 +25,8 @@ constexpr float kNoDirection2 = 1e-30f;
 // A droplet with less speed and less slope than these is stalled (normalised units).
 constexpr float kStallSpeed = 1e-4f;
 constexpr float kStallSlope2 = 1e-12f;
-// The submarine fan of a droplet that reaches the sea (settleOffshore): at most this many steps,
-// each dropping at least this fraction of the load (when deposition is 0).
+// The submarine fan of a droplet that reaches the sea (DropletRun::planFan): at most this many
+// steps, each dropping at least this fraction of the load (when deposition is 0).
 constexpr int kFanSteps = 24;
 constexpr float kMinFanDeposition = 0.1f;
 constexpr float kFanInertia = 0.5f;  // a current keeps its heading across a flat shelf
@@ -54,7 +55,7 @@ inline void deposit(const DropletContext& c, Writer& changes, const SurfaceSampl
 // kSeaFillShare of what would lift it to the sea level, so deposits never turn sea into land and
 // erosion keeps the ocean fraction the terrain was made with; and no corner is lifted above
 // `ceiling` (one already above it takes nothing). Returns the volume laid down; the droplet
-// carries the rest on (to the sea, where settleOffshore spreads it over the sea floor).
+// carries the rest on (to the sea, where the submarine fan spreads it over the sea floor).
 inline float depositAshore(const DropletContext& c, Writer& changes, const SurfaceSample& s,
                            float volume, float ceiling = std::numeric_limits<float>::infinity()) {
   float laid = 0.0f;
@@ -245,48 +246,14 @@ inline float roomBelow(const DropletContext& c, const SurfaceSample& s, float ce
   return std::max(0.0f, room);
 }
 
-// The droplet has reached the sea at s (position p, heading dir) carrying `sediment`. Instead of
-// dumping it all on the first wet face, which on a coarse mesh builds a coastal wall hundreds
-// of metres high and pushes the coast out by whole edges, it runs on as a turbidity current:
-// down the sea floor (same steering as on land, eq. 5.1), for at most kFanSteps steps, dropping
-// `deposition` of its load at each step (eq. 5.5 with zero capacity), and never more than
-// kSeaFillShare of what would lift a corner to the sea level. Returns the volume settled (the
-// caller leaves the rest where the droplet ends, as on land).
-float settleOffshore(const DropletContext& c, Writer& changes, SurfaceSample& s, glm::vec3& p,
-                     glm::vec3 dir, float sediment, DropletTrace* trace) {
-  const float fraction = std::max(c.deposition, kMinFanDeposition);
-  float settled = 0.0f;
-  for (int step = 0; step < kFanSteps && sediment - settled > 0.0f; ++step) {
-    glm::vec3 d = dir * kFanInertia - s.gradient * (c.edge_length * (1.0f - kFanInertia));
-    d -= glm::dot(d, p) * p;
-    const float length2 = glm::dot(d, d);
-    if (!(length2 > kNoDirection2)) break;  // a flat sea floor: the rest stays here
-    d *= 1.0f / std::sqrt(length2);
-    glm::vec3 p_new = p * c.step_cos + d * c.step_sin;
-    dir = d * c.step_cos - p * c.step_sin;
-    p_new *= 1.0f / std::sqrt(glm::dot(p_new, p_new));
-    const SurfaceSample s_new =
-        sampleSurface(c.points, c.links, s.cornerToward(c.points, p_new), p_new);
-    if (!(s_new.h < c.sea_level)) break;  // back on land: the rest stays at the shore
-    p = p_new;
-    s = s_new;
-    const float drop =
-        std::min((sediment - settled) * fraction, kSeaFillShare * roomBelow(c, s, c.sea_level));
-    if (drop > 0.0f) {
-      deposit(c, changes, s, drop);
-      settled += drop;
-    }
-    if (trace) {
-      DropletStep t;
-      t.position = p;
-      std::copy(s.v, s.v + 3, t.corners);
-      t.height_m = float(double(s.h) * c.metres_per_height);
-      t.sediment = sediment - settled;
-      t.deposited = drop;
-      trace->steps.push_back(t);
-    }
+// Prefetches what a droplet starting at `spawn` reads first (its face's corners); the face's
+// entry in mesh.indices should be in cache already.
+void prefetchSpawn(const DropletContext& c, const geodesy::DropletSpawn& spawn) {
+  const uint32_t* corners = &c.mesh->indices[3 * size_t(spawn.point.face)];
+  for (int k = 0; k < 3; ++k) {
+    __builtin_prefetch(&c.points[corners[k]]);
+    __builtin_prefetch(&c.links[corners[k]]);
   }
-  return settled;
 }
 
 }  // namespace
@@ -330,161 +297,309 @@ DropletContext makeDropletContext(const ErosionInput& input, const ErosionParams
   return c;
 }
 
-DropletOutcome runDroplet(const DropletContext& c, DropletScratch scratch,
-                          const geodesy::DropletSpawn& spawn, uint64_t id, DropletTrace* trace) {
-  DropletOutcome out;
-  Writer changes(*scratch.changes);
-
-  const uint32_t* corners = &c.mesh->indices[3 * size_t(spawn.point.face)];
+DropletRun::DropletRun(const DropletContext& context, DropletScratch scratch,
+                       const geodesy::DropletSpawn& spawn, uint64_t id, DropletTrace* trace)
+    : c_(context),
+      scratch_(scratch),
+      changes_(*scratch.changes),
+      rng_(context.seed, kDirectionStream, id),
+      trace_(trace) {
+  const uint32_t* corners = &c_.mesh->indices[3 * size_t(spawn.point.face)];
   const glm::vec3 b = spawn.point.bary;
-  glm::vec3 p = glm::normalize(c.points[corners[0]].x * b.x + c.points[corners[1]].x * b.y +
-                               c.points[corners[2]].x * b.z);
+  p_ = glm::normalize(c_.points[corners[0]].x * b.x + c_.points[corners[1]].x * b.y +
+                      c_.points[corners[2]].x * b.z);
   const int heaviest = b.x >= b.y && b.x >= b.z ? 0 : (b.y >= b.z ? 1 : 2);
-  SurfaceSample s = sampleSurface(c.points, c.links, corners[heaviest], p);
-  SurfaceSample shore = s;
-  glm::vec3 p_shore = p;
-  float water = spawn.water * c.initial_water;
-  float speed = c.initial_speed;
-  float sediment = 0.0f;
-  glm::vec3 dir(0.0f);
-  auto record = [&](float eroded, float deposited, float dh) {
-    DropletStep step;
-    step.position = p;
-    std::copy(s.v, s.v + 3, step.corners);
-    step.height_m = float(double(s.h) * c.metres_per_height);
-    step.speed = speed;
-    step.water = water;
-    step.sediment = sediment;
-    step.eroded = eroded;
-    step.deposited = deposited;
-    step.height_change = dh;
-    trace->steps.push_back(step);
+  s_ = sampleSurface(c_.points, c_.links, corners[heaviest], p_);
+  shore_ = s_;
+  p_shore_ = p_;
+  water_ = spawn.water * c_.initial_water;
+  speed_ = c_.initial_speed;
+  if (trace_) record(0.0f, 0.0f, 0.0f);
+  if (s_.h < c_.sea_level) {
+    endLand(DropletEnd::kSea);
+    return;
+  }
+  previous_ = s_.heaviestCorner();
+  scratch_.visited->begin();
+  if (c_.max_lifetime > 0)
+    plan();
+  else
+    endLand(DropletEnd::kLifetime);
+}
+
+void DropletRun::record(float eroded, float deposited, float dh) {
+  DropletStep step;
+  step.position = p_;
+  std::copy(s_.v, s_.v + 3, step.corners);
+  step.height_m = float(double(s_.h) * c_.metres_per_height);
+  step.speed = speed_;
+  step.water = water_;
+  step.sediment = sediment_;
+  step.eroded = eroded;
+  step.deposited = deposited;
+  step.height_change = dh;
+  trace_->steps.push_back(step);
+}
+
+void DropletRun::prefetchNext() const {
+  const DropletContext& c = c_;
+  if (phase_ == Phase::kLand || phase_ == Phase::kFan) {
+    const VertexLinks& l = c.links[anchor_];
+    __builtin_prefetch(&c.points[anchor_]);
+    for (uint32_t v : l.nbr) __builtin_prefetch(&c.points[v]);
+    // A fan step also reads its corners' areas (roomBelow) and adds to their changes.
+    if (phase_ == Phase::kFan)
+      for (uint32_t v : l.nbr) {
+        __builtin_prefetch(&c.links[v]);
+        changes_.prefetch(v);
+      }
+  } else if (phase_ == Phase::kSettle) {
+    // The brush of spreadOnLand, when it is a row brush (the common case).
+    const uint32_t centre = s_.heaviestCorner();
+    if (c.brush_mode != BrushMode::kLattice || !c.links[centre].rowBrush()) return;
+    const RowBrushFrame frame(c.links, centre);
+    for (const LatticeBrush::Row& row : c.lattice->rows) {
+      const uint32_t first = frame.first(row), last = first + row.count - 1;
+      for (uint32_t v = first & ~3u; v <= last; v += 4) __builtin_prefetch(&c.points[v]);
+      for (uint32_t v = first & ~1u; v <= last; v += 2) __builtin_prefetch(&c.links[v]);
+    }
+  }
+}
+
+void DropletRun::step() {
+  switch (phase_) {
+    case Phase::kLand:
+      return stepLand();
+    case Phase::kFan:
+      return stepFan();
+    case Phase::kSettle:
+      return settle();
+    case Phase::kDone:
+      break;
+  }
+  assert(false && "step() after the droplet's end");
+}
+
+void DropletRun::plan() {
+  const DropletContext& c = c_;
+  // Kelley 2020 §4.4: the slope under the droplet in its tangent plane; times L, rise per step.
+  const glm::vec3 g = s_.gradient * c.edge_length;
+
+  // Beyer 2015, eq. 5.1, kept tangent.
+  glm::vec3 d = dir_ * c.inertia - g * (1.0f - c.inertia);
+  d -= glm::dot(d, p_) * p_;
+  const float length2 = glm::dot(d, d);
+  const bool no_direction = !(length2 > kNoDirection2);
+  const bool stalled_now = no_direction || (speed_ < kStallSpeed && glm::dot(g, g) < kStallSlope2);
+  stalled_ = stalled_now ? stalled_ + 1 : 0;
+  if (stalled_ >= 2) return endLand(DropletEnd::kFlat);
+  d = no_direction ? randomTangent(p_, rng_) : d * (1.0f / std::sqrt(length2));
+  aim(d);
+}
+
+void DropletRun::aim(const glm::vec3& d) {
+  const DropletContext& c = c_;
+  // Beyer 2015, eq. 5.2 on the sphere: one edge length along the great circle through p in
+  // direction d; d is carried along it (parallel transport) into the new tangent plane.
+  p_next_ = p_ * c.step_cos + d * c.step_sin;
+  dir_ = d * c.step_cos - p_ * c.step_sin;
+  p_next_ *= 1.0f / std::sqrt(glm::dot(p_next_, p_next_));
+  anchor_ = s_.cornerToward(c.points, p_next_);
+  __builtin_prefetch(&c.links[anchor_]);
+}
+
+void DropletRun::stepLand() {
+  const DropletContext& c = c_;
+  const SurfaceSample s_new = sampleSurface(c.points, c.links, anchor_, p_next_);
+
+  const float dh = s_new.h - s_.h;  // Beyer 2015, eq. 5.3
+  // Beyer 2015, eq. 5.4.
+  const float capacity = std::max(-dh, c.min_slope) * speed_ * water_ * c.capacity;
+  float eroded = 0.0f, deposited = 0.0f;
+  if (dh > 0.0f || sediment_ > capacity) {
+    // Uphill: fill the pit behind, at most dh and no corner above the point ahead (a corner
+    // already higher is a ridge beside the droplet's path, not the pit); else Beyer 2015,
+    // eq. 5.5.
+    deposited = dh > 0.0f ? std::min(dh, sediment_) : (sediment_ - capacity) * c.deposition;
+    if (deposited > 0.0f) {
+      const float ceiling = dh > 0.0f ? s_new.h : std::numeric_limits<float>::infinity();
+      deposited = depositAshore(c, changes_, s_, deposited, ceiling);
+      sediment_ -= deposited;
+      out_.deposited += deposited;
+    }
+  } else {
+    // Beyer 2015, eq. 5.6: never more than -dh, so one step digs no pit. The brush is centred
+    // on the face corner nearest the droplet.
+    eroded = std::min((capacity - sediment_) * c.erosion, -dh);
+    if (eroded > 0.0f) {
+      const float taken = erode(c, changes_, scratch_, p_, s_.heaviestCorner(), eroded);
+      sediment_ += taken;
+      out_.eroded += taken;
+    }
+  }
+  // Beyer 2015, eq. 5.7 with the sign fixed: downhill (dh < 0) speeds the droplet up.
+  speed_ = std::sqrt(std::max(0.0f, speed_ * speed_ - dh * c.gravity));
+  water_ *= 1.0f - c.evaporation;  // Beyer 2015, eq. 5.8
+
+  shore_ = s_;  // the last sample on land
+  p_shore_ = p_;
+  p_ = p_next_;
+  s_ = s_new;
+  ++out_.steps;
+  if (trace_) record(eroded, deposited, dh);
+  if (s_.h < c.sea_level) return endLand(DropletEnd::kSea);
+  if (water_ < c.min_water) return endLand(DropletEnd::kDried);
+  // Trapped: back near a vertex it was nearest to two or more steps ago (a one-edge step may
+  // stay nearest to the same vertex, so the last step does not count; two straight steps
+  // cannot come back). A droplet reads the heights frozen at its start, so rocking in a pit or
+  // circling a basin it would fill the same place again at every pass, far above the rim; it
+  // stops instead and leaves its sediment there.
+  const uint32_t nearest = s_.heaviestCorner();
+  VisitedSet& visited = *scratch_.visited;
+  if (visited.contains(nearest)) return endLand(DropletEnd::kFlat);
+  visited.insert(previous_);
+  previous_ = nearest;
+  if (int(out_.steps) >= c.max_lifetime) return endLand(DropletEnd::kLifetime);
+  plan();
+}
+
+// At the sea the sediment settles as a submarine fan (planFan, stepFan); whatever is left, and
+// whatever ended the droplet on land, it leaves where it stands (settle): volume is conserved.
+void DropletRun::endLand(DropletEnd how) {
+  out_.end = how;
+  if (how == DropletEnd::kSea && sediment_ > 0.0f) {
+    phase_ = Phase::kFan;
+    return planFan();
+  }
+  beginSettle();
+}
+
+// The droplet has reached the sea carrying its sediment. Instead of dumping it all on the
+// first wet face, which on a coarse mesh builds a coastal wall hundreds of metres high and
+// pushes the coast out by whole edges, it runs on as a turbidity current: down the sea floor
+// (same steering as on land, eq. 5.1), for at most kFanSteps steps, dropping `deposition` of
+// its load at each step (eq. 5.5 with zero capacity), and never more than kSeaFillShare of what
+// would lift a corner to the sea level.
+void DropletRun::planFan() {
+  const DropletContext& c = c_;
+  if (fan_steps_ >= kFanSteps || !(sediment_ - fan_settled_ > 0.0f)) return endFan();
+  glm::vec3 d = dir_ * kFanInertia - s_.gradient * (c.edge_length * (1.0f - kFanInertia));
+  d -= glm::dot(d, p_) * p_;
+  const float length2 = glm::dot(d, d);
+  if (!(length2 > kNoDirection2)) return endFan();  // a flat sea floor: the rest stays here
+  aim(d * (1.0f / std::sqrt(length2)));
+}
+
+void DropletRun::stepFan() {
+  const DropletContext& c = c_;
+  const SurfaceSample s_new = sampleSurface(c.points, c.links, anchor_, p_next_);
+  if (!(s_new.h < c.sea_level)) return endFan();  // back on land: the rest stays at the shore
+  p_ = p_next_;
+  s_ = s_new;
+  const float fraction = std::max(c.deposition, kMinFanDeposition);
+  const float drop = std::min((sediment_ - fan_settled_) * fraction,
+                              kSeaFillShare * roomBelow(c, s_, c.sea_level));
+  if (drop > 0.0f) {
+    deposit(c, changes_, s_, drop);
+    fan_settled_ += drop;
+  }
+  if (trace_) {
+    DropletStep t;
+    t.position = p_;
+    std::copy(s_.v, s_.v + 3, t.corners);
+    t.height_m = float(double(s_.h) * c.metres_per_height);
+    t.sediment = sediment_ - fan_settled_;
+    t.deposited = drop;
+    trace_->steps.push_back(t);
+  }
+  ++fan_steps_;
+  planFan();
+}
+
+// What the fan could not lay down goes back to the shore it came from, not onto the sea floor
+// where the fan stopped (which would build an island there).
+void DropletRun::endFan() {
+  sediment_ -= fan_settled_;
+  out_.deposited += fan_settled_;
+  s_ = shore_;
+  p_ = p_shore_;
+  beginSettle();
+}
+
+void DropletRun::beginSettle() {
+  if (!(sediment_ > 0.0f)) return finish();
+  phase_ = Phase::kSettle;
+  __builtin_prefetch(&c_.links[s_.heaviestCorner()]);
+}
+
+void DropletRun::settle() {
+  const DropletContext& c = c_;
+  // On land a pit is filled no higher than its rim; behind a coast (the load the fan could not
+  // lay down) the delta plain may rise.
+  const bool capped = out_.end != DropletEnd::kSea;
+  const float laid =
+      spreadOnLand(c, changes_, scratch_, p_, s_.heaviestCorner(), sediment_, capped);
+  sediment_ -= laid;
+  out_.deposited += laid;
+  if (sediment_ > 0.0f) {
+    depositLast(c, changes_, s_, sediment_);
+    out_.deposited += sediment_;
+  }
+  finish();
+}
+
+void DropletRun::finish() {
+  phase_ = Phase::kDone;
+  if (trace_) trace_->end = out_.end;
+}
+
+DropletOutcome runDroplet(const DropletContext& context, DropletScratch scratch,
+                          const geodesy::DropletSpawn& spawn, uint64_t id, DropletTrace* trace) {
+  DropletRun run(context, scratch, spawn, id, trace);
+  while (!run.done()) run.step();
+  return run.outcome();
+}
+
+void runDroplets(const DropletContext& c, DropletScratch scratch, std::span<VisitedSet> visited,
+                 std::span<const geodesy::DropletSpawn> spawns, std::span<const uint32_t> order,
+                 uint64_t first_id, std::span<DropletOutcome> outcomes) {
+  const size_t in_flight = std::min(visited.size(), kMaxDropletsInFlight);
+  assert(in_flight > 0);
+  std::optional<DropletRun> runs[kMaxDropletsInFlight];
+  uint32_t index[kMaxDropletsInFlight] = {};
+  size_t next = 0;
+  // Starts the next droplet of `order` in place j; false when there is none left.
+  auto launch = [&](size_t j) {
+    while (next < order.size()) {
+      // The spawn faces of the droplets after this one: the corners of the next (whose face
+      // was prefetched at the last launch), the face of the one after.
+      if (next + 1 < order.size()) prefetchSpawn(c, spawns[order[next + 1]]);
+      if (next + 2 < order.size())
+        __builtin_prefetch(&c.mesh->indices[3 * size_t(spawns[order[next + 2]].point.face)]);
+      index[j] = order[next++];
+      scratch.visited = &visited[j];
+      runs[j].emplace(c, scratch, spawns[index[j]], first_id + index[j], nullptr);
+      if (!runs[j]->done()) return true;
+      outcomes[index[j]] = runs[j]->outcome();  // spawned in the sea
+    }
+    runs[j].reset();
+    return false;
   };
-  if (trace) record(0.0f, 0.0f, 0.0f);
-  if (s.h < c.sea_level) {
-    out.end = DropletEnd::kSea;
-    if (trace) trace->end = out.end;
-    return out;
-  }
-
-  geodesy::HashStream rng(c.seed, kDirectionStream, id);
-  int stalled = 0;
-  // The vertex nearest to the droplet one step ago; scratch.visited holds those of all the
-  // steps before (see the end of the loop).
-  uint32_t previous = s.heaviestCorner();
-  VisitedSet& visited = *scratch.visited;
-  visited.begin();
-  out.end = DropletEnd::kLifetime;
-  for (int step = 0; step < c.max_lifetime; ++step) {
-    // Kelley 2020 §4.4: the slope under the droplet in its tangent plane; times L, rise per
-    // step.
-    const glm::vec3 g = s.gradient * c.edge_length;
-
-    // Beyer 2015, eq. 5.1, kept tangent.
-    glm::vec3 d = dir * c.inertia - g * (1.0f - c.inertia);
-    d -= glm::dot(d, p) * p;
-    const float length2 = glm::dot(d, d);
-    const bool no_direction = !(length2 > kNoDirection2);
-    const bool stalled_now = no_direction || (speed < kStallSpeed && glm::dot(g, g) < kStallSlope2);
-    stalled = stalled_now ? stalled + 1 : 0;
-    if (stalled >= 2) {
-      out.end = DropletEnd::kFlat;
-      break;
-    }
-    d = no_direction ? randomTangent(p, rng) : d * (1.0f / std::sqrt(length2));
-
-    // Beyer 2015, eq. 5.2 on the sphere: one edge length along the great circle through p in
-    // direction d; d is carried along it (parallel transport) into the new tangent plane.
-    glm::vec3 p_new = p * c.step_cos + d * c.step_sin;
-    dir = d * c.step_cos - p * c.step_sin;
-    p_new *= 1.0f / std::sqrt(glm::dot(p_new, p_new));
-    const SurfaceSample s_new =
-        sampleSurface(c.points, c.links, s.cornerToward(c.points, p_new), p_new);
-
-    const float dh = s_new.h - s.h;  // Beyer 2015, eq. 5.3
-    // Beyer 2015, eq. 5.4.
-    const float capacity = std::max(-dh, c.min_slope) * speed * water * c.capacity;
-    float eroded = 0.0f, deposited = 0.0f;
-    if (dh > 0.0f || sediment > capacity) {
-      // Uphill: fill the pit behind, at most dh and no corner above the point ahead (a corner
-      // already higher is a ridge beside the droplet's path, not the pit); else Beyer 2015,
-      // eq. 5.5.
-      deposited = dh > 0.0f ? std::min(dh, sediment) : (sediment - capacity) * c.deposition;
-      if (deposited > 0.0f) {
-        const float ceiling = dh > 0.0f ? s_new.h : std::numeric_limits<float>::infinity();
-        deposited = depositAshore(c, changes, s, deposited, ceiling);
-        sediment -= deposited;
-        out.deposited += deposited;
-      }
-    } else {
-      // Beyer 2015, eq. 5.6: never more than -dh, so one step digs no pit. The brush is centred
-      // on the face corner nearest the droplet.
-      eroded = std::min((capacity - sediment) * c.erosion, -dh);
-      if (eroded > 0.0f) {
-        const float taken = erode(c, changes, scratch, p, s.heaviestCorner(), eroded);
-        sediment += taken;
-        out.eroded += taken;
-      }
-    }
-    // Beyer 2015, eq. 5.7 with the sign fixed: downhill (dh < 0) speeds the droplet up.
-    speed = std::sqrt(std::max(0.0f, speed * speed - dh * c.gravity));
-    water *= 1.0f - c.evaporation;  // Beyer 2015, eq. 5.8
-
-    shore = s;  // the last sample on land
-    p_shore = p;
-    p = p_new;
-    s = s_new;
-    ++out.steps;
-    if (trace) record(eroded, deposited, dh);
-    if (s.h < c.sea_level) {
-      out.end = DropletEnd::kSea;
-      break;
-    }
-    if (water < c.min_water) {
-      out.end = DropletEnd::kDried;
-      break;
-    }
-    // Trapped: back near a vertex it was nearest to two or more steps ago (a one-edge step may
-    // stay nearest to the same vertex, so the last step does not count; two straight steps
-    // cannot come back). A droplet reads the heights frozen at its start, so rocking in a pit or
-    // circling a basin it would fill the same place again at every pass, far above the rim; it
-    // stops instead and leaves its sediment there.
-    const uint32_t nearest = s.heaviestCorner();
-    if (visited.contains(nearest)) {
-      out.end = DropletEnd::kFlat;
-      break;
-    }
-    visited.insert(previous);
-    previous = nearest;
-  }
-  // At the sea the sediment settles as a submarine fan (see settleOffshore); whatever is left,
-  // and whatever ended the droplet on land, it leaves where it stands: volume is conserved.
-  // What the fan could not lay down goes back to the shore it came from, not onto the sea
-  // floor where the fan stopped (which would build an island there).
-  if (out.end == DropletEnd::kSea && sediment > 0.0f) {
-    SurfaceSample fan = s;
-    const float settled = settleOffshore(c, changes, fan, p, dir, sediment, trace);
-    sediment -= settled;
-    out.deposited += settled;
-    s = shore;
-    if (sediment > 0.0f) {
-      const float spread =
-          spreadOnLand(c, changes, scratch, p_shore, shore.heaviestCorner(), sediment, false);
-      sediment -= spread;
-      out.deposited += spread;
+  size_t active = 0;
+  for (size_t j = 0; j < in_flight; ++j) active += launch(j);
+  while (active > 0) {
+    for (size_t j = 0; j < in_flight; ++j) {
+      if (!runs[j]) continue;
+      // The next droplet's ring was asked for at the end of its last step; ask for its
+      // neighbours now, one step of this droplet before they are needed.
+      const size_t ahead = j + 1 == in_flight ? 0 : j + 1;
+      if (runs[ahead]) runs[ahead]->prefetchNext();
+      runs[j]->step();
+      if (!runs[j]->done()) continue;
+      outcomes[index[j]] = runs[j]->outcome();
+      if (!launch(j)) --active;
     }
   }
-  if (sediment > 0.0f && out.end != DropletEnd::kSea) {
-    const float laid = spreadOnLand(c, changes, scratch, p, s.heaviestCorner(), sediment, true);
-    sediment -= laid;
-    out.deposited += laid;
-  }
-  if (sediment > 0.0f) {
-    depositLast(c, changes, s, sediment);
-    out.deposited += sediment;
-  }
-  if (trace) trace->end = out.end;
-  return out;
 }
 
 }  // namespace erosion

@@ -22,6 +22,7 @@
 #include "erosion/visited_set.h"
 #include "erosion/workspace_impl.h"
 #include "geodesy/droplet_spawn.h"
+#include "geodesy/hash.h"
 #include "geodesy/sphere_mesh.h"
 
 namespace erosion {
@@ -70,9 +71,79 @@ struct DropletScratch {
   VisitedSet* visited = nullptr;  // the trap test's memory of where the droplet has been
 };
 
-// Runs droplet `id` from `spawn` and adds its height changes to scratch.changes. `trace` may
-// be null.
+// One droplet from its spawn to its end, a step at a time, so that a worker can keep several
+// in flight and their memory waits overlap: each step ends by planning the next one and
+// prefetching where it starts. Construct, then call step() until done(). `trace` may be null.
+//
+// A droplet runs on land (Beyer's steps) until it ends; one that reaches the sea with a load
+// runs on as a submarine fan; then it settles what it still carries (spreadOnLand and the
+// face under it), each a step of its own.
+class DropletRun {
+ public:
+  DropletRun(const DropletContext& context, DropletScratch scratch,
+             const geodesy::DropletSpawn& spawn, uint64_t id, DropletTrace* trace);
+  bool done() const { return phase_ == Phase::kDone; }
+  const DropletOutcome& outcome() const { return out_; }
+  // Prefetches what the next step reads first: the ring around its locate's start vertex, or
+  // the brush it settles its load on. Call it a while before step(), once the links
+  // prefetched at the end of the last step have had time to arrive.
+  void prefetchNext() const;
+  void step();
+
+ private:
+  enum class Phase : uint8_t { kLand, kFan, kSettle, kDone };
+
+  // Beyer 2015, eq. 5.1: the next heading (or the end on flat ground), then aim.
+  void plan();
+  // Beyer 2015, eq. 5.2: the next position one step along d, and a prefetch of the vertex its
+  // locate starts from.
+  void aim(const glm::vec3& d);
+  void stepLand();
+  void endLand(DropletEnd how);
+  void planFan();
+  void stepFan();
+  void endFan();
+  void beginSettle();
+  void settle();
+  void finish();
+  void record(float eroded, float deposited, float dh);
+
+  const DropletContext& c_;
+  DropletScratch scratch_;
+  ChangeAccumulator::Writer changes_;
+  geodesy::HashStream rng_;  // random directions on flat ground
+  DropletTrace* trace_;
+  DropletOutcome out_;
+  SurfaceSample s_;         // the face under the droplet
+  glm::vec3 p_;             // unit position
+  glm::vec3 dir_{0.0f};     // tangent heading
+  glm::vec3 p_next_{0.0f};  // where the next step goes (aim)
+  uint32_t anchor_ = 0;     // the vertex its locate starts from
+  SurfaceSample shore_;     // the last sample on land, and its position
+  glm::vec3 p_shore_;
+  float water_ = 0.0f, speed_ = 0.0f, sediment_ = 0.0f;
+  int stalled_ = 0;  // steps in a row without direction or speed
+  // The vertex nearest to the droplet one step ago; scratch.visited holds those of all the
+  // steps before (see the end of stepLand()).
+  uint32_t previous_ = 0;
+  Phase phase_ = Phase::kLand;
+  int fan_steps_ = 0;
+  float fan_settled_ = 0.0f;  // laid down by the fan so far
+};
+
+// Runs droplet `id` from `spawn` to its end and adds its height changes to scratch.changes.
+// `trace` may be null.
 DropletOutcome runDroplet(const DropletContext& context, DropletScratch scratch,
                           const geodesy::DropletSpawn& spawn, uint64_t id, DropletTrace* trace);
+
+// Runs droplets spawns[order[k]] (id first_id + order[k], outcome to outcomes[order[k]]),
+// visited.size() of them in flight (at most kMaxDropletsInFlight), a step of each in turn, so
+// that one droplet's memory waits overlap the others' work. Droplets never see each other's
+// changes (they read frozen heights and add integers), so the result does not depend on how
+// many are in flight. scratch.visited is ignored: droplet j in flight uses visited[j].
+void runDroplets(const DropletContext& context, DropletScratch scratch,
+                 std::span<VisitedSet> visited, std::span<const geodesy::DropletSpawn> spawns,
+                 std::span<const uint32_t> order, uint64_t first_id,
+                 std::span<DropletOutcome> outcomes);
 
 }  // namespace erosion

@@ -16,8 +16,9 @@
 namespace erosion {
 namespace {
 
-// Droplets per task inside a batch; small enough to balance 1024 droplets over many threads.
-constexpr size_t kDropletGrain = 8;
+// Droplets per task inside a batch: a few times kDropletsInFlight (a task's last droplets run
+// with fewer in flight), and small enough to balance a batch of 2560 over many threads.
+constexpr size_t kDropletGrain = 32;
 constexpr int kBlockShift = ChangeAccumulator::kBlockShift;
 constexpr size_t kBlock = ChangeAccumulator::kBlock;
 
@@ -115,12 +116,10 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
                         const int index = tbb::this_task_arena::current_thread_index();
                         assert(index >= 0 && size_t(index) < w.slots.size());
                         ThreadSlot& slot = w.slot(size_t(index));
-                        const DropletScratch scratch{&slot.changes, &slot.gatherer, &slot.visited};
-                        for (size_t k = range.begin(); k < range.end(); ++k) {
-                          const size_t i = start + order[k];
-                          outcomes[i - start] = runDroplet(context, scratch, spawns[i],
-                                                           first_droplet_id + i, nullptr);
-                        }
+                        runDroplets(context, {&slot.changes, &slot.gatherer, nullptr}, slot.visited,
+                                    spawns.subspan(start, end - start),
+                                    std::span(order).subspan(range.begin(), range.size()),
+                                    first_droplet_id + start, outcomes);
                       });
 
     // Publish the batch: every vertex of a block some thread changed gets its start height
@@ -238,7 +237,7 @@ DropletTrace traceDroplet(const ErosionInput& input, const geodesy::DropletSpawn
   const DropletContext context = makeDropletContext(input, params, w);
   ThreadSlot slot(w.nodes.points.size());
   DropletTrace trace;
-  runDroplet(context, {&slot.changes, &slot.gatherer, &slot.visited}, spawn, droplet_id, &trace);
+  runDroplet(context, {&slot.changes, &slot.gatherer, &slot.visited[0]}, spawn, droplet_id, &trace);
   return trace;
 }
 
