@@ -327,11 +327,16 @@ DropletRun::DropletRun(const DropletContext& context, DropletScratch scratch,
     endLand(DropletEnd::kLifetime);
 }
 
-void DropletRun::record(float eroded, float deposited, float dh) {
+DropletStep DropletRun::traceStep() const {
   DropletStep step;
   step.position = p_;
   std::copy(s_.v, s_.v + 3, step.corners);
   step.height_m = float(double(s_.h) * c_.metres_per_height);
+  return step;
+}
+
+void DropletRun::record(float eroded, float deposited, float dh) {
+  DropletStep step = traceStep();
   step.speed = speed_;
   step.water = water_;
   step.sediment = sediment_;
@@ -504,10 +509,7 @@ void DropletRun::stepFan() {
     fan_settled_ += drop;
   }
   if (trace_) {
-    DropletStep t;
-    t.position = p_;
-    std::copy(s_.v, s_.v + 3, t.corners);
-    t.height_m = float(double(s_.h) * c.metres_per_height);
+    DropletStep t = traceStep();  // a fan step: no speed or water
     t.sediment = sediment_ - fan_settled_;
     t.deposited = drop;
     trace_->steps.push_back(t);

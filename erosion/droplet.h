@@ -106,6 +106,7 @@ class DropletRun {
   void beginSettle();
   void settle();
   void finish();
+  DropletStep traceStep() const;  // position, corners and height of the trace's next step
   void record(float eroded, float deposited, float dh);
 
   const DropletContext& c_;
@@ -140,7 +141,9 @@ DropletOutcome runDroplet(const DropletContext& context, DropletScratch scratch,
 // visited.size() of them in flight (at most kMaxDropletsInFlight), a step of each in turn, so
 // that one droplet's memory waits overlap the others' work. Droplets never see each other's
 // changes (they read frozen heights and add integers), so the result does not depend on how
-// many are in flight. scratch.visited is ignored: droplet j in flight uses visited[j].
+// many are in flight. scratch.visited is ignored: droplet j in flight uses visited[j]
+// (visited must not be empty). A droplet's step makes no oneTBB call, so a worker cannot be
+// handed another task, and re-enter its own scratch, while droplets are in flight.
 void runDroplets(const DropletContext& context, DropletScratch scratch,
                  std::span<VisitedSet> visited, std::span<const geodesy::DropletSpawn> spawns,
                  std::span<const uint32_t> order, uint64_t first_id,

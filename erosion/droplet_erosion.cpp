@@ -235,9 +235,11 @@ DropletTrace traceDroplet(const ErosionInput& input, const geodesy::DropletSpawn
   ErosionWorkspace::Impl& w = workspace.impl();
   w.prepare(elevation_m, heightScale(input), input.erodibility);
   const DropletContext context = makeDropletContext(input, params, w);
-  ThreadSlot slot(w.nodes.points.size());
+  // On the heap: its trap-test sets are too large for a stack.
+  const auto slot = std::make_unique<ThreadSlot>(w.nodes.points.size());
   DropletTrace trace;
-  runDroplet(context, {&slot.changes, &slot.gatherer, &slot.visited[0]}, spawn, droplet_id, &trace);
+  runDroplet(context, {&slot->changes, &slot->gatherer, &slot->visited[0]}, spawn, droplet_id,
+             &trace);
   return trace;
 }
 

@@ -61,8 +61,9 @@ enum class BrushMode {
 // What erodeDroplets builds once per mesh and brush radius and can reuse across calls (weather
 // epochs): per-vertex point, neighbour and brush records (64 bytes per vertex, ~90 ms at
 // f = 256), the fixed-point change buffer of each worker thread that ran droplets (8 bytes per
-// vertex each, made on first use, + 4 for a brush gatherer near the five-valent vertices) and,
-// for kPrecomputed only, the per-vertex brushes.
+// vertex each, made on first use, + 4 for a brush gatherer near the five-valent vertices, + a
+// 32 KB trap-test set per droplet in flight) and, for kPrecomputed only, the per-vertex
+// brushes.
 // Construction is parallel in the caller's oneTBB arena. Not thread-safe: one erodeDroplets
 // call at a time per workspace. The mesh must outlive it.
 class ErosionWorkspace {

@@ -1,8 +1,8 @@
 #pragma once
-// The vertices one droplet has been nearest to, for the trap test of runDroplet: a small
-// open-addressing set, one per worker thread, that is never cleared. Each entry carries the
-// stamp of the droplet that wrote it, so starting a droplet is one increment. Internal to
-// erosion/.
+// The vertices one droplet has been nearest to, for the trap test of DropletRun::stepLand: a
+// small open-addressing set, one per droplet in flight (runDroplets), that is never cleared. Each
+// entry carries the stamp of the droplet that wrote it, so starting a droplet is one increment.
+// Internal to erosion/.
 
 #include <array>
 #include <cstdint>

@@ -39,7 +39,7 @@ size_t ErosionWorkspace::memoryBytes() const {
   size_t bytes = brushMemoryBytes() + impl_->nodes.memoryBytes();
   for (const auto& slot : impl_->slots) {
     if (!slot) continue;
-    bytes += slot->changes.memoryBytes();
+    bytes += slot->changes.memoryBytes() + sizeof(slot->visited);
     if (slot->gatherer) bytes += impl_->mesh->vertexCount() * sizeof(uint32_t);
   }
   return bytes;

@@ -326,16 +326,36 @@ TEST_CASE("erosion: bit-identical for 1, 2 and 4 threads", "[erosion]") {
 }
 
 TEST_CASE("erosion: droplets in flight give the result of droplets one by one", "[erosion]") {
-  // runDroplets steps several droplets in turn; each must end as it would alone: same outcome,
-  // same fixed-point changes, for any number in flight (fans and end deposits included: the
-  // terrain has a sea).
+  // runDroplets steps several droplets in turn; each must end as it would alone (runDroplet):
+  // same outcome, same fixed-point changes, for any number in flight. The terrain has a sea
+  // (fans and end deposits), some droplets spawn in it (they end at once, also in a row and
+  // last), some on a plateau (random directions by droplet id), and the order is shuffled as
+  // the driver's sort by face does.
   const auto& mesh = meshOf(48);
-  const auto h0 = rough(mesh, 11);
-  const auto spawns = weather::uniformRain(mesh, h0, 0.0, 3000, 5);
-  const auto e = hardness(mesh);
+  auto h0 = rough(mesh, 11);
+  // A flat plateau, where droplets take random directions from their ids' streams.
+  for (size_t v = 0; v < h0.size(); ++v)
+    if (mesh.positions[v].z > 0.85f) h0[v] = 400.0f;
+  auto spawns = weather::uniformRain(mesh, h0, 0.0, 3000, 5);
+  std::vector<uint32_t> wet;
+  for (uint32_t v = 0; v < h0.size() && wet.size() < 60; v += 7)
+    if (h0[v] < -100.0f) wet.push_back(v);
+  REQUIRE(wet.size() == 60);
+  for (size_t k = 0; k < wet.size(); ++k) {
+    const size_t at = k < 50 ? k * 53 : spawns.size();  // 10 in a row at the end
+    spawns.insert(spawns.begin() + at, spawnAt(mesh, mesh.positions[wet[k]]));
+  }
   std::vector<uint32_t> order(spawns.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
+  geodesy::HashStream shuffle(3, 4, 5);
+  for (size_t i = order.size() - 1; i > 0; --i)
+    std::swap(order[i], order[size_t(shuffle.uniform() * double(i + 1))]);
+  std::rotate(order.begin(), std::find(order.begin(), order.end(), uint32_t(spawns.size() - 10)),
+              order.end());  // a wet spawn first
+  constexpr uint64_t kFirstId = 100;
+  const auto e = hardness(mesh);
   for (auto mode : {erosion::BrushMode::kLattice, erosion::BrushMode::kGathered}) {
+    INFO("brush mode " << int(mode));
     erosion::ErosionParams params;
     erosion::ErosionWorkspace workspace(mesh, params.radius, mode);
     auto input = inputFor(mesh, 0.0);
@@ -346,29 +366,41 @@ TEST_CASE("erosion: droplets in flight give the result of droplets one by one", 
       std::vector<erosion::DropletOutcome> outcomes;
       std::vector<int64_t> sums;
     };
+    // in_flight 0: runDroplet, one droplet after another in `order`.
     auto run = [&](size_t in_flight) {
       erosion::ChangeAccumulator changes(mesh.vertexCount(), erosion::kBrushLanes);
       std::unique_ptr<erosion::BrushGatherer> gatherer;
-      std::vector<erosion::VisitedSet> visited(in_flight);
+      std::vector<erosion::VisitedSet> visited(std::max<size_t>(in_flight, 1));
       Run r{std::vector<erosion::DropletOutcome>(spawns.size()), {}};
-      erosion::runDroplets(context, {&changes, &gatherer, nullptr}, visited, spawns, order, 100,
-                           r.outcomes);
+      if (in_flight == 0) {
+        for (uint32_t i : order)
+          r.outcomes[i] = erosion::runDroplet(context, {&changes, &gatherer, &visited[0]},
+                                              spawns[i], kFirstId + i, nullptr);
+      } else {
+        erosion::runDroplets(context, {&changes, &gatherer, nullptr}, visited, spawns, order,
+                             kFirstId, r.outcomes);
+      }
       r.sums.assign(changes.sums(), changes.sums() + mesh.vertexCount());
       return r;
     };
-    const Run one = run(1);
-    size_t sea = 0, changed = 0;
-    for (const auto& o : one.outcomes) sea += o.end == erosion::DropletEnd::kSea;
-    for (int64_t q : one.sums) changed += q != 0;
+    const Run alone = run(0);
+    size_t sea = 0, spawned_wet = 0, changed = 0;
+    for (const auto& o : alone.outcomes) {
+      sea += o.end == erosion::DropletEnd::kSea;
+      spawned_wet += o.end == erosion::DropletEnd::kSea && o.steps == 0;
+    }
+    for (int64_t q : alone.sums) changed += q != 0;
     CHECK(sea > 100);  // fans were laid
+    CHECK(spawned_wet == wet.size());
     CHECK(changed > mesh.vertexCount() / 10);
-    for (size_t in_flight : {size_t(3), erosion::kMaxDropletsInFlight}) {
+    for (size_t in_flight :
+         {size_t(1), size_t(3), erosion::kDropletsInFlight, erosion::kMaxDropletsInFlight}) {
       INFO("in flight " << in_flight);
       const Run other = run(in_flight);
-      CHECK(one.sums == other.sums);
+      CHECK(alone.sums == other.sums);
       size_t same = 0;
       for (size_t i = 0; i < spawns.size(); ++i) {
-        const auto &a = one.outcomes[i], &b = other.outcomes[i];
+        const auto &a = alone.outcomes[i], &b = other.outcomes[i];
         same += a.eroded == b.eroded && a.deposited == b.deposited && a.steps == b.steps &&
                 a.end == b.end;
       }
