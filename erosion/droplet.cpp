@@ -246,10 +246,15 @@ inline float roomBelow(const DropletContext& c, const SurfaceSample& s, float ce
   return std::max(0.0f, room);
 }
 
+// The three corners of a spawn's face, in mesh.indices.
+inline const uint32_t* spawnCorners(const DropletContext& c, const geodesy::DropletSpawn& spawn) {
+  return &c.mesh->indices[3 * size_t(spawn.point.face)];
+}
+
 // Prefetches what a droplet starting at `spawn` reads first (its face's corners); the face's
 // entry in mesh.indices should be in cache already.
 void prefetchSpawn(const DropletContext& c, const geodesy::DropletSpawn& spawn) {
-  const uint32_t* corners = &c.mesh->indices[3 * size_t(spawn.point.face)];
+  const uint32_t* corners = spawnCorners(c, spawn);
   for (int k = 0; k < 3; ++k) {
     __builtin_prefetch(&c.points[corners[k]]);
     __builtin_prefetch(&c.links[corners[k]]);
@@ -304,12 +309,11 @@ DropletRun::DropletRun(const DropletContext& context, DropletScratch scratch,
       changes_(*scratch.changes),
       rng_(context.seed, kDirectionStream, id),
       trace_(trace) {
-  const uint32_t* corners = &c_.mesh->indices[3 * size_t(spawn.point.face)];
+  const uint32_t* corners = spawnCorners(c_, spawn);
   const glm::vec3 b = spawn.point.bary;
   p_ = glm::normalize(c_.points[corners[0]].x * b.x + c_.points[corners[1]].x * b.y +
                       c_.points[corners[2]].x * b.z);
-  const int heaviest = b.x >= b.y && b.x >= b.z ? 0 : (b.y >= b.z ? 1 : 2);
-  s_ = sampleSurface(c_.points, c_.links, corners[heaviest], p_);
+  s_ = sampleSurface(c_.points, c_.links, atLargest(corners, b.x, b.y, b.z), p_);
   shore_ = s_;
   p_shore_ = p_;
   water_ = spawn.water * c_.initial_water;
@@ -358,16 +362,6 @@ void DropletRun::prefetchNext() const {
         __builtin_prefetch(&c.links[v]);
         changes_.prefetch(v);
       }
-  } else if (phase_ == Phase::kSettle) {
-    // The brush of spreadOnLand, when it is a row brush (the common case).
-    const uint32_t centre = s_.heaviestCorner();
-    if (c.brush_mode != BrushMode::kLattice || !c.links[centre].rowBrush()) return;
-    const RowBrushFrame frame(c.links, centre);
-    for (const LatticeBrush::Row& row : c.lattice->rows) {
-      const uint32_t first = frame.first(row), last = first + row.count - 1;
-      for (uint32_t v = first & ~3u; v <= last; v += 4) __builtin_prefetch(&c.points[v]);
-      for (uint32_t v = first & ~1u; v <= last; v += 2) __builtin_prefetch(&c.links[v]);
-    }
   }
 }
 
@@ -576,8 +570,7 @@ void runDroplets(const DropletContext& c, DropletScratch scratch, std::span<Visi
       // The spawn faces of the droplets after this one: the corners of the next (whose face
       // was prefetched at the last launch), the face of the one after.
       if (next + 1 < order.size()) prefetchSpawn(c, spawns[order[next + 1]]);
-      if (next + 2 < order.size())
-        __builtin_prefetch(&c.mesh->indices[3 * size_t(spawns[order[next + 2]].point.face)]);
+      if (next + 2 < order.size()) __builtin_prefetch(spawnCorners(c, spawns[order[next + 2]]));
       index[j] = order[next++];
       scratch.visited = &visited[j];
       runs[j].emplace(c, scratch, spawns[index[j]], first_id + index[j], nullptr);

@@ -84,9 +84,10 @@ class DropletRun {
              const geodesy::DropletSpawn& spawn, uint64_t id, DropletTrace* trace);
   bool done() const { return phase_ == Phase::kDone; }
   const DropletOutcome& outcome() const { return out_; }
-  // Prefetches what the next step reads first: the ring around its locate's start vertex, or
-  // the brush it settles its load on. Call it a while before step(), once the links
-  // prefetched at the end of the last step have had time to arrive.
+  // Prefetches what the next land or fan step reads first: the ring around its locate's start
+  // vertex. Call it a while before step(), once the links prefetched at the end of the last
+  // step have had time to arrive. (A settle step's brush centre is prefetched when the
+  // droplet's walk ends; prefetching its brush rows as well measured no faster.)
   void prefetchNext() const;
   void step();
 

@@ -81,7 +81,7 @@ void refreshNodeTable(NodeTable& table, std::span<const float> elevation_m, doub
                       std::span<const float> erodibility);
 
 // The entry of v whose score (a, b, c) is largest, the first of equals.
-inline uint32_t atLargest(const uint32_t (&v)[3], float a, float b, float c) {
+inline uint32_t atLargest(const uint32_t* v, float a, float b, float c) {
   if (a >= b && a >= c) return v[0];
   return b >= c ? v[1] : v[2];
 }
