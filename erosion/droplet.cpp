@@ -48,7 +48,7 @@ glm::vec3 randomTangent(const glm::vec3& p, geodesy::HashStream& rng) {
 // through each corner's dual area, so sum(dh * area) == volume.
 inline void deposit(const DropletContext& c, Writer& changes, const SurfaceSample& s,
                     float volume) {
-  for (int k = 0; k < 3; ++k) changes.add(s.v[k], volume * s.bary[k] * c.links[s.v[k]].inv_area);
+  for (int k = 0; k < 3; ++k) changes.add(s.v[k], volume * s.bary[k] * c.inv_area[s.v[k]]);
 }
 
 // Beyer 2015, §5.2, on the coast: as above, but a corner under the sea takes at most
@@ -60,12 +60,12 @@ inline float depositAshore(const DropletContext& c, Writer& changes, const Surfa
                            float volume, float ceiling = std::numeric_limits<float>::infinity()) {
   float laid = 0.0f;
   for (int k = 0; k < 3; ++k) {
-    const VertexLinks& l = c.links[s.v[k]];
+    const float inv_area = c.inv_area[s.v[k]];
     const float h = c.points[s.v[k]].h;
     float share = volume * s.bary[k];
-    if (h < c.sea_level) share = std::min(share, kSeaFillShare * (c.sea_level - h) / l.inv_area);
-    share = std::min(share, std::max(0.0f, (ceiling - h) / l.inv_area));
-    changes.add(s.v[k], share * l.inv_area);
+    if (h < c.sea_level) share = std::min(share, kSeaFillShare * (c.sea_level - h) / inv_area);
+    share = std::min(share, std::max(0.0f, (ceiling - h) / inv_area));
+    changes.add(s.v[k], share * inv_area);
     laid += share;
   }
   return laid;
@@ -86,7 +86,7 @@ inline void depositLast(const DropletContext& c, Writer& changes, const SurfaceS
   }
   for (int k = 0; k < 3; ++k) {
     if (c.points[s.v[k]].h < c.sea_level) continue;
-    changes.add(s.v[k], excess * (s.bary[k] / land_weight) * c.links[s.v[k]].inv_area);
+    changes.add(s.v[k], excess * (s.bary[k] / land_weight) * c.inv_area[s.v[k]]);
   }
 }
 
@@ -211,7 +211,7 @@ inline float spreadOnLand(const DropletContext& c, Writer& changes, DropletScrat
   return withBrush(c, scratch, p, centre, [&](const uint32_t* ids, const float* w, size_t n) {
     float land = 0.0f, ceiling = c.sea_level;
     for (size_t k = 0; k < n; ++k) {
-      const float h = c.points[ids[k]].h;
+      const float h = c.height[ids[k]];
       if (h >= c.sea_level) land += w[k];
       ceiling = std::max(ceiling, h);
     }
@@ -222,9 +222,9 @@ inline float spreadOnLand(const DropletContext& c, Writer& changes, DropletScrat
     const float scale = volume / land;
     float laid = 0.0f;
     for (size_t k = 0; k < n; ++k) {
-      const float h = c.points[ids[k]].h;
+      const float h = c.height[ids[k]];
       if (h < c.sea_level) continue;
-      const float inv_area = c.links[ids[k]].inv_area;
+      const float inv_area = c.inv_area[ids[k]];
       const float share = capped ? std::min(scale * w[k], (ceiling - h) / inv_area) : scale * w[k];
       if (share > 0.0f) {
         changes.add(ids[k], share * inv_area);
@@ -240,7 +240,7 @@ inline float spreadOnLand(const DropletContext& c, Writer& changes, DropletScrat
 inline float roomBelow(const DropletContext& c, const SurfaceSample& s, float ceiling) {
   float room = std::numeric_limits<float>::max();
   for (int k = 0; k < 3; ++k) {
-    const float rise = s.bary[k] * c.links[s.v[k]].inv_area;
+    const float rise = s.bary[k] * c.inv_area[s.v[k]];
     if (rise > 0.0f) room = std::min(room, (ceiling - c.points[s.v[k]].h) / rise);
   }
   return std::max(0.0f, room);
@@ -277,6 +277,7 @@ DropletContext makeDropletContext(const ErosionInput& input, const ErosionParams
   c.height = w.nodes.height.data();
   c.erodibility = w.nodes.erodibility.data();
   c.area = w.nodes.area.data();
+  c.inv_area = w.nodes.inv_area.data();
   c.brush_mode = w.mode;
   c.lattice = &w.lattice;
   c.brushes = &w.brushes;
@@ -359,7 +360,7 @@ void DropletRun::prefetchNext() const {
     // A fan step also reads its corners' areas (roomBelow) and adds to their changes.
     if (phase_ == Phase::kFan)
       for (uint32_t v : l.nbr) {
-        __builtin_prefetch(&c.links[v]);
+        __builtin_prefetch(&c.inv_area[v]);
         changes_.prefetch(v);
       }
   }

@@ -35,6 +35,7 @@ struct DropletContext {
   const float* height = nullptr;  // the brush's copies, see NodeTable
   const float* erodibility = nullptr;
   const float* area = nullptr;
+  const float* inv_area = nullptr;
   BrushMode brush_mode = BrushMode::kLattice;
   const LatticeBrush* lattice = nullptr;
   const VertexBrushes* brushes = nullptr;  // for kPrecomputed

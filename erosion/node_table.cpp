@@ -18,6 +18,7 @@ NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth) {
   assignLarge(t.height, n + kBrushLanes, 0.0f);
   assignLarge(t.erodibility, n + kBrushLanes, 1.0f);
   assignLarge(t.area, n + kBrushLanes, 0.0f);
+  assignLarge(t.inv_area, n + kBrushLanes, 0.0f);
   assignLarge(t.start_m, n);
   const double to_normalised = double(n) / (4.0 * 3.14159265358979323846);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 2048),
@@ -42,7 +43,7 @@ NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth) {
                         if (degree == 5) l.nbr[5] = l.nbr[4];
                         l.links = links;
                         const double area = double(mesh.vertex_areas[v]) * to_normalised;
-                        l.inv_area = float(1.0 / area);
+                        t.inv_area[v] = float(1.0 / area);
                         t.area[v] = float(area);
                       }
                     });

@@ -35,7 +35,6 @@ struct alignas(32) VertexLinks {
   // Bit 31: the lattice brush around this vertex would cross a five-valent vertex.
   // Bit 30: its brush is the row brush (see LatticeBrush, markRowBrushes).
   uint32_t links = 0;
-  float inv_area = 1.0f;  // mean dual area / dual area
 
   int degree() const { return int(links >> 24 & 7u); }
   int backSlot(int k) const { return int(links >> (3 * k) & 7u); }
@@ -57,11 +56,15 @@ struct NodeTable {
   // only this copy made locate wait on a second array and was slower), erodibility (per call,
   // [0,1]) and dual area / mean dual area.
   std::vector<float> height, erodibility, area;
+  // Mean dual area / dual area, for deposits (height = volume * inv_area): a dense array, so
+  // that a deposit on a face or a brush reads a few cache lines, not one vertex record each.
+  std::vector<float> inv_area;
   std::vector<float> start_m;  // elevation at the call's start, metres
 
   size_t memoryBytes() const {
     return points.capacity() * sizeof(VertexPoint) + links.capacity() * sizeof(VertexLinks) +
-           (height.capacity() + erodibility.capacity() + area.capacity() + start_m.capacity()) *
+           (height.capacity() + erodibility.capacity() + area.capacity() + inv_area.capacity() +
+            start_m.capacity()) *
                sizeof(float);
   }
   // Publishes vertex v's height (normalised) to the locator's and the brush's copy.
