@@ -400,7 +400,7 @@ void DropletRun::plan() {
   aim(d);
 }
 
-void DropletRun::aim(const glm::vec3& d) {
+[[gnu::always_inline]] inline void DropletRun::aim(const glm::vec3& d) {
   const DropletContext& c = c_;
   // Beyer 2015, eq. 5.2 on the sphere: one edge length along the great circle through p in
   // direction d; d is carried along it (parallel transport) into the new tangent plane.
