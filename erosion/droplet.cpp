@@ -26,12 +26,9 @@ constexpr float kNoDirection2 = 1e-30f;
 constexpr float kStallSpeed = 1e-4f;
 constexpr float kStallSlope2 = 1e-12f;
 // The submarine fan of a droplet that reaches the sea (DropletRun::planFan): at most this many
-// steps, each dropping at least this fraction of the load (when deposition is 0), and no more
-// once less than kFanRest of the load it brought is left (0.7^13: 13 steps at Lague's
-// deposition 0.3, where the last 11 of 24 steps laid down 1 % of the load between them).
+// steps, each dropping at least this fraction of the load (when deposition is 0).
 constexpr int kFanSteps = 24;
 constexpr float kMinFanDeposition = 0.1f;
-constexpr float kFanRest = 0.01f;
 constexpr float kFanInertia = 0.5f;  // a current keeps its heading across a flat shelf
 // Of the depth under the sea level one deposit may fill: a droplet reads frozen heights all its
 // life and may deposit on one corner several times (coast, fan), so each takes a quarter.
@@ -485,8 +482,7 @@ void DropletRun::endLand(DropletEnd how) {
 // would lift a corner to the sea level.
 void DropletRun::planFan() {
   const DropletContext& c = c_;
-  if (fan_steps_ >= kFanSteps || !(sediment_ - fan_settled_ > kFanRest * sediment_))
-    return endFan();
+  if (fan_steps_ >= kFanSteps || !(sediment_ - fan_settled_ > 0.0f)) return endFan();
   glm::vec3 d = dir_ * kFanInertia - s_.gradient * (c.edge_length * (1.0f - kFanInertia));
   d -= glm::dot(d, p_) * p_;
   const float length2 = glm::dot(d, d);
