@@ -8,6 +8,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -97,6 +99,26 @@ TEST_CASE("cli: generate writes the four files and a summary", "[cli]") {
     CHECK(entry.path().filename().string().find(".tmp") == std::string::npos);
   // Nothing went to stderr: it is not a terminal here, so there is no progress line.
   CHECK(r.output.empty());
+}
+
+TEST_CASE("cli: bench prints the erosion figures the issue asks for, one JSON line each", "[cli]") {
+  const RunResult r = run("bench --frequency 16 --threads 1 2 --droplets 2000 --no-export");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  // figure -> thread counts it was printed for, with a positive value
+  std::map<std::string, std::vector<int>> seen;
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line);
+    CHECK(j["frequency"] == 16);
+    CHECK(j["vertices"] == 10 * 16 * 16 + 2);
+    if (j["value"].get<double>() > 0.0)
+      seen[j["figure"].get<std::string>()].push_back(j["threads"].get<int>());
+  }
+  for (const char* figure :
+       {"erosion_setup_s", "erosion_s", "droplets_per_s", "droplet_steps_per_s",
+        "brush_memory_bytes", "erosion_workspace_bytes", "erosion_peak_rss_bytes"})
+    CHECK(seen[figure] == std::vector<int>{1, 2});
 }
 
 TEST_CASE("cli: the same seed gives the same elevations at 1 and 2 threads", "[cli]") {
