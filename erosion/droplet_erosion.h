@@ -59,7 +59,7 @@ enum class BrushMode {
 };
 
 // What erodeDroplets builds once per mesh and brush radius and can reuse across calls (weather
-// epochs): per-vertex point, neighbour and brush records (64 bytes per vertex, ~90 ms at
+// epochs): per-vertex point, neighbour and brush records (68 bytes per vertex, ~90 ms at
 // f = 256), the fixed-point change buffer of each worker thread that ran droplets (8 bytes per
 // vertex each, made on first use, + 4 for a brush gatherer near the five-valent vertices, + a
 // 32 KB trap-test set per droplet in flight) and, for kPrecomputed only, the per-vertex
