@@ -163,8 +163,8 @@ inline float takeRowBrush(const DropletContext& c, const Writer& changes, uint32
 // Calls fn(ids, weights, count) with the brush around the droplet's nearest vertex, by the
 // workspace's BrushMode, and returns what fn returns.
 template <typename Fn>
-inline float withBrush(const DropletContext& c, DropletScratch scratch, const glm::vec3& p,
-                       uint32_t centre, Fn&& fn) {
+inline float withBrush(const DropletContext& c, DropletScratch scratch, Lanes p, uint32_t centre,
+                       Fn&& fn) {
   switch (c.brush_mode) {
     case BrushMode::kLattice: {
       const VertexLinks& l = c.links[centre];
@@ -188,12 +188,12 @@ inline float withBrush(const DropletContext& c, DropletScratch scratch, const gl
   // Near a five-valent vertex, or by choice: metric distances from the droplet itself.
   if (!*scratch.gatherer) *scratch.gatherer = std::make_unique<BrushGatherer>(*c.mesh);
   BrushGatherer& gatherer = **scratch.gatherer;
-  const size_t count = gatherer.gather(p, centre, c.lattice->radius_edges);
+  const size_t count = gatherer.gather(p.vec3(), centre, c.lattice->radius_edges);
   return fn(gatherer.ids().data(), gatherer.weights().data(), count);
 }
 
-inline float erode(const DropletContext& c, Writer& changes, DropletScratch scratch,
-                   const glm::vec3& p, uint32_t centre, float amount) {
+inline float erode(const DropletContext& c, Writer& changes, DropletScratch scratch, Lanes p,
+                   uint32_t centre, float amount) {
   if (c.brush_mode == BrushMode::kLattice && c.links[centre].rowBrush())
     return takeRowBrush(c, changes, centre, amount);
   return withBrush(c, scratch, p, centre, [&](const uint32_t* ids, const float* w, size_t n) {
@@ -206,8 +206,8 @@ inline float erode(const DropletContext& c, Writer& changes, DropletScratch scra
 // shore is full) builds a low delta plain, and the load of a droplet that ends on land (dried,
 // trapped, out of time) a low fan rather than a spike. Returns the volume laid (0 with no land
 // in the brush).
-inline float spreadOnLand(const DropletContext& c, Writer& changes, DropletScratch scratch,
-                          const glm::vec3& p, uint32_t centre, float volume, bool capped) {
+inline float spreadOnLand(const DropletContext& c, Writer& changes, DropletScratch scratch, Lanes p,
+                          uint32_t centre, float volume, bool capped) {
   return withBrush(c, scratch, p, centre, [&](const uint32_t* ids, const float* w, size_t n) {
     float land = 0.0f, ceiling = c.sea_level;
     for (size_t k = 0; k < n; ++k) {
@@ -312,8 +312,8 @@ DropletRun::DropletRun(const DropletContext& context, DropletScratch scratch,
       trace_(trace) {
   const uint32_t* corners = spawnCorners(c_, spawn);
   const glm::vec3 b = spawn.point.bary;
-  p_ = glm::normalize(c_.points[corners[0]].x * b.x + c_.points[corners[1]].x * b.y +
-                      c_.points[corners[2]].x * b.z);
+  p_ = Lanes::of(glm::normalize(c_.points[corners[0]].x * b.x + c_.points[corners[1]].x * b.y +
+                                c_.points[corners[2]].x * b.z));
   s_ = sampleSurface(c_.points, c_.links, atLargest(corners, b.x, b.y, b.z), p_);
   shore_ = s_;
   p_shore_ = p_;
@@ -334,7 +334,7 @@ DropletRun::DropletRun(const DropletContext& context, DropletScratch scratch,
 
 DropletStep DropletRun::traceStep() const {
   DropletStep step;
-  step.position = p_;
+  step.position = p_.vec3();
   std::copy(s_.v, s_.v + 3, step.corners);
   step.height_m = float(double(s_.h) * c_.metres_per_height);
   return step;
@@ -383,27 +383,27 @@ void DropletRun::step() {
 void DropletRun::plan() {
   const DropletContext& c = c_;
   // Kelley 2020 §4.4: the slope under the droplet in its tangent plane; times L, rise per step.
-  const glm::vec3 g = s_.gradient * c.edge_length;
+  const Lanes g = c.edge_length * s_.gradient;
 
   // Beyer 2015, eq. 5.1, kept tangent.
-  glm::vec3 d = dir_ * c.inertia - g * (1.0f - c.inertia);
-  d -= glm::dot(d, p_) * p_;
-  const float length2 = glm::dot(d, d);
+  Lanes d = c.inertia * dir_ - (1.0f - c.inertia) * g;
+  d = d - dot(d, p_) * p_;
+  const float length2 = dot(d, d);
   const bool no_direction = !(length2 > kNoDirection2);
-  const bool stalled_now = no_direction || (speed_ < kStallSpeed && glm::dot(g, g) < kStallSlope2);
+  const bool stalled_now = no_direction || (speed_ < kStallSpeed && dot(g, g) < kStallSlope2);
   stalled_ = stalled_now ? stalled_ + 1 : 0;
   if (stalled_ >= 2) return endLand(DropletEnd::kFlat);
-  d = no_direction ? randomTangent(p_, rng_) : d * (1.0f / std::sqrt(length2));
+  d = no_direction ? Lanes::of(randomTangent(p_.vec3(), rng_)) : (1.0f / std::sqrt(length2)) * d;
   aim(d);
 }
 
-[[gnu::always_inline]] inline void DropletRun::aim(const glm::vec3& d) {
+[[gnu::always_inline]] inline void DropletRun::aim(Lanes d) {
   const DropletContext& c = c_;
   // Beyer 2015, eq. 5.2 on the sphere: one edge length along the great circle through p in
   // direction d; d is carried along it (parallel transport) into the new tangent plane.
-  p_next_ = p_ * c.step_cos + d * c.step_sin;
-  dir_ = d * c.step_cos - p_ * c.step_sin;
-  p_next_ *= 1.0f / std::sqrt(glm::dot(p_next_, p_next_));
+  p_next_ = c.step_cos * p_ + c.step_sin * d;
+  dir_ = c.step_cos * d - c.step_sin * p_;
+  p_next_ = (1.0f / std::sqrt(dot(p_next_, p_next_))) * p_next_;
   anchor_ = s_.cornerToward(c.points, p_next_);
   __builtin_prefetch(&c.links[anchor_]);
 }
@@ -483,11 +483,11 @@ void DropletRun::endLand(DropletEnd how) {
 void DropletRun::planFan() {
   const DropletContext& c = c_;
   if (fan_steps_ >= kFanSteps || !(sediment_ - fan_settled_ > 0.0f)) return endFan();
-  glm::vec3 d = dir_ * kFanInertia - s_.gradient * (c.edge_length * (1.0f - kFanInertia));
-  d -= glm::dot(d, p_) * p_;
-  const float length2 = glm::dot(d, d);
+  Lanes d = kFanInertia * dir_ - (c.edge_length * (1.0f - kFanInertia)) * s_.gradient;
+  d = d - dot(d, p_) * p_;
+  const float length2 = dot(d, d);
   if (!(length2 > kNoDirection2)) return endFan();  // a flat sea floor: the rest stays here
-  aim(d * (1.0f / std::sqrt(length2)));
+  aim((1.0f / std::sqrt(length2)) * d);
 }
 
 void DropletRun::stepFan() {

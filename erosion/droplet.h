@@ -99,7 +99,7 @@ class DropletRun {
   void plan();
   // Beyer 2015, eq. 5.2: the next position one step along d, and a prefetch of the vertex its
   // locate starts from.
-  void aim(const glm::vec3& d);
+  void aim(Lanes d);
   void stepLand();
   void endLand(DropletEnd how);
   void planFan();
@@ -117,13 +117,13 @@ class DropletRun {
   geodesy::HashStream rng_;  // random directions on flat ground
   DropletTrace* trace_;
   DropletOutcome out_;
-  SurfaceSample s_;         // the face under the droplet
-  glm::vec3 p_;             // unit position
-  glm::vec3 dir_{0.0f};     // tangent heading
-  glm::vec3 p_next_{0.0f};  // where the next step goes (aim)
-  uint32_t anchor_ = 0;     // the vertex its locate starts from
-  SurfaceSample shore_;     // the last sample on land, and its position
-  glm::vec3 p_shore_;
+  SurfaceSample s_;                            // the face under the droplet
+  Lanes p_;                                    // unit position
+  Lanes dir_ = Lanes::of(glm::vec3(0.0f));     // tangent heading
+  Lanes p_next_ = Lanes::of(glm::vec3(0.0f));  // where the next step goes (aim)
+  uint32_t anchor_ = 0;                        // the vertex its locate starts from
+  SurfaceSample shore_;                        // the last sample on land, and its position
+  Lanes p_shore_;
   float water_ = 0.0f, speed_ = 0.0f, sediment_ = 0.0f;
   int stalled_ = 0;  // steps in a row without direction or speed
   // The vertex nearest to the droplet one step ago; scratch.visited holds those of all the

@@ -97,14 +97,15 @@ struct SurfaceSample {
   uint32_t v[3];
   glm::vec3 bary;
   float h;
-  glm::vec3 gradient;  // per unit length on the unit sphere, tangent at p
+  Lanes gradient;  // per unit length on the unit sphere, tangent at p (lane 3: 0)
 
   uint32_t heaviestCorner() const { return atLargest(v, bary.x, bary.y, bary.z); }
   // The corner nearest to q, a point about one edge away (the droplet's next position): where
   // sampleSurface at q starts (1.1 fan tries on average; 1.65 from the heaviest corner).
-  uint32_t cornerToward(const VertexPoint* points, const glm::vec3& q) const {
-    return atLargest(v, glm::dot(points[v[0]].x, q), glm::dot(points[v[1]].x, q),
-                     glm::dot(points[v[2]].x, q));
+  uint32_t cornerToward(const VertexPoint* points, Lanes q) const {
+    return atLargest(v, dot(Lanes::load(&points[v[0]].x.x), q),
+                     dot(Lanes::load(&points[v[1]].x.x), q),
+                     dot(Lanes::load(&points[v[2]].x.x), q));
   }
 };
 
@@ -195,8 +196,7 @@ inline int fanSector(const float* side, int degree) {
 // construction. Every vector is a difference of nearby points, so float keeps full relative
 // precision.
 inline SurfaceSample sampleSurface(const VertexPoint* points, const VertexLinks* links,
-                                   uint32_t near, const glm::vec3& position) {
-  const Lanes p = Lanes::of(position);
+                                   uint32_t near, Lanes p) {
   RingCoordinates ring;
   uint32_t u = near;
   for (int attempt = 0;; ++attempt) {
@@ -229,8 +229,7 @@ inline SurfaceSample sampleSurface(const VertexPoint* points, const VertexLinks*
     const float hu = xu.w(), ha = xa.w(), hb = xb.w();
     out.h = hu * out.bary.x + ha * out.bary.y + hb * out.bary.z;
     const Lanes na = cross(xb, xu - xb), nb = cross(xu, xa - xu);
-    out.gradient =
-        ((1.0f / sum) * ((hu - out.h) * nu + (ha - out.h) * na + (hb - out.h) * nb)).vec3();
+    out.gradient = (1.0f / sum) * ((hu - out.h) * nu + (ha - out.h) * na + (hb - out.h) * nb);
     return out;
   }
 }
