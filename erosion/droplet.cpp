@@ -13,6 +13,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "erosion/surface_lanes.h"
 #include "geodesy/hash.h"
 
 namespace erosion {
@@ -369,15 +370,20 @@ void DropletRun::prefetchNext() const {
 void DropletRun::step() {
   switch (phase_) {
     case Phase::kLand:
-      return stepLand();
     case Phase::kFan:
-      return stepFan();
+      return step(sampleSurface(c_.points, c_.links, anchor_, p_next_));
     case Phase::kSettle:
       return settle();
     case Phase::kDone:
       break;
   }
   assert(false && "step() after the droplet's end");
+}
+
+void DropletRun::step(const SurfaceSample& sample) {
+  assert(needsSample());
+  if (phase_ == Phase::kLand) return stepLand(sample);
+  stepFan(sample);
 }
 
 void DropletRun::plan() {
@@ -408,9 +414,8 @@ void DropletRun::plan() {
   __builtin_prefetch(&c.links[anchor_]);
 }
 
-void DropletRun::stepLand() {
+void DropletRun::stepLand(const SurfaceSample& s_new) {
   const DropletContext& c = c_;
-  const SurfaceSample s_new = sampleSurface(c.points, c.links, anchor_, p_next_);
 
   const float dh = s_new.h - s_.h;  // Beyer 2015, eq. 5.3
   // Beyer 2015, eq. 5.4.
@@ -490,9 +495,8 @@ void DropletRun::planFan() {
   aim((1.0f / std::sqrt(length2)) * d);
 }
 
-void DropletRun::stepFan() {
+void DropletRun::stepFan(const SurfaceSample& s_new) {
   const DropletContext& c = c_;
-  const SurfaceSample s_new = sampleSurface(c.points, c.links, anchor_, p_next_);
   if (!(s_new.h < c.sea_level)) return endFan();  // back on land: the rest stays at the shore
   p_ = p_next_;
   s_ = s_new;
@@ -583,6 +587,43 @@ void runDroplets(const DropletContext& c, DropletScratch scratch, std::span<Visi
   };
   size_t active = 0;
   for (size_t j = 0; j < in_flight; ++j) active += launch(j);
+  if (in_flight == kSurfaceLanes && surfaceLanesAvailable()) {
+    // Eight in flight, in lockstep: the land and fan steps of all eight start with one
+    // sampleSurface8; a droplet's other steps (its last deposit) run at once, and an ended
+    // droplet makes room for the next. An empty lane repeats a live lane's query.
+    uint32_t near[kSurfaceLanes];
+    Lanes p[kSurfaceLanes];
+    SurfaceSample samples[kSurfaceLanes];
+    while (active > 0) {
+      size_t live = 0;
+      for (size_t j = 0; j < kSurfaceLanes; ++j) {
+        while (runs[j] && !runs[j]->needsSample()) {
+          if (!runs[j]->done()) {
+            runs[j]->step();
+            continue;
+          }
+          outcomes[index[j]] = runs[j]->outcome();
+          if (!launch(j)) --active;
+        }
+        if (runs[j]) live = j;
+      }
+      if (active == 0) break;
+      for (size_t j = 0; j < kSurfaceLanes; ++j) {
+        const DropletRun& run = runs[j] ? *runs[j] : *runs[live];
+        near[j] = run.anchor();
+        p[j] = run.nextPosition();
+      }
+      sampleSurface8(c.points, c.links, near, p, samples);
+      // A step ends by prefetching its next anchor's neighbour record; three lanes later it has
+      // arrived and the neighbours' points are asked for (prefetchNext).
+      constexpr size_t kLag = 3;
+      for (size_t j = 0; j < kSurfaceLanes + kLag; ++j) {
+        if (j < kSurfaceLanes && runs[j]) runs[j]->step(samples[j]);
+        if (j >= kLag && runs[j - kLag]) runs[j - kLag]->prefetchNext();
+      }
+    }
+    return;
+  }
   while (active > 0) {
     for (size_t j = 0; j < in_flight; ++j) {
       if (!runs[j]) continue;

@@ -91,6 +91,13 @@ class DropletRun {
   // droplet's walk ends; prefetching its brush rows as well measured no faster.)
   void prefetchNext() const;
   void step();
+  // Whether the next step is a land or fan step, which starts by sampling the surface at
+  // nextPosition() from the vertex anchor(); step(sample) takes that sample (runDroplets finds
+  // eight at once, see surface_lanes.h). Otherwise step() alone.
+  bool needsSample() const { return phase_ == Phase::kLand || phase_ == Phase::kFan; }
+  uint32_t anchor() const { return anchor_; }
+  Lanes nextPosition() const { return p_next_; }
+  void step(const SurfaceSample& sample);
 
  private:
   enum class Phase : uint8_t { kLand, kFan, kSettle, kDone };
@@ -100,10 +107,10 @@ class DropletRun {
   // Beyer 2015, eq. 5.2: the next position one step along d, and a prefetch of the vertex its
   // locate starts from.
   void aim(Lanes d);
-  void stepLand();
+  void stepLand(const SurfaceSample& s_new);
   void endLand(DropletEnd how);
   void planFan();
-  void stepFan();
+  void stepFan(const SurfaceSample& s_new);
   void endFan();
   void beginSettle();
   void settle();

@@ -17,6 +17,7 @@
 #include "erosion/droplet_erosion.h"
 #include "erosion/droplet_trace.h"
 #include "erosion/node_table.h"
+#include "erosion/surface_lanes.h"
 #include "geodesy/hash.h"
 #include "geodesy/sphere_mesh.h"
 #include "weather/uniform_rain.h"
@@ -393,8 +394,8 @@ TEST_CASE("erosion: droplets in flight give the result of droplets one by one", 
     CHECK(sea > 100);  // fans were laid
     CHECK(spawned_wet == wet.size());
     CHECK(changed > mesh.vertexCount() / 10);
-    for (size_t in_flight :
-         {size_t(1), size_t(3), erosion::kDropletsInFlight, erosion::kMaxDropletsInFlight}) {
+    // Eight in flight run in lockstep with sampleSurface8 where the CPU has AVX2.
+    for (size_t in_flight : {size_t(1), size_t(3), size_t(4), erosion::kMaxDropletsInFlight}) {
       INFO("in flight " << in_flight);
       const Run other = run(in_flight);
       CHECK(alone.sums == other.sums);
@@ -520,6 +521,68 @@ TEST_CASE("erosion: the row brush is the lattice brush, read as runs of ids", "[
     const double inner = double(64 - 3 * (lattice.rings + 1)) / 64.0;
     CHECK(double(row_vertices) >= 0.8 * inner * inner * double(regular));
   }
+}
+
+TEST_CASE("erosion: sampleSurface8 is sampleSurface eight times", "[erosion]") {
+  if (!erosion::surfaceLanesAvailable()) {
+    WARN("no AVX2 here: sampleSurface8 is not used and not tested");
+    return;
+  }
+  // Rough heights; queries from every kind of anchor (the twelve five-valent vertices
+  // included) to points up to three edges away (several fans), on vertices and on edges.
+  const auto& mesh = meshOf(24);
+  erosion::ErosionParams params;
+  erosion::ErosionWorkspace workspace(mesh, params.radius);
+  const auto input = inputFor(mesh, 0.0);
+  workspace.impl().prepare(rough(mesh, 7), erosion::heightScale(input), {});
+  const erosion::NodeTable& nodes = workspace.impl().nodes;
+  const float edge = float(mesh.mean_edge_length);
+  geodesy::HashStream rng(8, 1, 2);
+  size_t checked = 0, far = 0;
+  for (int round = 0; round < 4000; ++round) {
+    uint32_t near[erosion::kSurfaceLanes];
+    erosion::Lanes p[erosion::kSurfaceLanes];
+    for (int l = 0; l < erosion::kSurfaceLanes; ++l) {
+      const uint32_t u =
+          round < 12 ? uint32_t(round) : uint32_t(rng.uniform() * double(mesh.vertexCount()));
+      const glm::vec3 x = mesh.positions[u];
+      glm::vec3 q;
+      switch (round % 4) {
+        case 0:  // a vertex of the ring, or the anchor itself
+          q = mesh.positions[mesh.neighbours[mesh.neighbour_offsets[u] + l % 5]];
+          if (l == 7) q = x;
+          break;
+        case 1:  // the middle of an edge
+          q = 0.5f * (x + mesh.positions[mesh.neighbours[mesh.neighbour_offsets[u] + l % 5]]);
+          break;
+        default: {  // up to three edges away
+          const glm::vec3 axis = std::abs(x.x) < 0.9f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0);
+          const glm::vec3 t1 = glm::normalize(glm::cross(x, axis)), t2 = glm::cross(x, t1);
+          const float angle = float(6.283185307179586 * rng.uniform());
+          const float reach = float(3.0 * rng.uniform()) * edge;
+          q = x + reach * (std::cos(angle) * t1 + std::sin(angle) * t2);
+          far += reach > 1.5f * edge;
+        }
+      }
+      near[l] = u;
+      p[l] = erosion::Lanes::of(glm::normalize(q));
+    }
+    erosion::SurfaceSample lanes[erosion::kSurfaceLanes];
+    erosion::sampleSurface8(nodes.points.data(), nodes.links.data(), near, p, lanes);
+    for (int l = 0; l < erosion::kSurfaceLanes; ++l) {
+      const erosion::SurfaceSample one =
+          erosion::sampleSurface(nodes.points.data(), nodes.links.data(), near[l], p[l]);
+      const glm::vec3 g1 = one.gradient.vec3(), g8 = lanes[l].gradient.vec3();
+      INFO("round " << round << " lane " << l);
+      REQUIRE(std::equal(one.v, one.v + 3, lanes[l].v));
+      REQUIRE(std::memcmp(&one.bary, &lanes[l].bary, sizeof(one.bary)) == 0);
+      REQUIRE(std::memcmp(&one.h, &lanes[l].h, sizeof(float)) == 0);
+      REQUIRE(std::memcmp(&g1, &g8, sizeof(g1)) == 0);
+      ++checked;
+    }
+  }
+  CHECK(checked == 32000);
+  CHECK(far > 5000);
 }
 
 TEST_CASE("erosion: four-lane change adds round as the one-lane add", "[erosion]") {

@@ -1,0 +1,223 @@
+#include "erosion/surface_lanes.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PLANETGEN_SURFACE_LANES 1
+#endif
+
+namespace erosion {
+
+#if PLANETGEN_SURFACE_LANES
+
+bool surfaceLanesAvailable() {
+  static const bool available = __builtin_cpu_supports("avx2");
+  return available;
+}
+
+// Compiled for AVX2 (no FMA: a fused product would round differently from sampleSurface); only
+// called where surfaceLanesAvailable().
+#pragma GCC push_options
+#pragma GCC target("avx2")
+
+namespace {
+
+// A 3-vector per lane, and the operations sampleSurface uses, in its order (see lanes.h).
+struct V3 {
+  __m256 x, y, z;
+};
+
+inline V3 operator-(V3 a, V3 b) {
+  return {_mm256_sub_ps(a.x, b.x), _mm256_sub_ps(a.y, b.y), _mm256_sub_ps(a.z, b.z)};
+}
+inline V3 operator+(V3 a, V3 b) {
+  return {_mm256_add_ps(a.x, b.x), _mm256_add_ps(a.y, b.y), _mm256_add_ps(a.z, b.z)};
+}
+inline V3 operator*(__m256 s, V3 a) {
+  return {_mm256_mul_ps(s, a.x), _mm256_mul_ps(s, a.y), _mm256_mul_ps(s, a.z)};
+}
+inline V3 cross(V3 a, V3 b) {
+  return {_mm256_sub_ps(_mm256_mul_ps(a.y, b.z), _mm256_mul_ps(b.y, a.z)),
+          _mm256_sub_ps(_mm256_mul_ps(a.z, b.x), _mm256_mul_ps(b.z, a.x)),
+          _mm256_sub_ps(_mm256_mul_ps(a.x, b.y), _mm256_mul_ps(b.x, a.y))};
+}
+inline __m256 dot(V3 a, V3 b) {
+  return _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(a.x, b.x), _mm256_mul_ps(a.y, b.y)),
+                       _mm256_mul_ps(a.z, b.z));
+}
+// Lanes of b where mask, else a.
+inline __m256 pick(__m256 a, __m256 b, __m256 mask) {
+  return _mm256_blendv_ps(a, b, mask);
+}
+inline __m256i pick(__m256i a, __m256i b, __m256 mask) {
+  return _mm256_blendv_epi8(a, b, _mm256_castps_si256(mask));
+}
+inline V3 pick(V3 a, V3 b, __m256 mask) {
+  return {pick(a.x, b.x, mask), pick(a.y, b.y, mask), pick(a.z, b.z, mask)};
+}
+// -x exactly (sign flip), as the scalar code's unary minus.
+inline __m256 negate(__m256 x) {
+  return _mm256_xor_ps(x, _mm256_set1_ps(-0.0f));
+}
+// std::min(a, b) and std::max(a, b), zeros' signs included.
+inline __m256 minOf(__m256 a, __m256 b) {
+  return _mm256_min_ps(b, a);
+}
+inline __m256 maxOf(__m256 a, __m256 b) {
+  return _mm256_max_ps(b, a);
+}
+
+// Point (x, y, z) and height of the vertices `ids` (VertexPoint is four floats).
+struct Points8 {
+  V3 x;
+  __m256 h;
+};
+inline Points8 gatherPoints(const VertexPoint* points, __m256i ids) {
+  const float* base = &points[0].x.x;
+  const __m256i at = _mm256_slli_epi32(ids, 2);
+  return {{_mm256_i32gather_ps(base, at, 4), _mm256_i32gather_ps(base + 1, at, 4),
+           _mm256_i32gather_ps(base + 2, at, 4)},
+          _mm256_i32gather_ps(base + 3, at, 4)};
+}
+
+static_assert(sizeof(VertexPoint) == 4 * sizeof(float));
+static_assert(sizeof(VertexLinks) == 8 * sizeof(uint32_t));
+
+}  // namespace
+
+void sampleSurface8(const VertexPoint* points, const VertexLinks* links,
+                    const uint32_t near[kSurfaceLanes], const Lanes p_in[kSurfaceLanes],
+                    SurfaceSample out[kSurfaceLanes]) {
+  alignas(32) float px[kSurfaceLanes], py[kSurfaceLanes], pz[kSurfaceLanes];
+  for (int l = 0; l < kSurfaceLanes; ++l)
+    px[l] = p_in[l].x(), py[l] = p_in[l].y(), pz[l] = p_in[l].z();
+  const V3 p{_mm256_load_ps(px), _mm256_load_ps(py), _mm256_load_ps(pz)};
+  const int* link_words = reinterpret_cast<const int*>(links);
+  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+  const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+
+  __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(near));
+  __m256 done = zero;  // lanes whose face is found
+  // The found faces, by lane.
+  __m256i v0 = u, v1 = u, v2 = u;
+  __m256 bu_out = zero, ba_out = zero, bb_out = zero, h_out = zero;
+  V3 g_out{zero, zero, zero};
+  for (int attempt = 0;; ++attempt) {
+    const Points8 xu = gatherPoints(points, u);
+    const __m256i record = _mm256_slli_epi32(u, 3);
+    __m256i nbr[6];
+    for (int k = 0; k < 6; ++k) nbr[k] = _mm256_i32gather_epi32(link_words + k, record, 4);
+    const __m256i word = _mm256_i32gather_epi32(link_words + 6, record, 4);
+    const __m256 six = _mm256_castsi256_ps(_mm256_cmpeq_epi32(
+        _mm256_and_si256(_mm256_srli_epi32(word, 24), _mm256_set1_epi32(7)), _mm256_set1_epi32(6)));
+
+    // side_k = (x_k - x_u) . ((p - x_u) x x_u), as ringDots.
+    const V3 w = cross(p - xu.x, xu.x);
+    Points8 ring[6];
+    __m256 side[6];
+    for (int k = 0; k < 6; ++k) {
+      ring[k] = gatherPoints(points, nbr[k]);
+      side[k] = dot(ring[k].x - xu.x, w);
+    }
+    // side_{k+1}, wrapping at the degree (a five-valent vertex's sector 4 closes on slot 0).
+    __m256 next[6];
+    for (int k = 0; k < 4; ++k) next[k] = side[k + 1];
+    next[4] = pick(side[0], side[5], six);
+    next[5] = side[0];
+    // fanSector: the sector of the largest margin min(side_k, -side_{k+1}), the first of equals
+    // (its sign-bit shortcut picks the same sector).
+    __m256 best = minOf(side[0], negate(next[0]));
+    __m256i sector = _mm256_setzero_si256();
+    for (int k = 1; k < 6; ++k) {
+      __m256 margin = minOf(side[k], negate(next[k]));
+      if (k == 5) margin = pick(_mm256_set1_ps(-INFINITY), margin, six);
+      const __m256 larger = _mm256_cmp_ps(margin, best, _CMP_GT_OQ);
+      best = pick(best, margin, larger);
+      sector = pick(sector, _mm256_set1_epi32(k), larger);
+    }
+    // The sector's corners a = slot k, b = slot k + 1 (slot 0 after the last).
+    Points8 xa = ring[0], xb = ring[1];
+    __m256i va = nbr[0], vb = nbr[1];
+    __m256 sa = negate(next[0]), sb = side[0];
+    for (int k = 1; k < 6; ++k) {
+      const __m256 here = _mm256_castsi256_ps(_mm256_cmpeq_epi32(sector, _mm256_set1_epi32(k)));
+      Points8 xk1 = ring[k + 1 == 6 ? 0 : k + 1];
+      __m256i vk1 = nbr[k + 1 == 6 ? 0 : k + 1];
+      if (k == 4) {
+        xk1 = {pick(ring[0].x, ring[5].x, six), pick(ring[0].h, ring[5].h, six)};
+        vk1 = pick(nbr[0], nbr[5], six);
+      }
+      xa = {pick(xa.x, ring[k].x, here), pick(xa.h, ring[k].h, here)};
+      xb = {pick(xb.x, xk1.x, here), pick(xb.h, xk1.h, here)};
+      va = pick(va, nbr[k], here);
+      vb = pick(vb, vk1, here);
+      sa = pick(sa, negate(next[k]), here);
+      sb = pick(sb, side[k], here);
+    }
+    const V3 nu = cross(xa.x, xb.x - xa.x);
+    const __m256 su = dot(p - xa.x, nu);
+    const __m256 sum = _mm256_add_ps(_mm256_add_ps(su, sa), sb);
+    const __m256 beyond =
+        attempt < 8 ? _mm256_cmp_ps(su, _mm256_mul_ps(_mm256_set1_ps(-1e-6f), sum), _CMP_LT_OQ)
+                    : zero;
+    const __m256 found = _mm256_andnot_ps(done, _mm256_andnot_ps(beyond, all));
+    if (_mm256_movemask_ps(found)) {
+      // p may sit a rounding error outside its face: clamp onto it.
+      const __m256 cu = maxOf(su, zero), ca = maxOf(sa, zero), cb = maxOf(sb, zero);
+      const __m256 inv = _mm256_div_ps(one, _mm256_add_ps(_mm256_add_ps(cu, ca), cb));
+      const __m256 bu = _mm256_mul_ps(cu, inv), ba = _mm256_mul_ps(ca, inv),
+                   bb = _mm256_mul_ps(cb, inv);
+      const __m256 h = _mm256_add_ps(
+          _mm256_add_ps(_mm256_mul_ps(xu.h, bu), _mm256_mul_ps(xa.h, ba)), _mm256_mul_ps(xb.h, bb));
+      const V3 na = cross(xb.x, xu.x - xb.x), nb = cross(xu.x, xa.x - xu.x);
+      const V3 g =
+          _mm256_div_ps(one, sum) * ((_mm256_sub_ps(xu.h, h) * nu + _mm256_sub_ps(xa.h, h) * na) +
+                                     _mm256_sub_ps(xb.h, h) * nb);
+      v0 = pick(v0, u, found), v1 = pick(v1, va, found), v2 = pick(v2, vb, found);
+      bu_out = pick(bu_out, bu, found), ba_out = pick(ba_out, ba, found);
+      bb_out = pick(bb_out, bb, found), h_out = pick(h_out, h, found);
+      g_out = pick(g_out, g, found);
+      done = _mm256_or_ps(done, found);
+    }
+    if (_mm256_movemask_ps(done) == 0xff) break;
+    // p is beyond the fan's rim: look from the nearer far corner.
+    const __m256i far = pick(vb, va, _mm256_cmp_ps(sa, sb, _CMP_GT_OQ));
+    u = pick(far, u, done);
+  }
+
+  alignas(32) uint32_t c0[kSurfaceLanes], c1[kSurfaceLanes], c2[kSurfaceLanes];
+  alignas(32) float b0[kSurfaceLanes], b1[kSurfaceLanes], b2[kSurfaceLanes], h[kSurfaceLanes];
+  alignas(32) float gx[kSurfaceLanes], gy[kSurfaceLanes], gz[kSurfaceLanes];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(c0), v0);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(c1), v1);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(c2), v2);
+  _mm256_store_ps(b0, bu_out), _mm256_store_ps(b1, ba_out), _mm256_store_ps(b2, bb_out);
+  _mm256_store_ps(h, h_out);
+  _mm256_store_ps(gx, g_out.x), _mm256_store_ps(gy, g_out.y), _mm256_store_ps(gz, g_out.z);
+  for (int l = 0; l < kSurfaceLanes; ++l) {
+    SurfaceSample& s = out[l];
+    s.v[0] = c0[l], s.v[1] = c1[l], s.v[2] = c2[l];
+    s.bary = glm::vec3(b0[l], b1[l], b2[l]);
+    s.h = h[l];
+    s.gradient = Lanes::of(glm::vec3(gx[l], gy[l], gz[l]));
+  }
+}
+
+#pragma GCC pop_options
+
+#else
+
+bool surfaceLanesAvailable() {
+  return false;
+}
+
+void sampleSurface8(const VertexPoint*, const VertexLinks*, const uint32_t*, const Lanes*,
+                    SurfaceSample*) {
+  std::abort();  // callers check surfaceLanesAvailable()
+}
+
+#endif
+
+}  // namespace erosion
