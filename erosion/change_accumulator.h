@@ -14,9 +14,6 @@
 #if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#endif
 
 #include "erosion/large_array.h"
 
@@ -80,19 +77,6 @@ class ChangeAccumulator {
       __m128i* at = reinterpret_cast<__m128i*>(sum_ + v);
       _mm_storeu_si128(at, _mm_add_epi64(_mm_loadu_si128(at), lo));
       _mm_storeu_si128(at + 1, _mm_add_epi64(_mm_loadu_si128(at + 1), hi));
-    }
-#endif
-#if defined(__x86_64__) && defined(__GNUC__)
-    // addUnmarked for the vertices v + k with bit k of `lanes` set (dh in normalised height):
-    // the same sums as addUnmarked each, for every magnitude (the conversion rounds as
-    // quantise does). AVX-512 F, DQ and VL: only where the CPU has them (see
-    // wideRowsAvailable in droplet.cpp).
-    __attribute__((target("avx512f,avx512dq,avx512vl"))) void addUnmarked8(uint32_t v,
-                                                                           __mmask8 lanes,
-                                                                           __m256 dh) {
-      const __m512i q = _mm512_cvtps_epi64(_mm256_mul_ps(dh, _mm256_set1_ps(float(kScale))));
-      int64_t* at = sum_ + v;
-      _mm512_mask_storeu_epi64(at, lanes, _mm512_add_epi64(_mm512_maskz_loadu_epi64(lanes, at), q));
     }
 #endif
     void markRun(uint32_t first, uint32_t last) {

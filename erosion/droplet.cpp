@@ -161,55 +161,6 @@ inline float takeRowBrush(const DropletContext& c, const Writer& changes, uint32
 #endif
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-// Whether this CPU runs takeRowBrushWide.
-bool wideRowsAvailable() {
-  static const bool available = __builtin_cpu_supports("avx512f") &&
-                                __builtin_cpu_supports("avx512dq") &&
-                                __builtin_cpu_supports("avx512vl");
-  return available;
-}
-
-// takeRowBrush with each row (at most eight vertices) in one masked AVX-512VL step, its eight
-// 64-bit change sums in one register. The volume is summed in takeRowBrush's order (a row's
-// first four lanes, then its next four if it has more; the lanes past its end are +0 in both),
-// so both give the same droplets.
-__attribute__((target("avx512f,avx512dq,avx512vl"))) float takeRowBrushWide(const DropletContext& c,
-                                                                            const Writer& changes,
-                                                                            uint32_t centre,
-                                                                            float amount) {
-  Writer out = changes;
-  const LatticeBrush& brush = *c.lattice;
-  const RowBrushFrame frame(c.links, centre);
-  const __m256 sea = _mm256_set1_ps(c.sea_level), share = _mm256_set1_ps(c.base_level_share);
-  const __m256 amount8 = _mm256_set1_ps(amount), zero = _mm256_setzero_ps();
-  __m128 volume = _mm_setzero_ps();
-  for (const LatticeBrush::Row& row : brush.rows) {
-    const uint32_t first = frame.first(row);
-    const float* w = brush.padded_weights.data() + row.first_padded;
-    const __mmask8 lanes = __mmask8((1u << row.count) - 1);
-    const __m256 above =
-        _mm256_mul_ps(_mm256_sub_ps(_mm256_maskz_loadu_ps(lanes, c.height + first), sea), share);
-    const __m256 wanted =
-        _mm256_mul_ps(amount8, _mm256_mul_ps(_mm256_maskz_loadu_ps(lanes, w),
-                                             _mm256_maskz_loadu_ps(lanes, c.erodibility + first)));
-    const __m256 take = _mm256_min_ps(wanted, _mm256_max_ps(above, zero));
-    const __m256 taken = _mm256_mul_ps(take, _mm256_maskz_loadu_ps(lanes, c.area + first));
-    volume = _mm_add_ps(volume, _mm256_castps256_ps128(taken));
-    if (row.count > 4) volume = _mm_add_ps(volume, _mm256_extractf128_ps(taken, 1));
-    out.addUnmarked8(first, lanes, _mm256_sub_ps(zero, take));
-    out.markRun(first, first + row.count - 1);
-  }
-  alignas(16) float sums[4];
-  _mm_store_ps(sums, volume);
-  return (sums[0] + sums[1]) + (sums[2] + sums[3]);
-}
-#else
-bool wideRowsAvailable() {
-  return false;
-}
-#endif
-
 // Calls fn(ids, weights, count) with the brush around the droplet's nearest vertex, by the
 // workspace's BrushMode, and returns what fn returns.
 template <typename Fn>
@@ -244,12 +195,8 @@ inline float withBrush(const DropletContext& c, DropletScratch scratch, Lanes p,
 
 inline float erode(const DropletContext& c, Writer& changes, DropletScratch scratch, Lanes p,
                    uint32_t centre, float amount) {
-  if (c.brush_mode == BrushMode::kLattice && c.links[centre].rowBrush()) {
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (c.wide_rows) return takeRowBrushWide(c, changes, centre, amount);
-#endif
+  if (c.brush_mode == BrushMode::kLattice && c.links[centre].rowBrush())
     return takeRowBrush(c, changes, centre, amount);
-  }
   return withBrush(c, scratch, p, centre, [&](const uint32_t* ids, const float* w, size_t n) {
     return takeBrush(c, changes, ids, w, n, amount);
   });
@@ -333,9 +280,6 @@ DropletContext makeDropletContext(const ErosionInput& input, const ErosionParams
   c.area = w.nodes.area.data();
   c.inv_area = w.nodes.inv_area.data();
   c.brush_mode = w.mode;
-  c.wide_rows = wideRowsAvailable() &&
-                std::all_of(w.lattice.rows.begin(), w.lattice.rows.end(),
-                            [](const LatticeBrush::Row& row) { return row.count <= 8; });
   c.lattice = &w.lattice;
   c.brushes = &w.brushes;
   const double edge = mesh.mean_edge_length;

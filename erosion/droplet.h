@@ -37,8 +37,6 @@ struct DropletContext {
   const float* area = nullptr;
   const float* inv_area = nullptr;
   BrushMode brush_mode = BrushMode::kLattice;
-  // Row brushes a row (at most eight vertices) at a time in AVX-512 registers; same result.
-  bool wide_rows = false;
   const LatticeBrush* lattice = nullptr;
   const VertexBrushes* brushes = nullptr;  // for kPrecomputed
   float sea_level = 0.0f;                  // normalised

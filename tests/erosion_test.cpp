@@ -585,103 +585,25 @@ TEST_CASE("erosion: sampleSurface8 is sampleSurface eight times", "[erosion]") {
   CHECK(far > 5000);
 }
 
-TEST_CASE("erosion: the eight-lane row brush erodes as the four-lane one", "[erosion]") {
-  // Same droplets with DropletContext::wide_rows on and off: outcomes and every vertex's
-  // fixed-point change. A rough terrain with a sea and hard and soft rock, so brushes are cut
-  // at the base level and by erodibility.
-  const auto& mesh = meshOf(64);
-  erosion::ErosionParams params;
-  erosion::ErosionWorkspace workspace(mesh, params.radius);
-  auto input = inputFor(mesh, 0.0);
-  const auto h0 = rough(mesh, 5);
-  const auto e = hardness(mesh);
-  input.erodibility = e;
-  workspace.impl().prepare(h0, erosion::heightScale(input), e);
-  const auto context = erosion::makeDropletContext(input, params, workspace.impl());
-  if (!context.wide_rows) {
-    WARN("no AVX-512 here: the eight-lane row brush is not used and not tested");
-    return;
-  }
-  const auto spawns = weather::uniformRain(mesh, h0, 0.0, 4000, 9);
-  std::vector<uint32_t> order(spawns.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
-  auto run = [&](bool wide) {
-    auto c = context;
-    c.wide_rows = wide;
-    erosion::ChangeAccumulator changes(mesh.vertexCount(), erosion::kBrushLanes);
-    std::unique_ptr<erosion::BrushGatherer> gatherer;
-    std::vector<erosion::VisitedSet> visited(4);
-    std::vector<erosion::DropletOutcome> outcomes(spawns.size());
-    erosion::runDroplets(c, {&changes, &gatherer, nullptr}, visited, spawns, order, 0, outcomes);
-    std::vector<int64_t> sums(changes.sums(), changes.sums() + mesh.vertexCount());
-    return std::make_pair(outcomes, sums);
-  };
-  const auto [wide, wide_sums] = run(true);
-  const auto [four, four_sums] = run(false);
-  size_t eroded = 0, same = 0;
-  for (size_t i = 0; i < spawns.size(); ++i) {
-    eroded += four[i].eroded > 0.0f;
-    same += wide[i].eroded == four[i].eroded && wide[i].deposited == four[i].deposited &&
-            wide[i].steps == four[i].steps && wide[i].end == four[i].end;
-  }
-  CHECK(eroded > spawns.size() / 2);
-  CHECK(same == spawns.size());
-  CHECK(wide_sums == four_sums);
-}
-
-#if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
-// Writer::addUnmarked8 of dh[0..8), from a function compiled for AVX-512 (call only where the
-// CPU has it).
-__attribute__((target("avx512f,avx512dq,avx512vl"))) void addEightLanes(
-    erosion::ChangeAccumulator::Writer& writer, uint32_t v, __mmask8 lanes, const float* dh) {
-  writer.addUnmarked8(v, lanes, _mm256_loadu_ps(dh));
-}
-#endif
-
 TEST_CASE("erosion: four-lane change adds round as the one-lane add", "[erosion]") {
 #if defined(__SSE2__) && defined(__x86_64__)
   erosion::ChangeAccumulator lanes(64, erosion::kBrushLanes), single(64, erosion::kBrushLanes);
   erosion::ChangeAccumulator::Writer four(lanes), one(single);
   geodesy::HashStream rng(17, 0, 0);
   const float scale = float(erosion::ChangeAccumulator::kScale);
-  // Changes from a quantum to 2^(max_exponent - 44) quanta; every seventh a tie at .5.
-  auto change = [&](int i, double max_exponent) {
-    const double magnitude = std::pow(2.0, -44.0 + max_exponent * rng.uniform());
-    const float x = float((rng.uniform() < 0.5 ? -1.0 : 1.0) * magnitude);
-    return i % 7 == 0 ? (std::floor(x * scale) + 0.5f) / scale : x;
-  };
   for (int i = 0; i < 4000; ++i) {
     alignas(16) float dh[4];
-    for (float& x : dh) x = change(i, 49.0);  // up to the largest a lane takes
+    for (float& x : dh) {
+      // Magnitudes from quanta (ties at .5 included) to the largest a lane takes.
+      const double magnitude = std::pow(2.0, -44.0 + 49.0 * rng.uniform());
+      x = float((rng.uniform() < 0.5 ? -1.0 : 1.0) * magnitude);
+      if (i % 7 == 0) x = (std::floor(x * scale) + 0.5f) / scale;
+    }
     const uint32_t v = uint32_t(rng.uniform() * 60.0);
     four.addUnmarked4(v, _mm_load_ps(dh));
     for (uint32_t l = 0; l < 4; ++l) one.addUnmarked(v + l, dh[l]);
   }
   for (uint32_t v = 0; v < 64; ++v) REQUIRE(lanes.sum(v) == single.sum(v));
-#if defined(__GNUC__)
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512vl")) {
-    // The eight-lane add (any subset of lanes), up to magnitudes the four-lane add leaves to
-    // one lane at a time.
-    erosion::ChangeAccumulator eight(64, erosion::kBrushLanes), ones(64, erosion::kBrushLanes);
-    erosion::ChangeAccumulator::Writer e8(eight), e1(ones);
-    for (int i = 0; i < 4000; ++i) {
-      alignas(32) float dh[8];
-      for (float& x : dh) x = change(i, 60.0);
-      const uint32_t v = uint32_t(rng.uniform() * 56.0);
-      const auto lanes = __mmask8(rng.uniform() * 256.0);
-      addEightLanes(e8, v, lanes, dh);
-      for (uint32_t l = 0; l < 8; ++l)
-        if (lanes >> l & 1) e1.addUnmarked(v + l, dh[l]);
-    }
-    size_t changed = 0;
-    for (uint32_t v = 0; v < 64; ++v) {
-      REQUIRE(eight.sum(v) == ones.sum(v));
-      changed += eight.sum(v) != 0;
-    }
-    CHECK(changed > 50);
-  }
-#endif
 #else
   SUCCEED("no SSE2: the four-lane add is not built");
 #endif
