@@ -1,10 +1,10 @@
 #pragma once
-// sampleSurface for eight droplets at once, one per lane of AVX2 registers: the ring of every
-// droplet's anchor is fetched by gathers (which also put it in structure-of-arrays form), and
-// the fan sector, the face, its weights, height and gradient are found for all eight with one
-// instruction stream. Every lane does the same IEEE single operations in the same order as
-// sampleSurface, so the results are bit-identical to eight sampleSurface calls (test "lanes:
-// sampleSurface8 is sampleSurface eight times"). Internal to erosion/.
+// sampleSurface for eight droplets at once, one per lane of AVX2 registers: the neighbour
+// record and ring of every droplet's anchor are loaded and transposed into structure-of-arrays
+// form, and the fan sector, the face, its weights, height and gradient are found for all eight
+// with one instruction stream. Every lane does the same IEEE single operations in the same
+// order as sampleSurface, so the results are bit-identical to eight sampleSurface calls (test
+// "erosion: sampleSurface8 is sampleSurface eight times"). Internal to erosion/.
 
 #include <cstdint>
 
