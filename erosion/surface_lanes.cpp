@@ -17,10 +17,10 @@ bool surfaceLanesAvailable() {
   return available;
 }
 
-// Compiled for AVX2 (no FMA: a fused product would round differently from sampleSurface); only
-// called where surfaceLanesAvailable().
-#pragma GCC push_options
-#pragma GCC target("avx2")
+// Every function below is compiled for AVX2 (no FMA: a fused product would round differently
+// from sampleSurface); only called where surfaceLanesAvailable(). An attribute per function, as
+// GCC and Clang both read it (Clang ignores GCC's target pragma).
+#define PLANETGEN_AVX2 __attribute__((target("avx2")))
 
 namespace {
 
@@ -29,43 +29,43 @@ struct V3 {
   __m256 x, y, z;
 };
 
-inline V3 operator-(V3 a, V3 b) {
+PLANETGEN_AVX2 inline V3 operator-(V3 a, V3 b) {
   return {_mm256_sub_ps(a.x, b.x), _mm256_sub_ps(a.y, b.y), _mm256_sub_ps(a.z, b.z)};
 }
-inline V3 operator+(V3 a, V3 b) {
+PLANETGEN_AVX2 inline V3 operator+(V3 a, V3 b) {
   return {_mm256_add_ps(a.x, b.x), _mm256_add_ps(a.y, b.y), _mm256_add_ps(a.z, b.z)};
 }
-inline V3 operator*(__m256 s, V3 a) {
+PLANETGEN_AVX2 inline V3 operator*(__m256 s, V3 a) {
   return {_mm256_mul_ps(s, a.x), _mm256_mul_ps(s, a.y), _mm256_mul_ps(s, a.z)};
 }
-inline V3 cross(V3 a, V3 b) {
+PLANETGEN_AVX2 inline V3 cross(V3 a, V3 b) {
   return {_mm256_sub_ps(_mm256_mul_ps(a.y, b.z), _mm256_mul_ps(b.y, a.z)),
           _mm256_sub_ps(_mm256_mul_ps(a.z, b.x), _mm256_mul_ps(b.z, a.x)),
           _mm256_sub_ps(_mm256_mul_ps(a.x, b.y), _mm256_mul_ps(b.x, a.y))};
 }
-inline __m256 dot(V3 a, V3 b) {
+PLANETGEN_AVX2 inline __m256 dot(V3 a, V3 b) {
   return _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(a.x, b.x), _mm256_mul_ps(a.y, b.y)),
                        _mm256_mul_ps(a.z, b.z));
 }
 // Lanes of b where mask, else a.
-inline __m256 pick(__m256 a, __m256 b, __m256 mask) {
+PLANETGEN_AVX2 inline __m256 pick(__m256 a, __m256 b, __m256 mask) {
   return _mm256_blendv_ps(a, b, mask);
 }
-inline __m256i pick(__m256i a, __m256i b, __m256 mask) {
+PLANETGEN_AVX2 inline __m256i pick(__m256i a, __m256i b, __m256 mask) {
   return _mm256_blendv_epi8(a, b, _mm256_castps_si256(mask));
 }
-inline V3 pick(V3 a, V3 b, __m256 mask) {
+PLANETGEN_AVX2 inline V3 pick(V3 a, V3 b, __m256 mask) {
   return {pick(a.x, b.x, mask), pick(a.y, b.y, mask), pick(a.z, b.z, mask)};
 }
 // -x exactly (sign flip), as the scalar code's unary minus.
-inline __m256 negate(__m256 x) {
+PLANETGEN_AVX2 inline __m256 negate(__m256 x) {
   return _mm256_xor_ps(x, _mm256_set1_ps(-0.0f));
 }
 // std::min(a, b) and std::max(a, b), zeros' signs included.
-inline __m256 minOf(__m256 a, __m256 b) {
+PLANETGEN_AVX2 inline __m256 minOf(__m256 a, __m256 b) {
   return _mm256_min_ps(b, a);
 }
-inline __m256 maxOf(__m256 a, __m256 b) {
+PLANETGEN_AVX2 inline __m256 maxOf(__m256 a, __m256 b) {
   return _mm256_max_ps(b, a);
 }
 
@@ -76,12 +76,14 @@ struct Points8 {
   V3 x;
   __m256 h;
 };
-inline Points8 loadPoints(const VertexPoint* points, const uint32_t* ids) {
-  auto pair = [&](int a, int b) {
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(&points[ids[a]].x.x)),
-                                _mm_load_ps(&points[ids[b]].x.x), 1);
-  };
-  const __m256 m0 = pair(0, 4), m1 = pair(1, 5), m2 = pair(2, 6), m3 = pair(3, 7);
+// The points of vertices a (low half) and b (high half).
+PLANETGEN_AVX2 inline __m256 loadPair(const VertexPoint* points, uint32_t a, uint32_t b) {
+  return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(&points[a].x.x)),
+                              _mm_load_ps(&points[b].x.x), 1);
+}
+PLANETGEN_AVX2 inline Points8 loadPoints(const VertexPoint* points, const uint32_t* ids) {
+  const __m256 m0 = loadPair(points, ids[0], ids[4]), m1 = loadPair(points, ids[1], ids[5]);
+  const __m256 m2 = loadPair(points, ids[2], ids[6]), m3 = loadPair(points, ids[3], ids[7]);
   const __m256 t0 = _mm256_unpacklo_ps(m0, m1), t1 = _mm256_unpackhi_ps(m0, m1);
   const __m256 t2 = _mm256_unpacklo_ps(m2, m3), t3 = _mm256_unpackhi_ps(m2, m3);
   return {{_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xee),
@@ -91,7 +93,8 @@ inline Points8 loadPoints(const VertexPoint* points, const uint32_t* ids) {
 
 // The neighbour records of the vertices ids[0 .. 8), transposed: word k of every record in
 // out[k] (nbr[0..5], then the links word), from eight 32-byte loads.
-inline void loadLinks(const VertexLinks* links, const uint32_t* ids, __m256i out[8]) {
+PLANETGEN_AVX2 inline void loadLinks(const VertexLinks* links, const uint32_t* ids,
+                                     __m256i out[8]) {
   __m256i r[8];
   for (int l = 0; l < 8; ++l)
     r[l] = _mm256_load_si256(reinterpret_cast<const __m256i*>(&links[ids[l]]));
@@ -117,9 +120,10 @@ static_assert(sizeof(VertexLinks) == 8 * sizeof(uint32_t));
 
 }  // namespace
 
-void sampleSurface8(const VertexPoint* points, const VertexLinks* links,
-                    const uint32_t near[kSurfaceLanes], const Lanes p_in[kSurfaceLanes],
-                    SurfaceSample out[kSurfaceLanes]) {
+PLANETGEN_AVX2 void sampleSurface8(const VertexPoint* points, const VertexLinks* links,
+                                   const uint32_t near[kSurfaceLanes],
+                                   const Lanes p_in[kSurfaceLanes],
+                                   SurfaceSample out[kSurfaceLanes]) {
   alignas(32) float px[kSurfaceLanes], py[kSurfaceLanes], pz[kSurfaceLanes];
   for (int l = 0; l < kSurfaceLanes; ++l)
     px[l] = p_in[l].x(), py[l] = p_in[l].y(), pz[l] = p_in[l].z();
@@ -236,7 +240,7 @@ void sampleSurface8(const VertexPoint* points, const VertexLinks* links,
   }
 }
 
-#pragma GCC pop_options
+#undef PLANETGEN_AVX2
 
 #else
 
