@@ -587,6 +587,11 @@ void runDroplets(const DropletContext& c, DropletScratch scratch, std::span<Visi
   };
   size_t active = 0;
   for (size_t j = 0; j < in_flight; ++j) active += launch(j);
+  // Droplet j has ended: its outcome is kept and the next droplet takes its place.
+  auto replace = [&](size_t j) {
+    outcomes[index[j]] = runs[j]->outcome();
+    if (!launch(j)) --active;
+  };
   if (in_flight == kSurfaceLanes && surfaceLanesAvailable()) {
     // Eight in flight, in lockstep: the land and fan steps of all eight start with one
     // sampleSurface8; a droplet's other steps (its last deposit) run at once, and an ended
@@ -602,8 +607,7 @@ void runDroplets(const DropletContext& c, DropletScratch scratch, std::span<Visi
             runs[j]->step();
             continue;
           }
-          outcomes[index[j]] = runs[j]->outcome();
-          if (!launch(j)) --active;
+          replace(j);
         }
         if (runs[j]) live = j;
       }
@@ -632,9 +636,7 @@ void runDroplets(const DropletContext& c, DropletScratch scratch, std::span<Visi
       const size_t ahead = j + 1 == in_flight ? 0 : j + 1;
       if (runs[ahead]) runs[ahead]->prefetchNext();
       runs[j]->step();
-      if (!runs[j]->done()) continue;
-      outcomes[index[j]] = runs[j]->outcome();
-      if (!launch(j)) --active;
+      if (runs[j]->done()) replace(j);
     }
   }
 }

@@ -184,7 +184,8 @@ inline int fanSector(const float* side, int degree) {
 
 // Samples the terrain at the unit point p, starting from `near`, a vertex near p (in the droplet
 // loop the old face's corner toward p, see cornerToward; at the spawn the face's heaviest
-// corner). A search that has not found the face after 8 fans keeps the last one, clamped.
+// corner). A search that has not found the face after kLocateMoves moves keeps the last fan,
+// clamped.
 //
 // From the anchor u (first `near`), p lies in the fan of faces around u in the sector between
 // neighbours k and k + 1 where side_k = det(x_u, x_k, p) >= 0 > side_{k+1} (fanSector). Those
@@ -195,6 +196,9 @@ inline int fanSector(const float* side, int degree) {
 // interpolant h = sum h_j s_j / S (S = sum s_j) is sum (h_j - h) N_j / S, tangent at p by
 // construction. Every vector is a difference of nearby points, so float keeps full relative
 // precision.
+// How often sampleSurface moves on to another fan before it keeps the last one, clamped.
+inline constexpr int kLocateMoves = 8;
+
 inline SurfaceSample sampleSurface(const VertexPoint* points, const VertexLinks* links,
                                    uint32_t near, Lanes p) {
   RingCoordinates ring;
@@ -216,7 +220,7 @@ inline SurfaceSample sampleSurface(const VertexPoint* points, const VertexLinks*
     float su = dot(p - xa, nu);
     float sa = -side[k + 1], sb = side[k];
     const float sum = su + sa + sb;
-    if (su < -1e-6f * sum && attempt < 8) {
+    if (su < -1e-6f * sum && attempt < kLocateMoves) {
       u = sa > sb ? va : vb;  // p is beyond the fan's rim: look from the nearer far corner
       continue;
     }

@@ -143,9 +143,9 @@ PLANETGEN_AVX2 void sampleSurface8(const VertexPoint* points, const VertexLinks*
     const Points8 xu = loadPoints(points, ids[0]);
     __m256i nbr[8];
     loadLinks(links, ids[0], nbr);
-    const __m256i word = nbr[6];
-    const __m256 six = _mm256_castsi256_ps(_mm256_cmpeq_epi32(
-        _mm256_and_si256(_mm256_srli_epi32(word, 24), _mm256_set1_epi32(7)), _mm256_set1_epi32(6)));
+    const __m256 six = _mm256_castsi256_ps(_mm256_cmpeq_epi32(  // nbr[6]: the links words
+        _mm256_and_si256(_mm256_srli_epi32(nbr[6], 24), _mm256_set1_epi32(7)),
+        _mm256_set1_epi32(6)));
 
     // side_k = (x_k - x_u) . ((p - x_u) x x_u), as ringDots.
     const V3 w = cross(p - xu.x, xu.x);
@@ -195,8 +195,9 @@ PLANETGEN_AVX2 void sampleSurface8(const VertexPoint* points, const VertexLinks*
     const __m256 su = dot(p - xa.x, nu);
     const __m256 sum = _mm256_add_ps(_mm256_add_ps(su, sa), sb);
     const __m256 beyond =
-        attempt < 8 ? _mm256_cmp_ps(su, _mm256_mul_ps(_mm256_set1_ps(-1e-6f), sum), _CMP_LT_OQ)
-                    : zero;
+        attempt < kLocateMoves
+            ? _mm256_cmp_ps(su, _mm256_mul_ps(_mm256_set1_ps(-1e-6f), sum), _CMP_LT_OQ)
+            : zero;
     const __m256 found = _mm256_andnot_ps(done, _mm256_andnot_ps(beyond, all));
     if (_mm256_movemask_ps(found)) {
       // p may sit a rounding error outside its face: clamp onto it.
