@@ -352,11 +352,11 @@ void DropletRun::record(float eroded, float deposited, float dh) {
   trace_->steps.push_back(step);
 }
 
-void DropletRun::prefetchNext() const {
+void DropletRun::prefetchNext(uint32_t anchor) const {
   const DropletContext& c = c_;
   if (phase_ == Phase::kLand || phase_ == Phase::kFan) {
-    const VertexLinks& l = c.links[anchor_];
-    __builtin_prefetch(&c.points[anchor_]);
+    const VertexLinks& l = c.links[anchor];
+    __builtin_prefetch(&c.points[anchor]);
     for (uint32_t v : l.nbr) __builtin_prefetch(&c.points[v]);
     // A fan step also reads its corners' areas (roomBelow) and adds to their changes.
     if (phase_ == Phase::kFan)
@@ -594,15 +594,20 @@ void runDroplets(const DropletContext& c, DropletScratch scratch, std::span<Visi
   };
   if (in_flight == kSurfaceLanes && surfaceLanesAvailable()) {
     // Eight in flight, in lockstep: the land and fan steps of all eight start with one
-    // sampleSurface8; a droplet's other steps (its last deposit) run at once, and an ended
-    // droplet makes room for the next. An empty lane repeats a live lane's query.
+    // locateStep8; a droplet's other steps (its last deposit) run at once, and an ended droplet
+    // makes room for the next. A droplet whose next point lies past the rim of its anchor's fan
+    // (one locate in nine) does not hold up the others: its search moves on in the next round,
+    // once the new anchor's record and ring have been fetched while the others step. An empty
+    // lane repeats a live lane's query.
     uint32_t near[kSurfaceLanes];
+    uint8_t moves[kSurfaceLanes] = {};
     Lanes p[kSurfaceLanes];
     SurfaceSample samples[kSurfaceLanes];
+    uint32_t searching = 0;  // lanes whose search has moved on and continues in the next round
     while (active > 0) {
       size_t live = 0;
       for (size_t j = 0; j < kSurfaceLanes; ++j) {
-        while (runs[j] && !runs[j]->needsSample()) {
+        while (!(searching >> j & 1u) && runs[j] && !runs[j]->needsSample()) {
           if (!runs[j]->done()) {
             runs[j]->step();
             continue;
@@ -612,18 +617,33 @@ void runDroplets(const DropletContext& c, DropletScratch scratch, std::span<Visi
         if (runs[j]) live = j;
       }
       if (active == 0) break;
+      uint32_t occupied = 0;
       for (size_t j = 0; j < kSurfaceLanes; ++j) {
-        const DropletRun& run = runs[j] ? *runs[j] : *runs[live];
-        near[j] = run.anchor();
-        p[j] = run.nextPosition();
+        if (!runs[j]) continue;
+        occupied |= 1u << j;
+        if (searching >> j & 1u) continue;  // near, moves and p hold the search so far
+        near[j] = runs[j]->anchor();
+        moves[j] = 0;
+        p[j] = runs[j]->nextPosition();
       }
-      sampleSurface8(c.points, c.links, near, p, samples);
-      // A step ends by prefetching its next anchor's neighbour record; three lanes later it has
-      // arrived and the neighbours' points are asked for (prefetchNext).
+      for (size_t j = 0; j < kSurfaceLanes; ++j)
+        if (!runs[j]) near[j] = near[live], moves[j] = moves[live], p[j] = p[live];
+      const uint32_t found = locateStep8(c.points, c.links, near, moves, p, samples);
+      searching = ~found & occupied;
+      // A step ends by prefetching its next anchor's neighbour record, as does a search that
+      // moves on; three lanes later the record has arrived and the neighbours' points are asked
+      // for (prefetchNext).
       constexpr size_t kLag = 3;
       for (size_t j = 0; j < kSurfaceLanes + kLag; ++j) {
-        if (j < kSurfaceLanes && runs[j]) runs[j]->step(samples[j]);
-        if (j >= kLag && runs[j - kLag]) runs[j - kLag]->prefetchNext();
+        if (j < kSurfaceLanes && runs[j]) {
+          if (found >> j & 1u)
+            runs[j]->step(samples[j]);
+          else
+            __builtin_prefetch(&c.links[near[j]]);
+        }
+        if (j < kLag || !runs[j - kLag]) continue;
+        const size_t k = j - kLag;
+        runs[k]->prefetchNext(found >> k & 1u ? runs[k]->anchor() : near[k]);
       }
     }
     return;

@@ -89,7 +89,9 @@ class DropletRun {
   // vertex. Call it a while before step(), once the links prefetched at the end of the last
   // step have had time to arrive. (A settle step's brush centre is prefetched when the
   // droplet's walk ends; prefetching its brush rows as well measured no faster.)
-  void prefetchNext() const;
+  void prefetchNext() const { prefetchNext(anchor_); }
+  // The same for a locate that has moved on to `anchor` (runDroplets' lockstep).
+  void prefetchNext(uint32_t anchor) const;
   void step();
   // Whether the next step is a land or fan step, which starts by sampling the surface at
   // nextPosition() from the vertex anchor(); step(sample) takes that sample (runDroplets finds

@@ -1,7 +1,9 @@
 #include "erosion/surface_lanes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -120,124 +122,140 @@ static_assert(sizeof(VertexLinks) == 8 * sizeof(uint32_t));
 
 }  // namespace
 
-PLANETGEN_AVX2 void sampleSurface8(const VertexPoint* points, const VertexLinks* links,
-                                   const uint32_t near[kSurfaceLanes],
-                                   const Lanes p_in[kSurfaceLanes],
-                                   SurfaceSample out[kSurfaceLanes]) {
+PLANETGEN_AVX2 uint32_t locateStep8(const VertexPoint* points, const VertexLinks* links,
+                                    uint32_t near[kSurfaceLanes], uint8_t moves[kSurfaceLanes],
+                                    const Lanes p_in[kSurfaceLanes],
+                                    SurfaceSample out[kSurfaceLanes]) {
   alignas(32) float px[kSurfaceLanes], py[kSurfaceLanes], pz[kSurfaceLanes];
   for (int l = 0; l < kSurfaceLanes; ++l)
     px[l] = p_in[l].x(), py[l] = p_in[l].y(), pz[l] = p_in[l].z();
   const V3 p{_mm256_load_ps(px), _mm256_load_ps(py), _mm256_load_ps(pz)};
   const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
-  const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
 
-  __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(near));
-  __m256 done = zero;  // lanes whose face is found
-  // The found faces, by lane.
-  __m256i v0 = u, v1 = u, v2 = u;
-  __m256 bu_out = zero, ba_out = zero, bb_out = zero, h_out = zero;
-  V3 g_out{zero, zero, zero};
-  for (int attempt = 0;; ++attempt) {
-    alignas(32) uint32_t ids[7][kSurfaceLanes];  // the anchors, then their neighbours by slot
-    _mm256_store_si256(reinterpret_cast<__m256i*>(ids[0]), u);
-    const Points8 xu = loadPoints(points, ids[0]);
-    __m256i nbr[8];
-    loadLinks(links, ids[0], nbr);
-    const __m256 six = _mm256_castsi256_ps(_mm256_cmpeq_epi32(  // nbr[6]: the links words
-        _mm256_and_si256(_mm256_srli_epi32(nbr[6], 24), _mm256_set1_epi32(7)),
-        _mm256_set1_epi32(6)));
+  alignas(32) uint32_t ids[7][kSurfaceLanes];  // the anchors, then their neighbours by slot
+  std::memcpy(ids[0], near, sizeof(ids[0]));
+  const Points8 xu = loadPoints(points, ids[0]);
+  __m256i nbr[8];
+  loadLinks(links, ids[0], nbr);
+  const __m256 six = _mm256_castsi256_ps(_mm256_cmpeq_epi32(  // nbr[6]: the links words
+      _mm256_and_si256(_mm256_srli_epi32(nbr[6], 24), _mm256_set1_epi32(7)), _mm256_set1_epi32(6)));
 
-    // side_k = (x_k - x_u) . ((p - x_u) x x_u), as ringDots.
-    const V3 w = cross(p - xu.x, xu.x);
-    Points8 ring[6];
-    __m256 side[6];
-    for (int k = 0; k < 6; ++k) {
-      _mm256_store_si256(reinterpret_cast<__m256i*>(ids[k + 1]), nbr[k]);
-      ring[k] = loadPoints(points, ids[k + 1]);
-      side[k] = dot(ring[k].x - xu.x, w);
-    }
-    // side_{k+1}, wrapping at the degree (a five-valent vertex's sector 4 closes on slot 0).
-    __m256 next[6];
-    for (int k = 0; k < 4; ++k) next[k] = side[k + 1];
-    next[4] = pick(side[0], side[5], six);
-    next[5] = side[0];
-    // fanSector: the sector of the largest margin min(side_k, -side_{k+1}), the first of equals
-    // (its sign-bit shortcut picks the same sector).
-    __m256 best = minOf(side[0], negate(next[0]));
-    __m256i sector = _mm256_setzero_si256();
-    for (int k = 1; k < 6; ++k) {
-      __m256 margin = minOf(side[k], negate(next[k]));
-      if (k == 5) margin = pick(_mm256_set1_ps(-INFINITY), margin, six);
-      const __m256 larger = _mm256_cmp_ps(margin, best, _CMP_GT_OQ);
-      best = pick(best, margin, larger);
-      sector = pick(sector, _mm256_set1_epi32(k), larger);
-    }
-    // The sector's corners a = slot k, b = slot k + 1 (slot 0 after the last).
-    Points8 xa = ring[0], xb = ring[1];
-    __m256i va = nbr[0], vb = nbr[1];
-    __m256 sa = negate(next[0]), sb = side[0];
-    for (int k = 1; k < 6; ++k) {
-      const __m256 here = _mm256_castsi256_ps(_mm256_cmpeq_epi32(sector, _mm256_set1_epi32(k)));
-      Points8 xk1 = ring[k + 1 == 6 ? 0 : k + 1];
-      __m256i vk1 = nbr[k + 1 == 6 ? 0 : k + 1];
-      if (k == 4) {
-        xk1 = {pick(ring[0].x, ring[5].x, six), pick(ring[0].h, ring[5].h, six)};
-        vk1 = pick(nbr[0], nbr[5], six);
-      }
-      xa = {pick(xa.x, ring[k].x, here), pick(xa.h, ring[k].h, here)};
-      xb = {pick(xb.x, xk1.x, here), pick(xb.h, xk1.h, here)};
-      va = pick(va, nbr[k], here);
-      vb = pick(vb, vk1, here);
-      sa = pick(sa, negate(next[k]), here);
-      sb = pick(sb, side[k], here);
-    }
-    const V3 nu = cross(xa.x, xb.x - xa.x);
-    const __m256 su = dot(p - xa.x, nu);
-    const __m256 sum = _mm256_add_ps(_mm256_add_ps(su, sa), sb);
-    const __m256 beyond =
-        attempt < kLocateMoves
-            ? _mm256_cmp_ps(su, _mm256_mul_ps(_mm256_set1_ps(-1e-6f), sum), _CMP_LT_OQ)
-            : zero;
-    const __m256 found = _mm256_andnot_ps(done, _mm256_andnot_ps(beyond, all));
-    if (_mm256_movemask_ps(found)) {
-      // p may sit a rounding error outside its face: clamp onto it.
-      const __m256 cu = maxOf(su, zero), ca = maxOf(sa, zero), cb = maxOf(sb, zero);
-      const __m256 inv = _mm256_div_ps(one, _mm256_add_ps(_mm256_add_ps(cu, ca), cb));
-      const __m256 bu = _mm256_mul_ps(cu, inv), ba = _mm256_mul_ps(ca, inv),
-                   bb = _mm256_mul_ps(cb, inv);
-      const __m256 h = _mm256_add_ps(
-          _mm256_add_ps(_mm256_mul_ps(xu.h, bu), _mm256_mul_ps(xa.h, ba)), _mm256_mul_ps(xb.h, bb));
-      const V3 na = cross(xb.x, xu.x - xb.x), nb = cross(xu.x, xa.x - xu.x);
-      const V3 g =
-          _mm256_div_ps(one, sum) * ((_mm256_sub_ps(xu.h, h) * nu + _mm256_sub_ps(xa.h, h) * na) +
-                                     _mm256_sub_ps(xb.h, h) * nb);
-      v0 = pick(v0, u, found), v1 = pick(v1, va, found), v2 = pick(v2, vb, found);
-      bu_out = pick(bu_out, bu, found), ba_out = pick(ba_out, ba, found);
-      bb_out = pick(bb_out, bb, found), h_out = pick(h_out, h, found);
-      g_out = pick(g_out, g, found);
-      done = _mm256_or_ps(done, found);
-    }
-    if (_mm256_movemask_ps(done) == 0xff) break;
-    // p is beyond the fan's rim: look from the nearer far corner.
-    const __m256i far = pick(vb, va, _mm256_cmp_ps(sa, sb, _CMP_GT_OQ));
-    u = pick(far, u, done);
+  // side_k = (x_k - x_u) . ((p - x_u) x x_u), as ringDots.
+  const V3 w = cross(p - xu.x, xu.x);
+  Points8 ring[6];
+  __m256 side[6];
+  for (int k = 0; k < 6; ++k) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(ids[k + 1]), nbr[k]);
+    ring[k] = loadPoints(points, ids[k + 1]);
+    side[k] = dot(ring[k].x - xu.x, w);
   }
+  // side_{k+1}, wrapping at the degree (a five-valent vertex's sector 4 closes on slot 0).
+  __m256 next[6];
+  for (int k = 0; k < 4; ++k) next[k] = side[k + 1];
+  next[4] = pick(side[0], side[5], six);
+  next[5] = side[0];
+  // fanSector: the sector of the largest margin min(side_k, -side_{k+1}), the first of equals
+  // (its sign-bit shortcut picks the same sector).
+  __m256 best = minOf(side[0], negate(next[0]));
+  __m256i sector = _mm256_setzero_si256();
+  for (int k = 1; k < 6; ++k) {
+    __m256 margin = minOf(side[k], negate(next[k]));
+    if (k == 5) margin = pick(_mm256_set1_ps(-INFINITY), margin, six);
+    const __m256 larger = _mm256_cmp_ps(margin, best, _CMP_GT_OQ);
+    best = pick(best, margin, larger);
+    sector = pick(sector, _mm256_set1_epi32(k), larger);
+  }
+  // The sector's corners a = slot k, b = slot k + 1 (slot 0 after the last).
+  Points8 xa = ring[0], xb = ring[1];
+  __m256i va = nbr[0], vb = nbr[1];
+  __m256 sa = negate(next[0]), sb = side[0];
+  for (int k = 1; k < 6; ++k) {
+    const __m256 here = _mm256_castsi256_ps(_mm256_cmpeq_epi32(sector, _mm256_set1_epi32(k)));
+    Points8 xk1 = ring[k + 1 == 6 ? 0 : k + 1];
+    __m256i vk1 = nbr[k + 1 == 6 ? 0 : k + 1];
+    if (k == 4) {
+      xk1 = {pick(ring[0].x, ring[5].x, six), pick(ring[0].h, ring[5].h, six)};
+      vk1 = pick(nbr[0], nbr[5], six);
+    }
+    xa = {pick(xa.x, ring[k].x, here), pick(xa.h, ring[k].h, here)};
+    xb = {pick(xb.x, xk1.x, here), pick(xb.h, xk1.h, here)};
+    va = pick(va, nbr[k], here);
+    vb = pick(vb, vk1, here);
+    sa = pick(sa, negate(next[k]), here);
+    sb = pick(sb, side[k], here);
+  }
+  const V3 nu = cross(xa.x, xb.x - xa.x);
+  const __m256 su = dot(p - xa.x, nu);
+  const __m256 sum = _mm256_add_ps(_mm256_add_ps(su, sa), sb);
+  // Beyond the fan's rim, in a lane that may still move (as sampleSurface's test).
+  int64_t moves_word;
+  std::memcpy(&moves_word, moves, sizeof(moves_word));
+  const __m256 may_move = _mm256_castsi256_ps(_mm256_cmpgt_epi32(
+      _mm256_set1_epi32(kLocateMoves), _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(moves_word))));
+  const __m256 beyond = _mm256_and_ps(
+      may_move, _mm256_cmp_ps(su, _mm256_mul_ps(_mm256_set1_ps(-1e-6f), sum), _CMP_LT_OQ));
+  const uint32_t found = uint32_t(~_mm256_movemask_ps(beyond)) & 0xffu;
+  if (found != 0xffu) {
+    // p is beyond the fan's rim: look from the nearer far corner.
+    alignas(32) uint32_t far[kSurfaceLanes];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(far),
+                       pick(vb, va, _mm256_cmp_ps(sa, sb, _CMP_GT_OQ)));
+    for (int l = 0; l < kSurfaceLanes; ++l)
+      if (!(found >> l & 1u)) near[l] = far[l], ++moves[l];
+  }
+  if (found == 0) return 0;
+  // p may sit a rounding error outside its face: clamp onto it.
+  const __m256 cu = maxOf(su, zero), ca = maxOf(sa, zero), cb = maxOf(sb, zero);
+  const __m256 inv = _mm256_div_ps(one, _mm256_add_ps(_mm256_add_ps(cu, ca), cb));
+  const __m256 bu = _mm256_mul_ps(cu, inv), ba = _mm256_mul_ps(ca, inv),
+               bb = _mm256_mul_ps(cb, inv);
+  const __m256 h = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(xu.h, bu), _mm256_mul_ps(xa.h, ba)),
+                                 _mm256_mul_ps(xb.h, bb));
+  const V3 na = cross(xb.x, xu.x - xb.x), nb = cross(xu.x, xa.x - xu.x);
+  const V3 g =
+      _mm256_div_ps(one, sum) *
+      ((_mm256_sub_ps(xu.h, h) * nu + _mm256_sub_ps(xa.h, h) * na) + _mm256_sub_ps(xb.h, h) * nb);
 
-  alignas(32) uint32_t c0[kSurfaceLanes], c1[kSurfaceLanes], c2[kSurfaceLanes];
-  alignas(32) float b0[kSurfaceLanes], b1[kSurfaceLanes], b2[kSurfaceLanes], h[kSurfaceLanes];
+  alignas(32) uint32_t c1[kSurfaceLanes], c2[kSurfaceLanes];
+  alignas(32) float b0[kSurfaceLanes], b1[kSurfaceLanes], b2[kSurfaceLanes], hs[kSurfaceLanes];
   alignas(32) float gx[kSurfaceLanes], gy[kSurfaceLanes], gz[kSurfaceLanes];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(c0), v0);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(c1), v1);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(c2), v2);
-  _mm256_store_ps(b0, bu_out), _mm256_store_ps(b1, ba_out), _mm256_store_ps(b2, bb_out);
-  _mm256_store_ps(h, h_out);
-  _mm256_store_ps(gx, g_out.x), _mm256_store_ps(gy, g_out.y), _mm256_store_ps(gz, g_out.z);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(c1), va);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(c2), vb);
+  _mm256_store_ps(b0, bu), _mm256_store_ps(b1, ba), _mm256_store_ps(b2, bb);
+  _mm256_store_ps(hs, h);
+  _mm256_store_ps(gx, g.x), _mm256_store_ps(gy, g.y), _mm256_store_ps(gz, g.z);
   for (int l = 0; l < kSurfaceLanes; ++l) {
+    if (!(found >> l & 1u)) continue;
     SurfaceSample& s = out[l];
-    s.v[0] = c0[l], s.v[1] = c1[l], s.v[2] = c2[l];
+    s.v[0] = ids[0][l], s.v[1] = c1[l], s.v[2] = c2[l];
     s.bary = glm::vec3(b0[l], b1[l], b2[l]);
-    s.h = h[l];
+    s.h = hs[l];
     s.gradient = Lanes::of(glm::vec3(gx[l], gy[l], gz[l]));
+  }
+  return found;
+}
+
+void sampleSurface8(const VertexPoint* points, const VertexLinks* links,
+                    const uint32_t near[kSurfaceLanes], const Lanes p[kSurfaceLanes],
+                    SurfaceSample out[kSurfaceLanes]) {
+  uint32_t anchors[kSurfaceLanes];
+  std::copy(near, near + kSurfaceLanes, anchors);
+  uint8_t moves[kSurfaceLanes] = {};
+  Lanes queries[kSurfaceLanes];
+  std::copy(p, p + kSurfaceLanes, queries);
+  SurfaceSample found[kSurfaceLanes];
+  // A lane that has found its face repeats the query of a lane that has not, whose anchor
+  // moved; its own sample is kept.
+  for (uint32_t pending = 0xffu; pending;) {
+    const uint32_t now = locateStep8(points, links, anchors, moves, queries, found);
+    for (int l = 0; l < kSurfaceLanes; ++l)
+      if ((pending & now) >> l & 1u) out[l] = found[l];
+    pending &= ~now;
+    if (!pending) break;
+    const int lead = __builtin_ctz(pending);
+    for (int l = 0; l < kSurfaceLanes; ++l)
+      if (!(pending >> l & 1u))
+        anchors[l] = anchors[lead], moves[l] = moves[lead], queries[l] = queries[lead];
   }
 }
 
@@ -249,9 +267,14 @@ bool surfaceLanesAvailable() {
   return false;
 }
 
+uint32_t locateStep8(const VertexPoint*, const VertexLinks*, uint32_t*, uint8_t*, const Lanes*,
+                     SurfaceSample*) {
+  std::abort();  // callers check surfaceLanesAvailable()
+}
+
 void sampleSurface8(const VertexPoint*, const VertexLinks*, const uint32_t*, const Lanes*,
                     SurfaceSample*) {
-  std::abort();  // callers check surfaceLanesAvailable()
+  std::abort();
 }
 
 #endif

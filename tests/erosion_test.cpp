@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -523,6 +524,28 @@ TEST_CASE("erosion: the row brush is the lattice brush, read as runs of ids", "[
   }
 }
 
+namespace {
+
+// A workspace on `mesh` whose node table holds rough heights (sea level 0), for the locate.
+std::unique_ptr<erosion::ErosionWorkspace> roughWorkspace(const geodesy::SphereMesh& mesh,
+                                                          uint64_t seed) {
+  auto workspace =
+      std::make_unique<erosion::ErosionWorkspace>(mesh, erosion::ErosionParams{}.radius);
+  workspace->impl().prepare(rough(mesh, seed), erosion::heightScale(inputFor(mesh, 0.0)), {});
+  return workspace;
+}
+
+// The same face, weights, height and gradient, bit for bit.
+void requireSameSample(const erosion::SurfaceSample& one, const erosion::SurfaceSample& other) {
+  const glm::vec3 g1 = one.gradient.vec3(), g2 = other.gradient.vec3();
+  REQUIRE(std::equal(one.v, one.v + 3, other.v));
+  REQUIRE(std::memcmp(&one.bary, &other.bary, sizeof(one.bary)) == 0);
+  REQUIRE(std::memcmp(&one.h, &other.h, sizeof(float)) == 0);
+  REQUIRE(std::memcmp(&g1, &g2, sizeof(g1)) == 0);
+}
+
+}  // namespace
+
 TEST_CASE("erosion: sampleSurface8 is sampleSurface eight times", "[erosion]") {
   if (!erosion::surfaceLanesAvailable()) {
     WARN("no AVX2 here: sampleSurface8 is not used and not tested");
@@ -531,11 +554,8 @@ TEST_CASE("erosion: sampleSurface8 is sampleSurface eight times", "[erosion]") {
   // Rough heights; queries from every kind of anchor (the twelve five-valent vertices
   // included) to points up to three edges away (several fans), on vertices and on edges.
   const auto& mesh = meshOf(24);
-  erosion::ErosionParams params;
-  erosion::ErosionWorkspace workspace(mesh, params.radius);
-  const auto input = inputFor(mesh, 0.0);
-  workspace.impl().prepare(rough(mesh, 7), erosion::heightScale(input), {});
-  const erosion::NodeTable& nodes = workspace.impl().nodes;
+  const auto workspace = roughWorkspace(mesh, 7);
+  const erosion::NodeTable& nodes = workspace->impl().nodes;
   const float edge = float(mesh.mean_edge_length);
   geodesy::HashStream rng(8, 1, 2);
   size_t checked = 0, far = 0;
@@ -570,19 +590,71 @@ TEST_CASE("erosion: sampleSurface8 is sampleSurface eight times", "[erosion]") {
     erosion::SurfaceSample lanes[erosion::kSurfaceLanes];
     erosion::sampleSurface8(nodes.points.data(), nodes.links.data(), near, p, lanes);
     for (int l = 0; l < erosion::kSurfaceLanes; ++l) {
-      const erosion::SurfaceSample one =
-          erosion::sampleSurface(nodes.points.data(), nodes.links.data(), near[l], p[l]);
-      const glm::vec3 g1 = one.gradient.vec3(), g8 = lanes[l].gradient.vec3();
       INFO("round " << round << " lane " << l);
-      REQUIRE(std::equal(one.v, one.v + 3, lanes[l].v));
-      REQUIRE(std::memcmp(&one.bary, &lanes[l].bary, sizeof(one.bary)) == 0);
-      REQUIRE(std::memcmp(&one.h, &lanes[l].h, sizeof(float)) == 0);
-      REQUIRE(std::memcmp(&g1, &g8, sizeof(g1)) == 0);
+      requireSameSample(
+          erosion::sampleSurface(nodes.points.data(), nodes.links.data(), near[l], p[l]), lanes[l]);
       ++checked;
     }
   }
   CHECK(checked == 32000);
   CHECK(far > 5000);
+}
+
+TEST_CASE("erosion: locateStep8 lanes move on alone and end as sampleSurface", "[erosion]") {
+  if (!erosion::surfaceLanesAvailable()) {
+    WARN("no AVX2 here: locateStep8 is not used and not tested");
+    return;
+  }
+  // Each lane takes a new query as soon as its last one is found, as runDroplets' lanes do, so
+  // the lanes of one call are at different moves of their searches. Points up to twelve edges
+  // away: a search of more than kLocateMoves moves keeps its last fan, clamped, and the lane's
+  // move count must carry that limit from call to call.
+  const auto& mesh = meshOf(24);
+  const auto workspace = roughWorkspace(mesh, 11);
+  const erosion::NodeTable& nodes = workspace->impl().nodes;
+  const float edge = float(mesh.mean_edge_length);
+  geodesy::HashStream rng(9, 4, 1);
+  auto query = [&](uint32_t& start, erosion::Lanes& p) {
+    start = uint32_t(rng.uniform() * double(mesh.vertexCount()));
+    const glm::vec3 x = mesh.positions[start];
+    const glm::vec3 axis = std::abs(x.x) < 0.9f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0);
+    const glm::vec3 t1 = glm::normalize(glm::cross(x, axis)), t2 = glm::cross(x, t1);
+    const float angle = float(6.283185307179586 * rng.uniform());
+    const float reach = float(rng.uniform() < 0.9 ? 2.0 * rng.uniform() : 12.0 * rng.uniform());
+    p = erosion::Lanes::of(
+        glm::normalize(x + reach * edge * (std::cos(angle) * t1 + std::sin(angle) * t2)));
+  };
+  uint32_t start[erosion::kSurfaceLanes], near[erosion::kSurfaceLanes];
+  uint8_t moves[erosion::kSurfaceLanes] = {};
+  erosion::Lanes p[erosion::kSurfaceLanes];
+  for (int l = 0; l < erosion::kSurfaceLanes; ++l) query(start[l], p[l]), near[l] = start[l];
+  size_t answered = 0, moved_on = 0, clamped = 0, mixed_calls = 0;
+  while (answered < 20000) {
+    erosion::SurfaceSample out[erosion::kSurfaceLanes];
+    bool fresh = false, searching = false;
+    for (int l = 0; l < erosion::kSurfaceLanes; ++l) (moves[l] ? searching : fresh) = true;
+    mixed_calls += fresh && searching;
+    const uint32_t found =
+        erosion::locateStep8(nodes.points.data(), nodes.links.data(), near, moves, p, out);
+    for (int l = 0; l < erosion::kSurfaceLanes; ++l) {
+      if (!(found >> l & 1u)) {
+        ++moved_on;
+        REQUIRE(moves[l] <= erosion::kLocateMoves);
+        continue;
+      }
+      INFO("query " << answered << " lane " << l << " moves " << int(moves[l]));
+      requireSameSample(
+          erosion::sampleSurface(nodes.points.data(), nodes.links.data(), start[l], p[l]), out[l]);
+      clamped += moves[l] == erosion::kLocateMoves;
+      ++answered;
+      query(start[l], p[l]);
+      near[l] = start[l];
+      moves[l] = 0;
+    }
+  }
+  CHECK(moved_on > 2000);
+  CHECK(mixed_calls > 1000);
+  CHECK(clamped > 0);
 }
 
 TEST_CASE("erosion: four-lane change adds round as the one-lane add", "[erosion]") {
