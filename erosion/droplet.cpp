@@ -412,6 +412,16 @@ void DropletRun::plan() {
   p_next_ = (1.0f / std::sqrt(dot(p_next_, p_next_))) * p_next_;
   anchor_ = s_.cornerToward(c.points, p_next_);
   __builtin_prefetch(&c.links[anchor_]);
+  // Its six neighbours, without waiting for its record: inside a base face they are the ids
+  // next to it in its row and in the rows either side (see LatticeBrush), in the frame of the
+  // face's anchor, whose record the locate has just read (one id off at most). prefetchNext
+  // asks for the exact ring once the record has arrived.
+  const VertexLinks& near = c.links[s_.v[0]];
+  if (near.rowBrush()) {
+    const int32_t stride = int32_t(near.nbr[1]) - int32_t(s_.v[0]);
+    for (int32_t offset : {-1, 1, stride - 1, stride, -stride - 1, -stride})
+      __builtin_prefetch(&c.points[int32_t(anchor_) + offset]);
+  }
 }
 
 void DropletRun::stepLand(const SurfaceSample& s_new) {
