@@ -460,6 +460,9 @@ void DropletRun::stepLand(const SurfaceSample& s_new) {
   p_shore_ = p_;
   p_ = p_next_;
   s_ = s_new;
+  // The next step may deposit on this face (uphill, or over its capacity); nothing else reads
+  // its corners' dual-area factors.
+  for (uint32_t v : s_.v) __builtin_prefetch(&c.inv_area[v]);
   ++out_.steps;
   if (trace_) record(eroded, deposited, dh);
   if (s_.h < c.sea_level) return endLand(DropletEnd::kSea);
