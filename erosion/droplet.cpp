@@ -611,58 +611,68 @@ void runDroplets(const DropletContext& c, DropletScratch scratch, std::span<Visi
     outcomes[index[j]] = runs[j]->outcome();
     if (!launch(j)) --active;
   };
-  if (in_flight == kSurfaceLanes && surfaceLanesAvailable()) {
-    // Eight in flight, in lockstep: the land and fan steps of all eight start with one
-    // locateStep8; a droplet's other steps (its last deposit) run at once, and an ended droplet
-    // makes room for the next. A droplet whose next point lies past the rim of its anchor's fan
-    // (one locate in nine) does not hold up the others: its search moves on in the next round,
-    // once the new anchor's record and ring have been fetched while the others step. An empty
-    // lane repeats a live lane's query.
-    uint32_t near[kSurfaceLanes];
-    uint8_t moves[kSurfaceLanes] = {};
-    Lanes p[kSurfaceLanes];
+  if (in_flight % kSurfaceLanes == 0 && surfaceLanesAvailable()) {
+    // Groups of eight in flight, each in lockstep, taking turns: the land and fan steps of a
+    // group's eight start with one locateStep8; a droplet's other steps (its last deposit) run
+    // at once, and an ended droplet makes room for the next. While one group steps, what the
+    // other's locates read arrives. A droplet whose next point lies past the rim of its anchor's
+    // fan (one locate in nine) does not hold up the others: its search moves on at its group's
+    // next turn, once the new anchor's record and ring have been fetched. An empty lane repeats
+    // a live lane's query.
+    const size_t groups = in_flight / kSurfaceLanes;
+    uint32_t near[kMaxDropletsInFlight];
+    uint8_t moves[kMaxDropletsInFlight] = {};
+    Lanes p[kMaxDropletsInFlight];
     SurfaceSample samples[kSurfaceLanes];
-    uint32_t searching = 0;  // lanes whose search has moved on and continues in the next round
+    // Per group, its lanes whose search has moved on and continues at the group's next turn.
+    uint32_t searching[kMaxDropletsInFlight / kSurfaceLanes] = {};
     while (active > 0) {
-      size_t live = 0;
-      for (size_t j = 0; j < kSurfaceLanes; ++j) {
-        while (!(searching >> j & 1u) && runs[j] && !runs[j]->needsSample()) {
-          if (!runs[j]->done()) {
-            runs[j]->step();
-            continue;
+      for (size_t g = 0; g < groups && active > 0; ++g) {
+        const size_t first = g * kSurfaceLanes;
+        std::optional<DropletRun>* lane = runs + first;
+        uint32_t* n = near + first;
+        uint8_t* m = moves + first;
+        Lanes* q = p + first;
+        size_t live = kSurfaceLanes;
+        for (size_t j = 0; j < kSurfaceLanes; ++j) {
+          while (!(searching[g] >> j & 1u) && lane[j] && !lane[j]->needsSample()) {
+            if (!lane[j]->done()) {
+              lane[j]->step();
+              continue;
+            }
+            replace(first + j);
           }
-          replace(j);
+          if (lane[j]) live = j;
         }
-        if (runs[j]) live = j;
-      }
-      if (active == 0) break;
-      uint32_t occupied = 0;
-      for (size_t j = 0; j < kSurfaceLanes; ++j) {
-        if (!runs[j]) continue;
-        occupied |= 1u << j;
-        if (searching >> j & 1u) continue;  // near, moves and p hold the search so far
-        near[j] = runs[j]->anchor();
-        moves[j] = 0;
-        p[j] = runs[j]->nextPosition();
-      }
-      for (size_t j = 0; j < kSurfaceLanes; ++j)
-        if (!runs[j]) near[j] = near[live], moves[j] = moves[live], p[j] = p[live];
-      const uint32_t found = locateStep8(c.points, c.links, near, moves, p, samples);
-      searching = ~found & occupied;
-      // A step ends by prefetching its next anchor's neighbour record, as does a search that
-      // moves on; three lanes later the record has arrived and the neighbours' points are asked
-      // for (prefetchNext).
-      constexpr size_t kLag = 3;
-      for (size_t j = 0; j < kSurfaceLanes + kLag; ++j) {
-        if (j < kSurfaceLanes && runs[j]) {
-          if (found >> j & 1u)
-            runs[j]->step(samples[j]);
-          else
-            __builtin_prefetch(&c.links[near[j]]);
+        if (live == kSurfaceLanes) continue;  // the group has no droplets left
+        uint32_t occupied = 0;
+        for (size_t j = 0; j < kSurfaceLanes; ++j) {
+          if (!lane[j]) continue;
+          occupied |= 1u << j;
+          if (searching[g] >> j & 1u) continue;  // n, m and q hold the search so far
+          n[j] = lane[j]->anchor();
+          m[j] = 0;
+          q[j] = lane[j]->nextPosition();
         }
-        if (j < kLag || !runs[j - kLag]) continue;
-        const size_t k = j - kLag;
-        runs[k]->prefetchNext(found >> k & 1u ? runs[k]->anchor() : near[k]);
+        for (size_t j = 0; j < kSurfaceLanes; ++j)
+          if (!lane[j]) n[j] = n[live], m[j] = m[live], q[j] = q[live];
+        const uint32_t found = locateStep8(c.points, c.links, n, m, q, samples);
+        searching[g] = ~found & occupied;
+        // A step ends by prefetching its next anchor's neighbour record, as does a search that
+        // moves on; three lanes later the record has arrived and the neighbours' points are
+        // asked for (prefetchNext).
+        constexpr size_t kLag = 3;
+        for (size_t j = 0; j < kSurfaceLanes + kLag; ++j) {
+          if (j < kSurfaceLanes && lane[j]) {
+            if (found >> j & 1u)
+              lane[j]->step(samples[j]);
+            else
+              __builtin_prefetch(&c.links[n[j]]);
+          }
+          if (j < kLag || !lane[j - kLag]) continue;
+          const size_t k = j - kLag;
+          lane[k]->prefetchNext(found >> k & 1u ? lane[k]->anchor() : n[k]);
+        }
       }
     }
     return;

@@ -150,8 +150,9 @@ DropletOutcome runDroplet(const DropletContext& context, DropletScratch scratch,
 
 // Runs droplets spawns[order[k]] (id first_id + order[k], outcome to outcomes[order[k]]),
 // visited.size() of them in flight (at most kMaxDropletsInFlight), a step of each in turn, so
-// that one droplet's memory waits overlap the others' work; eight in flight on a CPU with AVX2
-// run in lockstep, their locates in one sampleSurface8 (surface_lanes.h). Droplets never see
+// that one droplet's memory waits overlap the others' work; on a CPU with AVX2 a multiple of
+// eight in flight run as groups of eight in lockstep, their locates in one locateStep8
+// (surface_lanes.h), the groups taking turns. Droplets never see
 // each other's changes (they read frozen heights and add integers), so the result does not
 // depend on how many are in flight. scratch.visited is ignored: droplet j in flight uses visited[j]
 // (visited must not be empty). A droplet's step makes no oneTBB call, so a worker cannot be

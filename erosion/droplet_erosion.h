@@ -62,8 +62,8 @@ enum class BrushMode {
 // epochs): per-vertex point, neighbour and brush records (68 bytes per vertex, ~90 ms at
 // f = 256), the fixed-point change buffer of each worker thread that ran droplets (8 bytes per
 // vertex each, made on first use, + 4 for a brush gatherer near the five-valent vertices, + a
-// 32 KB trap-test set per droplet in flight) and, for kPrecomputed only, the per-vertex
-// brushes.
+// 33 KB trap-test set per droplet in flight, of which a droplet of up to 64 steps touches 256
+// bytes) and, for kPrecomputed only, the per-vertex brushes.
 // Construction is parallel in the caller's oneTBB arena. Not thread-safe: one erodeDroplets
 // call at a time per workspace. The mesh must outlive it.
 class ErosionWorkspace {

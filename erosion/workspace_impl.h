@@ -16,12 +16,13 @@
 
 namespace erosion {
 
-// Droplets a worker keeps in flight (see runDroplets), and the most runDroplets takes. Eight:
-// where the CPU has AVX2 they run in lockstep, one sampleSurface8 for all (12-16 % faster than
-// four in turn on a 2-core AMD EPYC); without, eight in turn are as fast as four (README,
-// "Benchmark").
-inline constexpr size_t kDropletsInFlight = 8;
-inline constexpr size_t kMaxDropletsInFlight = 8;
+// Droplets a worker keeps in flight (see runDroplets), and the most runDroplets takes. Sixteen:
+// where the CPU has AVX2 they run as two groups of eight in lockstep, one locateStep8 for a
+// group's eight, the groups taking turns, so that what a group's next locates read arrives while
+// the other group steps (README, "Droplets in flight", has the measurements); without AVX2 they
+// step in turn.
+inline constexpr size_t kDropletsInFlight = 16;
+inline constexpr size_t kMaxDropletsInFlight = 16;
 
 // What one worker thread owns during a batch.
 struct ThreadSlot {

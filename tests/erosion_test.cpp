@@ -395,8 +395,9 @@ TEST_CASE("erosion: droplets in flight give the result of droplets one by one", 
     CHECK(sea > 100);  // fans were laid
     CHECK(spawned_wet == wet.size());
     CHECK(changed > mesh.vertexCount() / 10);
-    // Eight in flight run in lockstep with sampleSurface8 where the CPU has AVX2.
-    for (size_t in_flight : {size_t(1), size_t(3), size_t(4), erosion::kMaxDropletsInFlight}) {
+    // Eight in flight run in lockstep with locateStep8 where the CPU has AVX2, sixteen as two
+    // lockstep groups taking turns.
+    for (size_t in_flight : {size_t(1), size_t(3), size_t(4), size_t(8), size_t(16)}) {
       INFO("in flight " << in_flight);
       const Run other = run(in_flight);
       CHECK(alone.sums == other.sums);
@@ -409,6 +410,40 @@ TEST_CASE("erosion: droplets in flight give the result of droplets one by one", 
       CHECK(same == spawns.size());
     }
   }
+}
+
+TEST_CASE("erosion: the trap-test set remembers every vertex of a droplet's life", "[erosion]") {
+  // Droplets of up to 1000 steps (max_lifetime's limit): the first VisitedSet::kRecent vertices
+  // go to its list, the rest to its table. Each droplet inserts as the trap test does (the
+  // vertex it was nearest to a step ago, which may repeat the last one) and asks for others;
+  // the answers must be a plain set's. Many droplets reuse one set, as a worker's lanes do.
+  erosion::VisitedSet visited;
+  geodesy::HashStream rng(21, 0, 0);
+  size_t asked = 0, found = 0, long_lives = 0;
+  for (int droplet = 0; droplet < 400; ++droplet) {
+    visited.begin();
+    std::vector<uint32_t> inserted;
+    const int life = droplet % 4 == 0 ? 1000 : int(100 * rng.uniform());
+    long_lives += life > int(erosion::VisitedSet::kRecent);
+    uint32_t last = 0;
+    for (int step = 0; step < life; ++step) {
+      // Vertices from a small range, so that questions often hit.
+      const uint32_t v = rng.uniform() < 0.3 && step > 0 ? last : uint32_t(rng.uniform() * 3000);
+      visited.insert(v);
+      inserted.push_back(v);
+      last = v;
+      const uint32_t q = rng.uniform() < 0.5
+                             ? inserted[size_t(rng.uniform() * double(inserted.size()))]
+                             : uint32_t(rng.uniform() * 3000);
+      const bool expected = std::find(inserted.begin(), inserted.end(), q) != inserted.end();
+      REQUIRE(visited.contains(q) == expected);
+      ++asked;
+      found += expected;
+    }
+  }
+  CHECK(long_lives > 50);
+  CHECK(found > asked / 3);
+  CHECK(found < asked);
 }
 
 TEST_CASE("erosion: brush weights of every vertex sum to 1", "[erosion]") {
