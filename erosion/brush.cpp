@@ -136,8 +136,8 @@ LatticeBrush makeLatticeBrush(double radius_edges) {
   }
   for (LatticeBrush::Row& row : brush.rows) {
     row.first_padded = uint16_t(brush.padded_weights.size());
-    const size_t blocks = (row.count + kBrushLanes - 1) / kBrushLanes;
-    brush.padded_weights.resize(brush.padded_weights.size() + blocks * kBrushLanes, 0.0f);
+    const size_t blocks = (row.count + kBrushPadding - 1) / kBrushPadding;
+    brush.padded_weights.resize(brush.padded_weights.size() + blocks * kBrushPadding, 0.0f);
     std::copy_n(brush.row_weights.begin() + row.first, row.count,
                 brush.padded_weights.begin() + row.first_padded);
   }

@@ -91,7 +91,7 @@ struct LatticeBrush {
   std::vector<float> weights;  // entries[i].weight, contiguous
   std::vector<Row> rows;       // by dj, ascending
   std::vector<float> row_weights;
-  // The rows' weights again, each row zero-padded to a multiple of kBrushLanes.
+  // The rows' weights again, each row zero-padded to a multiple of kBrushPadding.
   std::vector<float> padded_weights;
 };
 

@@ -79,6 +79,13 @@ class ChangeAccumulator {
       _mm_storeu_si128(at + 1, _mm_add_epi64(_mm_loadu_si128(at + 1), hi));
     }
 #endif
+    // The raw arrays, for brush_lanes' AVX2 kernel.
+    int64_t* sumData() const {
+      return sum_;
+    }
+    uint8_t* dirtyData() const {
+      return dirty_;
+    }
     void markRun(uint32_t first, uint32_t last) {
       dirty_[first >> kBlockShift] = 1;
       dirty_[last >> kBlockShift] = 1;

@@ -13,6 +13,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "erosion/brush_lanes.h"
 #include "erosion/surface_lanes.h"
 #include "geodesy/hash.h"
 
@@ -122,6 +123,13 @@ inline float takeRowBrush(const DropletContext& c, const Writer& changes, uint32
   Writer out = changes;
   const LatticeBrush& brush = *c.lattice;
   const RowBrushFrame frame(c.links, centre);
+  if (c.brush_lanes) {
+    RowBrushTarget target;
+    target.height = c.height, target.erodibility = c.erodibility, target.area = c.area;
+    target.sea_level = c.sea_level, target.base_level_share = c.base_level_share;
+    target.sums = out.sumData(), target.dirty = out.dirtyData();
+    return takeRowBrush8(target, brush, frame, amount);
+  }
 #if defined(__SSE2__) && defined(__x86_64__)
   const __m128 sea = _mm_set1_ps(c.sea_level), share = _mm_set1_ps(c.base_level_share);
   const __m128 amount4 = _mm_set1_ps(amount), zero = _mm_setzero_ps();
@@ -280,6 +288,7 @@ DropletContext makeDropletContext(const ErosionInput& input, const ErosionParams
   c.area = w.nodes.area.data();
   c.inv_area = w.nodes.inv_area.data();
   c.brush_mode = w.mode;
+  c.brush_lanes = avx2Available();
   c.lattice = &w.lattice;
   c.brushes = &w.brushes;
   const double edge = mesh.mean_edge_length;
@@ -611,7 +620,7 @@ void runDroplets(const DropletContext& c, DropletScratch scratch, std::span<Visi
     outcomes[index[j]] = runs[j]->outcome();
     if (!launch(j)) --active;
   };
-  if (in_flight % kSurfaceLanes == 0 && surfaceLanesAvailable()) {
+  if (in_flight % kSurfaceLanes == 0 && avx2Available()) {
     // Groups of eight in flight, each in lockstep, taking turns: the land and fan steps of a
     // group's eight start with one locateStep8; a droplet's other steps (its last deposit) run
     // at once, and an ended droplet makes room for the next. While one group steps, what the

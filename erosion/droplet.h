@@ -37,6 +37,7 @@ struct DropletContext {
   const float* area = nullptr;
   const float* inv_area = nullptr;
   BrushMode brush_mode = BrushMode::kLattice;
+  bool brush_lanes = false;  // the row brush in AVX2 (brush_lanes.h)
   const LatticeBrush* lattice = nullptr;
   const VertexBrushes* brushes = nullptr;  // for kPrecomputed
   float sea_level = 0.0f;                  // normalised

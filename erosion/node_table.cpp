@@ -15,10 +15,10 @@ NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth) {
   NodeTable t;
   assignLarge(t.points, n);
   assignLarge(t.links, n);
-  assignLarge(t.height, n + kBrushLanes, 0.0f);
-  assignLarge(t.erodibility, n + kBrushLanes, 1.0f);
-  assignLarge(t.area, n + kBrushLanes, 0.0f);
-  assignLarge(t.inv_area, n + kBrushLanes, 0.0f);
+  assignLarge(t.height, n + kBrushPadding, 0.0f);
+  assignLarge(t.erodibility, n + kBrushPadding, 1.0f);
+  assignLarge(t.area, n + kBrushPadding, 0.0f);
+  assignLarge(t.inv_area, n + kBrushPadding, 0.0f);
   assignLarge(t.start_m, n);
   const double to_normalised = double(n) / (4.0 * 3.14159265358979323846);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 2048),

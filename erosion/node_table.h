@@ -43,15 +43,17 @@ struct alignas(32) VertexLinks {
   static constexpr uint32_t kRowBrushBit = 1u << 30;
 };
 
-// The brush reads runs of consecutive vertices in blocks of this many; the arrays it reads so
-// (NodeTable's brush arrays, ChangeAccumulator) have this many entries more than vertices, so a
-// block never reads past the end. The extra entries hold zero weight's worth: nothing.
+// The brush reads runs of consecutive vertices in blocks of kBrushLanes (SSE2) or eight (AVX2,
+// brush_lanes.h); the arrays it reads so (NodeTable's brush arrays, ChangeAccumulator) have
+// kBrushPadding entries more than vertices, so a block never reads past the end. The extra
+// entries hold zero weight's worth: nothing.
 inline constexpr size_t kBrushLanes = 4;
+inline constexpr size_t kBrushPadding = 8;
 
 struct NodeTable {
   std::vector<VertexPoint> points;
   std::vector<VertexLinks> links;
-  // What the brush reads, one array each (padded by kBrushLanes): height as in points (the
+  // What the brush reads, one array each (padded by kBrushPadding): height as in points (the
   // two are published together: locate reads it with the position, the brush in runs; keeping
   // only this copy made locate wait on a second array and was slower), erodibility (per call,
   // [0,1]) and dual area / mean dual area.

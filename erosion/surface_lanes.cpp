@@ -5,25 +5,17 @@
 #include <cstdlib>
 #include <cstring>
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#include "erosion/avx2.h"
+
+#if PLANETGEN_AVX2_KERNELS
 #include <immintrin.h>
-#define PLANETGEN_SURFACE_LANES 1
 #endif
 
 namespace erosion {
 
-#if PLANETGEN_SURFACE_LANES
+#if PLANETGEN_AVX2_KERNELS
 
-bool surfaceLanesAvailable() {
-  static const bool available = __builtin_cpu_supports("avx2");
-  return available;
-}
-
-// Every function below is compiled for AVX2 (no FMA: a fused product would round differently
-// from sampleSurface); only called where surfaceLanesAvailable(). An attribute per function, as
-// GCC and Clang both read it (Clang ignores GCC's target pragma).
-#define PLANETGEN_AVX2 __attribute__((target("avx2")))
-
+// Every function below is compiled for AVX2 (avx2.h) and only called where avx2Available().
 namespace {
 
 // A 3-vector per lane, and the operations sampleSurface uses, in its order (see lanes.h).
@@ -259,17 +251,11 @@ void sampleSurface8(const VertexPoint* points, const VertexLinks* links,
   }
 }
 
-#undef PLANETGEN_AVX2
-
 #else
-
-bool surfaceLanesAvailable() {
-  return false;
-}
 
 uint32_t locateStep8(const VertexPoint*, const VertexLinks*, uint32_t*, uint8_t*, const Lanes*,
                      SurfaceSample*) {
-  std::abort();  // callers check surfaceLanesAvailable()
+  std::abort();  // callers check avx2Available()
 }
 
 void sampleSurface8(const VertexPoint*, const VertexLinks*, const uint32_t*, const Lanes*,

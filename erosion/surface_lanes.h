@@ -8,15 +8,13 @@
 
 #include <cstdint>
 
+#include "erosion/avx2.h"
 #include "erosion/lanes.h"
 #include "erosion/node_table.h"
 
 namespace erosion {
 
 inline constexpr int kSurfaceLanes = 8;
-
-// Whether this build and this CPU can run sampleSurface8 (x86-64 with AVX2).
-bool surfaceLanesAvailable();
 
 // One move of sampleSurface's search in each of eight lanes. Lane l looks for p[l] in the fan
 // around near[l], the anchor its search has reached after moves[l] moves (0: a new query,
@@ -25,14 +23,14 @@ bool surfaceLanesAvailable();
 // is set; elsewhere near[l] becomes the far corner the search moves on to, moves[l] grows by one
 // and out[l] is left as it was. So a lane whose point lies past its fan's rim need not hold up
 // the other seven: it calls again with the new anchor once its record has been fetched (see
-// runDroplets). Only where surfaceLanesAvailable(). Every lane must hold a valid query (a lane
+// runDroplets). Only where avx2Available(). Every lane must hold a valid query (a lane
 // nobody needs may repeat another's).
 uint32_t locateStep8(const VertexPoint* points, const VertexLinks* links,
                      uint32_t near[kSurfaceLanes], uint8_t moves[kSurfaceLanes],
                      const Lanes p[kSurfaceLanes], SurfaceSample out[kSurfaceLanes]);
 
 // out[l] = sampleSurface(points, links, near[l], p[l]) for l = 0 .. 7: locateStep8 until every
-// lane has found its face. Only where surfaceLanesAvailable(). A lane nobody needs must still
+// lane has found its face. Only where avx2Available(). A lane nobody needs must still
 // hold a valid query (any vertex and a unit point near it).
 void sampleSurface8(const VertexPoint* points, const VertexLinks* links,
                     const uint32_t near[kSurfaceLanes], const Lanes p[kSurfaceLanes],

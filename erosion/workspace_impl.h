@@ -26,7 +26,7 @@ inline constexpr size_t kMaxDropletsInFlight = 16;
 
 // What one worker thread owns during a batch.
 struct ThreadSlot {
-  explicit ThreadSlot(size_t vertex_count) : changes(vertex_count, kBrushLanes) {}
+  explicit ThreadSlot(size_t vertex_count) : changes(vertex_count, kBrushPadding) {}
   ChangeAccumulator changes;
   std::unique_ptr<BrushGatherer> gatherer;            // made on first need
   std::array<VisitedSet, kDropletsInFlight> visited;  // one per droplet in flight (runDroplets)

@@ -1,0 +1,86 @@
+#include "erosion/brush_lanes.h"
+
+#include <cstdlib>
+
+#include "erosion/change_accumulator.h"
+
+#include "erosion/avx2.h"
+
+#if PLANETGEN_AVX2_KERNELS
+#include <immintrin.h>
+#endif
+
+namespace erosion {
+
+#if PLANETGEN_AVX2_KERNELS
+
+// Every function below is compiled for AVX2 (avx2.h) and only called where avx2Available().
+namespace {
+
+// sums[id + l] += dh_l rounded to the nearest quantum, as ChangeAccumulator::Writer's
+// addUnmarked4 for each half: through double, exact below 2^51 quanta; a block with a larger
+// change goes one lane at a time.
+PLANETGEN_AVX2 inline void addUnmarked8(int64_t* sums, uint32_t id, __m256 dh) {
+  const __m256 q = _mm256_mul_ps(dh, _mm256_set1_ps(float(ChangeAccumulator::kScale)));
+  const __m256 magnitude = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), q);
+  if (__builtin_expect(
+          _mm256_movemask_ps(_mm256_cmp_ps(
+              magnitude, _mm256_set1_ps(ChangeAccumulator::kMaxLaneQuanta), _CMP_GT_OQ)) != 0,
+          0)) {
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, dh);
+    for (uint32_t l = 0; l < 8; ++l) sums[id + l] += ChangeAccumulator::quantise(lanes[l]);
+    return;
+  }
+  const __m256d magic = _mm256_set1_pd(6755399441055744.0);  // 1.5 * 2^52
+  const __m256i magic_bits = _mm256_castpd_si256(magic);
+  const __m256i lo = _mm256_sub_epi64(
+      _mm256_castpd_si256(_mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(q)), magic)),
+      magic_bits);
+  const __m256i hi = _mm256_sub_epi64(
+      _mm256_castpd_si256(_mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(q, 1)), magic)),
+      magic_bits);
+  __m256i* at = reinterpret_cast<__m256i*>(sums + id);
+  _mm256_storeu_si256(at, _mm256_add_epi64(_mm256_loadu_si256(at), lo));
+  _mm256_storeu_si256(at + 1, _mm256_add_epi64(_mm256_loadu_si256(at + 1), hi));
+}
+
+}  // namespace
+
+PLANETGEN_AVX2 float takeRowBrush8(const RowBrushTarget& t, const LatticeBrush& brush,
+                                   const RowBrushFrame& frame, float amount) {
+  const __m256 sea = _mm256_set1_ps(t.sea_level), share = _mm256_set1_ps(t.base_level_share);
+  const __m256 amount8 = _mm256_set1_ps(amount), zero = _mm256_setzero_ps();
+  __m128 volume = _mm_setzero_ps();
+  for (const LatticeBrush::Row& row : brush.rows) {
+    const uint32_t first = frame.first(row);
+    const float* w = brush.padded_weights.data() + row.first_padded;
+    for (uint32_t k = 0; k < row.count; k += 8) {
+      const uint32_t id = first + k;
+      const __m256 above = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(t.height + id), sea), share);
+      const __m256 wanted = _mm256_mul_ps(
+          amount8, _mm256_mul_ps(_mm256_loadu_ps(w + k), _mm256_loadu_ps(t.erodibility + id)));
+      const __m256 take = _mm256_min_ps(wanted, _mm256_max_ps(above, zero));
+      const __m256 taken = _mm256_mul_ps(take, _mm256_loadu_ps(t.area + id));
+      // The four-lane code's order: this block's first four, then its next four.
+      volume = _mm_add_ps(volume, _mm256_castps256_ps128(taken));
+      volume = _mm_add_ps(volume, _mm256_extractf128_ps(taken, 1));
+      addUnmarked8(t.sums, id, _mm256_sub_ps(zero, take));
+    }
+    t.dirty[first >> ChangeAccumulator::kBlockShift] = 1;
+    t.dirty[(first + row.count - 1) >> ChangeAccumulator::kBlockShift] = 1;
+  }
+  alignas(16) float sums[4];
+  _mm_store_ps(sums, volume);
+  return (sums[0] + sums[1]) + (sums[2] + sums[3]);
+}
+
+#else
+
+float takeRowBrush8(const RowBrushTarget&, const LatticeBrush&, const RowBrushFrame&, float) {
+  std::abort();  // callers check avx2Available()
+}
+
+#endif
+
+}  // namespace erosion
