@@ -75,10 +75,74 @@ PLANETGEN_AVX2 float takeRowBrush8(const RowBrushTarget& t, const LatticeBrush& 
   return (sums[0] + sums[1]) + (sums[2] + sums[3]);
 }
 
+PLANETGEN_AVX2 float spreadRowBrush8(const RowBrushTarget& t, const LatticeBrush& brush,
+                                     const RowBrushFrame& frame, float volume, bool capped) {
+  const __m256 sea = _mm256_set1_ps(t.sea_level), zero = _mm256_setzero_ps();
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  // The lanes of a block that belong to its row.
+  auto inRow = [&](const LatticeBrush::Row& row, uint32_t k) PLANETGEN_AVX2 {
+    return _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(int(row.count - k)), lane));
+  };
+  // The land weight, added vertex by vertex (a sea vertex and a padding lane add +0, which
+  // leaves the sum as it is), and the highest vertex, sea or land.
+  float land = 0.0f;
+  __m256 ceiling = sea;
+  for (const LatticeBrush::Row& row : brush.rows) {
+    const uint32_t first = frame.first(row);
+    const float* w = brush.padded_weights.data() + row.first_padded;
+    for (uint32_t k = 0; k < row.count; k += 8) {
+      const __m256 h = _mm256_loadu_ps(t.height + first + k);
+      const __m256 valid = inRow(row, k);
+      ceiling = _mm256_blendv_ps(ceiling, _mm256_max_ps(ceiling, h), valid);
+      alignas(32) float weights[8];
+      _mm256_store_ps(weights,
+                      _mm256_and_ps(_mm256_loadu_ps(w + k), _mm256_cmp_ps(h, sea, _CMP_GE_OQ)));
+      const uint32_t n = row.count - k < 8 ? row.count - k : 8;
+      for (uint32_t l = 0; l < n; ++l) land += weights[l];
+    }
+  }
+  if (!(land > 0.0f)) return 0.0f;
+  alignas(32) float highest[8];
+  _mm256_store_ps(highest, ceiling);
+  float top = t.sea_level;
+  for (float h : highest) top = top < h ? h : top;
+  const __m256 top8 = _mm256_set1_ps(top), scale = _mm256_set1_ps(volume / land);
+  float laid = 0.0f;
+  for (const LatticeBrush::Row& row : brush.rows) {
+    const uint32_t first = frame.first(row);
+    const float* w = brush.padded_weights.data() + row.first_padded;
+    for (uint32_t k = 0; k < row.count; k += 8) {
+      const uint32_t id = first + k;
+      const __m256 h = _mm256_loadu_ps(t.height + id);
+      const __m256 inv_area = _mm256_loadu_ps(t.inv_area + id);
+      __m256 share = _mm256_mul_ps(scale, _mm256_loadu_ps(w + k));
+      // std::min(share, room): the room where it is smaller.
+      if (capped) share = _mm256_min_ps(_mm256_div_ps(_mm256_sub_ps(top8, h), inv_area), share);
+      const __m256 given =
+          _mm256_and_ps(_mm256_and_ps(inRow(row, k), _mm256_cmp_ps(h, sea, _CMP_GE_OQ)),
+                        _mm256_cmp_ps(share, zero, _CMP_GT_OQ));
+      const __m256 laid8 = _mm256_and_ps(share, given);
+      addUnmarked8(t.sums, id, _mm256_mul_ps(laid8, inv_area));
+      alignas(32) float shares[8];
+      _mm256_store_ps(shares, laid8);
+      const uint32_t n = row.count - k < 8 ? row.count - k : 8;
+      for (uint32_t l = 0; l < n; ++l) laid += shares[l];
+    }
+    t.dirty[first >> ChangeAccumulator::kBlockShift] = 1;
+    t.dirty[(first + row.count - 1) >> ChangeAccumulator::kBlockShift] = 1;
+  }
+  return laid;
+}
+
 #else
 
 float takeRowBrush8(const RowBrushTarget&, const LatticeBrush&, const RowBrushFrame&, float) {
   std::abort();  // callers check avx2Available()
+}
+
+float spreadRowBrush8(const RowBrushTarget&, const LatticeBrush&, const RowBrushFrame&, float,
+                      bool) {
+  std::abort();
 }
 
 #endif

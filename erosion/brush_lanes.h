@@ -18,6 +18,7 @@ struct RowBrushTarget {
   const float* height = nullptr;  // padded by kBrushPadding, as NodeTable's arrays
   const float* erodibility = nullptr;
   const float* area = nullptr;
+  const float* inv_area = nullptr;  // for spreadRowBrush8
   float sea_level = 0.0f;
   float base_level_share = 1.0f;
   int64_t* sums = nullptr;  // ChangeAccumulator's, padded by kBrushPadding
@@ -29,5 +30,13 @@ struct RowBrushTarget {
 // marks their blocks dirty and returns the volume taken. Only where avx2Available().
 float takeRowBrush8(const RowBrushTarget& target, const LatticeBrush& brush,
                     const RowBrushFrame& frame, float amount);
+
+// Lays `volume` on the land vertices of the row brush around frame.centre by brush weight, as
+// droplet.cpp's spreadOnLand, with the same sums in the same order (the land weight and the
+// volume laid are added up vertex by vertex in the brush's order; the shares, their divisions
+// and the fixed-point adds eight at a time): capped, no vertex rises above the brush's highest.
+// Returns the volume laid (0 with no land in the brush). Only where avx2Available().
+float spreadRowBrush8(const RowBrushTarget& target, const LatticeBrush& brush,
+                      const RowBrushFrame& frame, float volume, bool capped);
 
 }  // namespace erosion

@@ -116,6 +116,16 @@ inline float takeBrush(const DropletContext& c, const Writer& changes, const uin
   return volume;
 }
 
+// What brush_lanes' kernels read and where they add.
+inline RowBrushTarget rowBrushTarget(const DropletContext& c, const Writer& changes) {
+  RowBrushTarget target;
+  target.height = c.height, target.erodibility = c.erodibility;
+  target.area = c.area, target.inv_area = c.inv_area;
+  target.sea_level = c.sea_level, target.base_level_share = c.base_level_share;
+  target.sums = changes.sumData(), target.dirty = changes.dirtyData();
+  return target;
+}
+
 // takeBrush for a row brush: every row is a run of consecutive ids, taken kBrushLanes at a
 // time (the padding lanes have weight 0 and take nothing).
 inline float takeRowBrush(const DropletContext& c, const Writer& changes, uint32_t centre,
@@ -123,13 +133,7 @@ inline float takeRowBrush(const DropletContext& c, const Writer& changes, uint32
   Writer out = changes;
   const LatticeBrush& brush = *c.lattice;
   const RowBrushFrame frame(c.links, centre);
-  if (c.brush_lanes) {
-    RowBrushTarget target;
-    target.height = c.height, target.erodibility = c.erodibility, target.area = c.area;
-    target.sea_level = c.sea_level, target.base_level_share = c.base_level_share;
-    target.sums = out.sumData(), target.dirty = out.dirtyData();
-    return takeRowBrush8(target, brush, frame, amount);
-  }
+  if (c.brush_lanes) return takeRowBrush8(rowBrushTarget(c, out), brush, frame, amount);
 #if defined(__SSE2__) && defined(__x86_64__)
   const __m128 sea = _mm_set1_ps(c.sea_level), share = _mm_set1_ps(c.base_level_share);
   const __m128 amount4 = _mm_set1_ps(amount), zero = _mm_setzero_ps();
@@ -217,6 +221,9 @@ inline float erode(const DropletContext& c, Writer& changes, DropletScratch scra
 // in the brush).
 inline float spreadOnLand(const DropletContext& c, Writer& changes, DropletScratch scratch, Lanes p,
                           uint32_t centre, float volume, bool capped) {
+  if (c.brush_lanes && c.brush_mode == BrushMode::kLattice && c.links[centre].rowBrush())
+    return spreadRowBrush8(rowBrushTarget(c, changes), *c.lattice, RowBrushFrame(c.links, centre),
+                           volume, capped);
   return withBrush(c, scratch, p, centre, [&](const uint32_t* ids, const float* w, size_t n) {
     float land = 0.0f, ceiling = c.sea_level;
     for (size_t k = 0; k < n; ++k) {

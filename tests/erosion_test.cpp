@@ -693,13 +693,15 @@ TEST_CASE("erosion: locateStep8 lanes move on alone and end as sampleSurface", "
   CHECK(clamped > 0);
 }
 
-TEST_CASE("erosion: the eight-lane row brush is the four-lane one", "[erosion]") {
+TEST_CASE("erosion: the eight-lane row brush erodes and deposits as the four-lane one",
+          "[erosion]") {
   if (!erosion::avx2Available()) {
     WARN("no AVX2 here: the eight-lane row brush is not used and not tested");
     return;
   }
-  // The same droplets with the row brush taken four and eight lanes at a time: every droplet's
-  // outcome and every vertex's fixed-point change equal. Rows of up to 17 vertices (radius 8:
+  // The same droplets with the row brush's erosion and last deposit (spreadOnLand) done four
+  // (or one) and eight lanes at a time: every droplet's outcome and every vertex's fixed-point
+  // change equal. Rows of up to 17 vertices (radius 8:
   // three eight-lane blocks), and a planet of radius 1 mm, where heights are millions of edge
   // lengths and the changes too large for the lanes' rounding (one lane at a time instead).
   const auto& mesh = meshOf(32);
