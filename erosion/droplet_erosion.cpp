@@ -11,6 +11,7 @@
 
 #include "erosion/change_blur.h"
 #include "erosion/droplet.h"
+#include "erosion/publish_lanes.h"
 #include "erosion/workspace_impl.h"
 
 namespace erosion {
@@ -86,7 +87,9 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
   const DropletContext context = makeDropletContext(input, params, w);
   const double metres_per_height = mesh.mean_edge_length * input.radius_m;
   const double quantum_m = metres_per_height * (1.0 / ChangeAccumulator::kScale);
-  std::vector<ChangeAccumulator*> used;  // the slots' buffers, refreshed after each batch
+  std::vector<ChangeAccumulator*> used;   // the slots' buffers, refreshed after each batch
+  std::vector<const int64_t*> used_sums;  // their sums
+  const bool lanes = avx2Available();
 
   const size_t block_count = n / kBlock + 1;
   std::vector<uint8_t> touched_blocks(block_count, 0);
@@ -125,8 +128,9 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
     // Publish the batch: every vertex of a block some thread changed gets its start height
     // plus the sum over threads, in integers. Blocks are disjoint, so tasks need no order.
     used.clear();
+    used_sums.clear();
     for (const auto& slot : w.slots)
-      if (slot) used.push_back(&slot->changes);
+      if (slot) used.push_back(&slot->changes), used_sums.push_back(slot->changes.sums());
     tbb::parallel_for(tbb::blocked_range<size_t>(0, block_count, 256),
                       [&](const tbb::blocked_range<size_t>& range) {
                         for (size_t block = range.begin(); block < range.end(); ++block) {
@@ -136,6 +140,10 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
                           touched_blocks[block] = 1;
                           const size_t begin = block << kBlockShift,
                                        count = std::min(n, begin + kBlock) - begin;
+                          if (lanes && count == kBlock &&
+                              publishBlock4(used_sums.data(), used_sums.size(), begin, count,
+                                            quantum_m, height_scale, w.nodes))
+                            continue;
                           double change[kBlock];
                           blockChange(used, begin, count, quantum_m, change);
                           for (size_t i = 0; i < count; ++i) {

@@ -19,6 +19,7 @@
 #include "erosion/droplet_erosion.h"
 #include "erosion/droplet_trace.h"
 #include "erosion/node_table.h"
+#include "erosion/publish_lanes.h"
 #include "erosion/surface_lanes.h"
 #include "geodesy/hash.h"
 #include "geodesy/sphere_mesh.h"
@@ -745,6 +746,52 @@ TEST_CASE("erosion: the eight-lane row brush erodes and deposits as the four-lan
       CHECK(four.second == eight.second);
     }
   }
+}
+
+TEST_CASE("erosion: the four-lane publish gives the scalar publish's heights", "[erosion]") {
+  if (!erosion::avx2Available()) {
+    WARN("no AVX2 here: the four-lane publish is not used and not tested");
+    return;
+  }
+  // Blocks of 32 vertices summed over one to three threads' fixed-point changes, from a quantum
+  // to past 2^51 quanta (where the lanes' exact conversion ends and the block is left to the
+  // scalar loop): every height bit for bit as the scalar publish's.
+  const auto& mesh = meshOf(8);
+  erosion::ErosionWorkspace workspace(mesh, 3.0);
+  erosion::NodeTable& nodes = workspace.impl().nodes;
+  const size_t n = nodes.points.size();
+  const double height_scale = 1.0 / 49000.0, quantum_m = 49000.0 / 17592186044416.0;
+  geodesy::HashStream rng(31, 0, 0);
+  std::vector<std::vector<int64_t>> sums(3, std::vector<int64_t>(n));
+  size_t published = 0, refused = 0;
+  for (int round = 0; round < 300; ++round) {
+    for (size_t v = 0; v < n; ++v) nodes.start_m[v] = float(8000.0 * (rng.uniform() - 0.5));
+    const double top = std::pow(2.0, 10.0 + 44.0 * rng.uniform());  // up to 2^54 quanta
+    for (auto& slot : sums)
+      for (int64_t& q : slot) q = int64_t((rng.uniform() - 0.5) * top);
+    const size_t slots = 1 + size_t(round % 3);
+    const int64_t* pointers[3] = {sums[0].data(), sums[1].data(), sums[2].data()};
+    for (size_t begin = 0; begin + 32 <= n; begin += 32) {
+      for (size_t v = begin; v < begin + 32; ++v) nodes.setHeight(v, -1.0f);
+      if (!erosion::publishBlock4(pointers, slots, begin, 32, quantum_m, height_scale, nodes)) {
+        ++refused;
+        for (size_t v = begin; v < begin + 32; ++v) REQUIRE(nodes.height[v] == -1.0f);
+        continue;
+      }
+      ++published;
+      for (size_t v = begin; v < begin + 32; ++v) {
+        int64_t total = 0;
+        for (size_t t = 0; t < slots; ++t) total += sums[t][v];
+        const double metres = double(nodes.start_m[v]) + double(total) * quantum_m;
+        const float expected = float(metres * height_scale);
+        INFO("round " << round << " vertex " << v << " quanta " << total);
+        REQUIRE(std::memcmp(&nodes.height[v], &expected, sizeof(float)) == 0);
+        REQUIRE(std::memcmp(&nodes.points[v].h, &expected, sizeof(float)) == 0);
+      }
+    }
+  }
+  CHECK(published > 1000);
+  CHECK(refused > 100);
 }
 
 TEST_CASE("erosion: four-lane change adds round as the one-lane add", "[erosion]") {
