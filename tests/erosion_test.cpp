@@ -703,13 +703,14 @@ TEST_CASE("erosion: the eight-lane row brush erodes and deposits as the four-lan
   // The same droplets with the row brush's erosion and last deposit (spreadOnLand) done four
   // (or one) and eight lanes at a time: every droplet's outcome and every vertex's fixed-point
   // change equal. Rows of up to 17 vertices (radius 8:
-  // three eight-lane blocks), and a planet of radius 1 mm, where heights are millions of edge
-  // lengths and the changes too large for the lanes' rounding (one lane at a time instead).
+  // three eight-lane blocks), and a planet of radius 10 m, where heights are thousands of edge
+  // lengths and some changes too large for the lanes' rounding (one lane at a time instead),
+  // yet every sum within the fixed-point range.
   const auto& mesh = meshOf(32);
   const auto h = rough(mesh, 5);
   const auto e = hardness(mesh);
   const auto spawns = weather::uniformRain(mesh, h, 0.0, 1500, 9);
-  for (double planet_radius : {kRadiusM, 1e-3}) {
+  for (double planet_radius : {kRadiusM, 10.0}) {
     for (double radius : {1.0, 3.0, 5.5, 8.0}) {
       INFO("planet radius " << planet_radius << " brush radius " << radius);
       erosion::ErosionParams params;
@@ -744,6 +745,9 @@ TEST_CASE("erosion: the eight-lane row brush erodes and deposits as the four-lan
       CHECK(same == spawns.size());
       CHECK(eroded > spawns.size() / 2);
       CHECK(four.second == eight.second);
+      int64_t largest = 0;
+      for (int64_t q : four.second) largest = std::max(largest, q < 0 ? -q : q);
+      CHECK(largest < (int64_t(1) << 60));
     }
   }
 }
