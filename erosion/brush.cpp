@@ -130,7 +130,6 @@ LatticeBrush makeLatticeBrush(double radius_edges) {
     }
     LatticeBrush::Row& row = brush.rows.back();
     assert(e.di == row.di_first + row.count);
-    assert(row.count < ChangeAccumulator::kBlock);  // a row marks two blocks at most
     ++row.count;
     brush.row_weights.push_back(e.weight);
   }

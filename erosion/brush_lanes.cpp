@@ -67,8 +67,7 @@ PLANETGEN_AVX2 float takeRowBrush8(const RowBrushTarget& t, const LatticeBrush& 
       volume = _mm_add_ps(volume, _mm256_extractf128_ps(taken, 1));
       addUnmarked8(t.sums, id, _mm256_sub_ps(zero, take));
     }
-    t.dirty[first >> ChangeAccumulator::kBlockShift] = 1;
-    t.dirty[(first + row.count - 1) >> ChangeAccumulator::kBlockShift] = 1;
+    ChangeAccumulator::markRun(t.dirty, first, first + row.count - 1);
   }
   alignas(16) float sums[4];
   _mm_store_ps(sums, volume);
@@ -128,8 +127,7 @@ PLANETGEN_AVX2 float spreadRowBrush8(const RowBrushTarget& t, const LatticeBrush
       const uint32_t n = row.count - k < 8 ? row.count - k : 8;
       for (uint32_t l = 0; l < n; ++l) laid += shares[l];
     }
-    t.dirty[first >> ChangeAccumulator::kBlockShift] = 1;
-    t.dirty[(first + row.count - 1) >> ChangeAccumulator::kBlockShift] = 1;
+    ChangeAccumulator::markRun(t.dirty, first, first + row.count - 1);
   }
   return laid;
 }

@@ -87,14 +87,19 @@ class ChangeAccumulator {
       return dirty_;
     }
     void markRun(uint32_t first, uint32_t last) {
-      dirty_[first >> kBlockShift] = 1;
-      dirty_[last >> kBlockShift] = 1;
+      ChangeAccumulator::markRun(dirty_, first, last);
     }
 
    private:
     int64_t* sum_;
     uint8_t* dirty_;
   };
+
+  // Marks the blocks of vertices first .. last changed.
+  static void markRun(uint8_t* dirty, uint32_t first, uint32_t last) {
+    for (uint32_t block = first >> kBlockShift; block <= last >> kBlockShift; ++block)
+      dirty[block] = 1;
+  }
 
   // The largest |quanta| addUnmarked4 rounds four at a time (2^50; exact below 2^51).
   static constexpr float kMaxLaneQuanta = 1125899906842624.0f;
