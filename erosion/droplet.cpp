@@ -288,6 +288,7 @@ DropletContext makeDropletContext(const ErosionInput& input, const ErosionParams
   const geodesy::SphereMesh& mesh = *input.mesh;
   DropletContext c;
   c.mesh = &mesh;
+  c.vertex_count = uint32_t(mesh.vertexCount());
   c.points = w.nodes.points.data();
   c.links = w.nodes.links.data();
   c.height = w.nodes.height.data();
@@ -431,10 +432,12 @@ void DropletRun::plan() {
   // Its six neighbours, without waiting for its record: inside a base face they are the ids
   // next to it in its row and in the rows either side (see LatticeBrush), in the frame of the
   // face's anchor, whose record the locate has just read (one id off at most). prefetchNext
-  // asks for the exact ring once the record has arrived.
+  // asks for the exact ring once the record has arrived. (With a brush of radius 1 the face
+  // may touch a base edge, where the guess is wrong but, checked, still a vertex.)
   const VertexLinks& near = c.links[s_.v[0]];
-  if (near.rowBrush()) {
-    const int32_t stride = int32_t(near.nbr[1]) - int32_t(s_.v[0]);
+  const int32_t stride = int32_t(near.nbr[1]) - int32_t(s_.v[0]);
+  if (near.rowBrush() && int64_t(anchor_) > int64_t(stride) &&
+      int64_t(anchor_) + stride < int64_t(c.vertex_count)) {
     for (int32_t offset : {-1, 1, stride - 1, stride, -stride - 1, -stride})
       __builtin_prefetch(&c.points[int32_t(anchor_) + offset]);
     // A fan step also reads its face's dual-area factors (roomBelow) and adds to their changes.

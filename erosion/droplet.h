@@ -30,6 +30,7 @@ namespace erosion {
 // The constants of one erodeDroplets call, in the dimensionless frame, float for the hot loop.
 struct DropletContext {
   const geodesy::SphereMesh* mesh = nullptr;
+  uint32_t vertex_count = 0;
   const VertexPoint* points = nullptr;  // heights frozen during a batch
   const VertexLinks* links = nullptr;
   const float* height = nullptr;  // the brush's copies, see NodeTable
