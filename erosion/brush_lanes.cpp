@@ -17,32 +17,41 @@ namespace erosion {
 // Every function below is compiled for AVX2 (avx2.h) and only called where avx2Available().
 namespace {
 
-// sums[id + l] += dh_l rounded to the nearest quantum, as ChangeAccumulator::Writer's
-// addUnmarked4 for each half: through double, exact below 2^51 quanta; a block with a larger
-// change goes one lane at a time.
+// sums[id + l] += dh_l rounded to the nearest quantum, each half as ChangeAccumulator::Writer's
+// addUnmarked4: through double, exact below 2^51 quanta; a half with a larger change goes one
+// lane at a time.
 PLANETGEN_AVX2 inline void addUnmarked8(int64_t* sums, uint32_t id, __m256 dh) {
   const __m256 q = _mm256_mul_ps(dh, _mm256_set1_ps(float(ChangeAccumulator::kScale)));
   const __m256 magnitude = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), q);
-  if (__builtin_expect(
-          _mm256_movemask_ps(_mm256_cmp_ps(
-              magnitude, _mm256_set1_ps(ChangeAccumulator::kMaxLaneQuanta), _CMP_GT_OQ)) != 0,
-          0)) {
-    alignas(32) float lanes[8];
-    _mm256_store_ps(lanes, dh);
-    for (uint32_t l = 0; l < 8; ++l) sums[id + l] += ChangeAccumulator::quantise(lanes[l]);
-    return;
-  }
+  const int large = _mm256_movemask_ps(
+      _mm256_cmp_ps(magnitude, _mm256_set1_ps(ChangeAccumulator::kMaxLaneQuanta), _CMP_GT_OQ));
   const __m256d magic = _mm256_set1_pd(6755399441055744.0);  // 1.5 * 2^52
   const __m256i magic_bits = _mm256_castpd_si256(magic);
-  const __m256i lo = _mm256_sub_epi64(
-      _mm256_castpd_si256(_mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(q)), magic)),
-      magic_bits);
-  const __m256i hi = _mm256_sub_epi64(
-      _mm256_castpd_si256(_mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(q, 1)), magic)),
-      magic_bits);
   __m256i* at = reinterpret_cast<__m256i*>(sums + id);
-  _mm256_storeu_si256(at, _mm256_add_epi64(_mm256_loadu_si256(at), lo));
-  _mm256_storeu_si256(at + 1, _mm256_add_epi64(_mm256_loadu_si256(at + 1), hi));
+  if (__builtin_expect(large == 0, 1)) {
+    const __m256i lo = _mm256_sub_epi64(
+        _mm256_castpd_si256(_mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(q)), magic)),
+        magic_bits);
+    const __m256i hi = _mm256_sub_epi64(
+        _mm256_castpd_si256(_mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(q, 1)), magic)),
+        magic_bits);
+    _mm256_storeu_si256(at, _mm256_add_epi64(_mm256_loadu_si256(at), lo));
+    _mm256_storeu_si256(at + 1, _mm256_add_epi64(_mm256_loadu_si256(at + 1), hi));
+    return;
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, dh);
+  for (int half = 0; half < 2; ++half) {
+    if (large >> (4 * half) & 0xf) {
+      for (int l = 4 * half; l < 4 * half + 4; ++l)
+        sums[id + l] += ChangeAccumulator::quantise(lanes[l]);
+      continue;
+    }
+    const __m128 four = half ? _mm256_extractf128_ps(q, 1) : _mm256_castps256_ps128(q);
+    const __m256i rounded = _mm256_sub_epi64(
+        _mm256_castpd_si256(_mm256_add_pd(_mm256_cvtps_pd(four), magic)), magic_bits);
+    _mm256_storeu_si256(at + half, _mm256_add_epi64(_mm256_loadu_si256(at + half), rounded));
+  }
 }
 
 }  // namespace
@@ -92,7 +101,8 @@ PLANETGEN_AVX2 float spreadRowBrush8(const RowBrushTarget& t, const LatticeBrush
     for (uint32_t k = 0; k < row.count; k += 8) {
       const __m256 h = _mm256_loadu_ps(t.height + first + k);
       const __m256 valid = inRow(row, k);
-      ceiling = _mm256_blendv_ps(ceiling, _mm256_max_ps(ceiling, h), valid);
+      // std::max(ceiling, h): ceiling where h is not larger (a NaN h included).
+      ceiling = _mm256_blendv_ps(ceiling, _mm256_max_ps(h, ceiling), valid);
       alignas(32) float weights[8];
       _mm256_store_ps(weights,
                       _mm256_and_ps(_mm256_loadu_ps(w + k), _mm256_cmp_ps(h, sea, _CMP_GE_OQ)));
@@ -117,17 +127,21 @@ PLANETGEN_AVX2 float spreadRowBrush8(const RowBrushTarget& t, const LatticeBrush
       __m256 share = _mm256_mul_ps(scale, _mm256_loadu_ps(w + k));
       // std::min(share, room): the room where it is smaller.
       if (capped) share = _mm256_min_ps(_mm256_div_ps(_mm256_sub_ps(top8, h), inv_area), share);
+      // The scalar loop's vertices: in the row, not below the sea (!(h < sea)), a share > 0.
       const __m256 given =
-          _mm256_and_ps(_mm256_and_ps(inRow(row, k), _mm256_cmp_ps(h, sea, _CMP_GE_OQ)),
+          _mm256_and_ps(_mm256_and_ps(inRow(row, k), _mm256_cmp_ps(h, sea, _CMP_NLT_UQ)),
                         _mm256_cmp_ps(share, zero, _CMP_GT_OQ));
       const __m256 laid8 = _mm256_and_ps(share, given);
       addUnmarked8(t.sums, id, _mm256_mul_ps(laid8, inv_area));
+      // Marked as the scalar loop's adds mark: the blocks of the vertices given a share.
+      if (const unsigned mask = unsigned(_mm256_movemask_ps(given)))
+        ChangeAccumulator::markRun(t.dirty, id + __builtin_ctz(mask),
+                                   id + 31 - __builtin_clz(mask));
       alignas(32) float shares[8];
       _mm256_store_ps(shares, laid8);
       const uint32_t n = row.count - k < 8 ? row.count - k : 8;
       for (uint32_t l = 0; l < n; ++l) laid += shares[l];
     }
-    ChangeAccumulator::markRun(t.dirty, first, first + row.count - 1);
   }
   return laid;
 }

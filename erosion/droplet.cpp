@@ -432,11 +432,12 @@ void DropletRun::plan() {
   // Its six neighbours, without waiting for its record: inside a base face they are the ids
   // next to it in its row and in the rows either side (see LatticeBrush), in the frame of the
   // face's anchor, whose record the locate has just read (one id off at most). prefetchNext
-  // asks for the exact ring once the record has arrived. (With a brush of radius 1 the face
-  // may touch a base edge, where the guess is wrong but, checked, still a vertex.)
+  // asks for the exact ring once the record has arrived. (With a brush of radius 1 vertices on
+  // and beside the base edges have the row-brush bit too, with any stride: there the guess is
+  // wrong but, checked, on vertex ids.)
   const VertexLinks& near = c.links[s_.v[0]];
   const int32_t stride = int32_t(near.nbr[1]) - int32_t(s_.v[0]);
-  if (near.rowBrush() && int64_t(anchor_) > int64_t(stride) &&
+  if (near.rowBrush() && stride > 1 && int64_t(anchor_) > int64_t(stride) &&
       int64_t(anchor_) + stride < int64_t(c.vertex_count)) {
     for (int32_t offset : {-1, 1, stride - 1, stride, -stride - 1, -stride})
       __builtin_prefetch(&c.points[int32_t(anchor_) + offset]);
