@@ -2,9 +2,8 @@
 
 #include <cstdlib>
 
-#include "erosion/change_accumulator.h"
-
 #include "erosion/avx2.h"
+#include "erosion/change_accumulator.h"
 
 #if PLANETGEN_AVX2_KERNELS
 #include <immintrin.h>
@@ -17,40 +16,33 @@ namespace erosion {
 // Every function below is compiled for AVX2 (avx2.h) and only called where avx2Available().
 namespace {
 
-// sums[id + l] += dh_l rounded to the nearest quantum, each half as ChangeAccumulator::Writer's
-// addUnmarked4: through double, exact below 2^51 quanta; a half with a larger change goes one
-// lane at a time.
+// Four quanta (below 2^51 in magnitude) rounded to the nearest integers, as
+// ChangeAccumulator::Writer::addUnmarked4 does: adding 1.5 * 2^52 leaves them in the low bits.
+PLANETGEN_AVX2 inline __m256i roundedQuanta(__m128 q) {
+  const __m256d magic = _mm256_set1_pd(6755399441055744.0);  // 1.5 * 2^52
+  return _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(_mm256_cvtps_pd(q), magic)),
+                          _mm256_castpd_si256(magic));
+}
+
+// sums[id + l] += dh_l rounded to the nearest quantum, each half as addUnmarked4; a half with a
+// change of 2^50 quanta or more goes one lane at a time.
 PLANETGEN_AVX2 inline void addUnmarked8(int64_t* sums, uint32_t id, __m256 dh) {
   const __m256 q = _mm256_mul_ps(dh, _mm256_set1_ps(float(ChangeAccumulator::kScale)));
   const __m256 magnitude = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), q);
   const int large = _mm256_movemask_ps(
       _mm256_cmp_ps(magnitude, _mm256_set1_ps(ChangeAccumulator::kMaxLaneQuanta), _CMP_GT_OQ));
-  const __m256d magic = _mm256_set1_pd(6755399441055744.0);  // 1.5 * 2^52
-  const __m256i magic_bits = _mm256_castpd_si256(magic);
+  const __m128 halves[2] = {_mm256_castps256_ps128(q), _mm256_extractf128_ps(q, 1)};
   __m256i* at = reinterpret_cast<__m256i*>(sums + id);
-  if (__builtin_expect(large == 0, 1)) {
-    const __m256i lo = _mm256_sub_epi64(
-        _mm256_castpd_si256(_mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(q)), magic)),
-        magic_bits);
-    const __m256i hi = _mm256_sub_epi64(
-        _mm256_castpd_si256(_mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(q, 1)), magic)),
-        magic_bits);
-    _mm256_storeu_si256(at, _mm256_add_epi64(_mm256_loadu_si256(at), lo));
-    _mm256_storeu_si256(at + 1, _mm256_add_epi64(_mm256_loadu_si256(at + 1), hi));
-    return;
-  }
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, dh);
   for (int half = 0; half < 2; ++half) {
-    if (large >> (4 * half) & 0xf) {
+    if (__builtin_expect(large >> (4 * half) & 0xf, 0)) {
+      alignas(32) float lanes[8];
+      _mm256_store_ps(lanes, dh);
       for (int l = 4 * half; l < 4 * half + 4; ++l)
         sums[id + l] += ChangeAccumulator::quantise(lanes[l]);
       continue;
     }
-    const __m128 four = half ? _mm256_extractf128_ps(q, 1) : _mm256_castps256_ps128(q);
-    const __m256i rounded = _mm256_sub_epi64(
-        _mm256_castpd_si256(_mm256_add_pd(_mm256_cvtps_pd(four), magic)), magic_bits);
-    _mm256_storeu_si256(at + half, _mm256_add_epi64(_mm256_loadu_si256(at + half), rounded));
+    _mm256_storeu_si256(
+        at + half, _mm256_add_epi64(_mm256_loadu_si256(at + half), roundedQuanta(halves[half])));
   }
 }
 

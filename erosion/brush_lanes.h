@@ -1,10 +1,10 @@
 #pragma once
-// The row brush's erosion (droplet.cpp's takeRowBrush) eight vertices at a time in AVX2
-// registers: a brush row of up to eight vertices (radius 3 has rows of 4 to 7) is one block
-// instead of two four-lane blocks. Bit-identical to the four-lane code: every lane does its
-// single-precision operations in the same order, the fixed-point adds round the same way, and
-// the volume is summed in four lanes in the same order (a block's low half, then its high half,
-// whose padding lanes add +0). Internal to erosion/.
+// The row brush's erosion and last deposit (droplet.cpp's takeRowBrush and spreadOnLand) eight
+// vertices at a time in AVX2 registers: a brush row of up to eight vertices (radius 3 has rows
+// of 4 to 7) is one block instead of two four-lane blocks. Bit-identical to the four-lane code:
+// every lane does its single-precision operations in the same order, the fixed-point adds round the
+// same way, and the volume is summed in four lanes in the same order (a block's low half, then its
+// high half, whose padding lanes add +0). Internal to erosion/.
 
 #include <cstdint>
 

@@ -439,14 +439,16 @@ void DropletRun::plan() {
   const int32_t stride = int32_t(near.nbr[1]) - int32_t(s_.v[0]);
   if (near.rowBrush() && stride > 1 && int64_t(anchor_) > int64_t(stride) &&
       int64_t(anchor_) + stride < int64_t(c.vertex_count)) {
-    for (int32_t offset : {-1, 1, stride - 1, stride, -stride - 1, -stride})
-      __builtin_prefetch(&c.points[int32_t(anchor_) + offset]);
-    // A fan step also reads its face's dual-area factors (roomBelow) and adds to their changes.
-    if (phase_ == Phase::kFan)
-      for (int32_t offset : {-1, 1, stride - 1, stride, -stride - 1, -stride}) {
-        __builtin_prefetch(&c.inv_area[int32_t(anchor_) + offset]);
-        changes_.prefetch(uint32_t(int32_t(anchor_) + offset));
+    for (int32_t offset : {-1, 1, stride - 1, stride, -stride - 1, -stride}) {
+      const uint32_t v = uint32_t(int32_t(anchor_) + offset);
+      __builtin_prefetch(&c.points[v]);
+      // A fan step also reads its face's dual-area factors (roomBelow) and adds to their
+      // changes.
+      if (phase_ == Phase::kFan) {
+        __builtin_prefetch(&c.inv_area[v]);
+        changes_.prefetch(v);
       }
+    }
   }
 }
 

@@ -238,12 +238,13 @@ void sampleSurface8(const VertexPoint* points, const VertexLinks* links,
   SurfaceSample found[kSurfaceLanes];
   // A lane that has found its face repeats the query of a lane that has not, whose anchor
   // moved; its own sample is kept.
-  for (uint32_t pending = 0xffu; pending;) {
+  uint32_t pending = 0xffu;
+  for (;;) {
     const uint32_t now = locateStep8(points, links, anchors, moves, queries, found);
     for (int l = 0; l < kSurfaceLanes; ++l)
       if ((pending & now) >> l & 1u) out[l] = found[l];
     pending &= ~now;
-    if (!pending) break;
+    if (!pending) return;
     const int lead = __builtin_ctz(pending);
     for (int l = 0; l < kSurfaceLanes; ++l)
       if (!(pending >> l & 1u))

@@ -573,6 +573,19 @@ std::unique_ptr<erosion::ErosionWorkspace> roughWorkspace(const geodesy::SphereM
   return workspace;
 }
 
+// The unit tangent at the unit point x at `angle` from a fixed frame.
+glm::vec3 tangentAt(glm::vec3 x, float angle) {
+  const glm::vec3 axis = std::abs(x.x) < 0.9f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0);
+  const glm::vec3 t1 = glm::normalize(glm::cross(x, axis)), t2 = glm::cross(x, t1);
+  return std::cos(angle) * t1 + std::sin(angle) * t2;
+}
+
+// Whether this CPU runs the AVX2 kernels; if not, says that `what` goes untested here.
+bool avx2Here(const char* what) {
+  if (!erosion::avx2Available()) WARN("no AVX2 here: " << what << " is not used and not tested");
+  return erosion::avx2Available();
+}
+
 // The same face, weights, height and gradient, bit for bit.
 void requireSameSample(const erosion::SurfaceSample& one, const erosion::SurfaceSample& other) {
   const glm::vec3 g1 = one.gradient.vec3(), g2 = other.gradient.vec3();
@@ -585,10 +598,7 @@ void requireSameSample(const erosion::SurfaceSample& one, const erosion::Surface
 }  // namespace
 
 TEST_CASE("erosion: sampleSurface8 is sampleSurface eight times", "[erosion]") {
-  if (!erosion::avx2Available()) {
-    WARN("no AVX2 here: sampleSurface8 is not used and not tested");
-    return;
-  }
+  if (!avx2Here("sampleSurface8")) return;
   // Rough heights; queries from every kind of anchor (the twelve five-valent vertices
   // included) to points up to three edges away (several fans), on vertices and on edges.
   const auto& mesh = meshOf(24);
@@ -614,11 +624,9 @@ TEST_CASE("erosion: sampleSurface8 is sampleSurface eight times", "[erosion]") {
           q = 0.5f * (x + mesh.positions[mesh.neighbours[mesh.neighbour_offsets[u] + l % 5]]);
           break;
         default: {  // up to three edges away
-          const glm::vec3 axis = std::abs(x.x) < 0.9f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0);
-          const glm::vec3 t1 = glm::normalize(glm::cross(x, axis)), t2 = glm::cross(x, t1);
           const float angle = float(6.283185307179586 * rng.uniform());
           const float reach = float(3.0 * rng.uniform()) * edge;
-          q = x + reach * (std::cos(angle) * t1 + std::sin(angle) * t2);
+          q = x + reach * tangentAt(x, angle);
           far += reach > 1.5f * edge;
         }
       }
@@ -639,10 +647,7 @@ TEST_CASE("erosion: sampleSurface8 is sampleSurface eight times", "[erosion]") {
 }
 
 TEST_CASE("erosion: locateStep8 lanes move on alone and end as sampleSurface", "[erosion]") {
-  if (!erosion::avx2Available()) {
-    WARN("no AVX2 here: locateStep8 is not used and not tested");
-    return;
-  }
+  if (!avx2Here("locateStep8")) return;
   // Each lane takes a new query as soon as its last one is found, as runDroplets' lanes do, so
   // the lanes of one call are at different moves of their searches. Points up to twelve edges
   // away: a search of more than kLocateMoves moves keeps its last fan, clamped, and the lane's
@@ -655,12 +660,9 @@ TEST_CASE("erosion: locateStep8 lanes move on alone and end as sampleSurface", "
   auto query = [&](uint32_t& start, erosion::Lanes& p) {
     start = uint32_t(rng.uniform() * double(mesh.vertexCount()));
     const glm::vec3 x = mesh.positions[start];
-    const glm::vec3 axis = std::abs(x.x) < 0.9f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0);
-    const glm::vec3 t1 = glm::normalize(glm::cross(x, axis)), t2 = glm::cross(x, t1);
     const float angle = float(6.283185307179586 * rng.uniform());
     const float reach = float(rng.uniform() < 0.9 ? 2.0 * rng.uniform() : 12.0 * rng.uniform());
-    p = erosion::Lanes::of(
-        glm::normalize(x + reach * edge * (std::cos(angle) * t1 + std::sin(angle) * t2)));
+    p = erosion::Lanes::of(glm::normalize(x + reach * edge * tangentAt(x, angle)));
   };
   uint32_t start[erosion::kSurfaceLanes], near[erosion::kSurfaceLanes];
   uint8_t moves[erosion::kSurfaceLanes] = {};
@@ -697,10 +699,7 @@ TEST_CASE("erosion: locateStep8 lanes move on alone and end as sampleSurface", "
 
 TEST_CASE("erosion: the eight-lane row brush erodes and deposits as the four-lane one",
           "[erosion]") {
-  if (!erosion::avx2Available()) {
-    WARN("no AVX2 here: the eight-lane row brush is not used and not tested");
-    return;
-  }
+  if (!avx2Here("the eight-lane row brush")) return;
   // The same droplets with the row brush's erosion and last deposit (spreadOnLand) done four
   // (or one) and eight lanes at a time: every droplet's outcome, every vertex's fixed-point
   // change and, droplet by droplet, every block's changed mark equal (a block marked but
@@ -762,10 +761,7 @@ TEST_CASE("erosion: the eight-lane row brush erodes and deposits as the four-lan
 }
 
 TEST_CASE("erosion: the four-lane publish gives the scalar publish's heights", "[erosion]") {
-  if (!erosion::avx2Available()) {
-    WARN("no AVX2 here: the four-lane publish is not used and not tested");
-    return;
-  }
+  if (!avx2Here("the four-lane publish")) return;
   // Blocks of 32 vertices summed over one to three threads' fixed-point changes, from a quantum
   // to past 2^51 quanta (where the lanes' exact conversion ends and the block is left to the
   // scalar loop): every height bit for bit as the scalar publish's.
