@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "erosion/droplet_erosion.h"
+#include "erosion/fluvial.h"
 #include "planet/ocean.h"
 #include "planet/terrain.h"
 #include "weather/weather_params.h"
@@ -52,6 +53,7 @@ struct Config {
   TerrainParams terrain;
   OceanParams ocean;
   erosion::ErosionParams erosion;
+  erosion::FluvialParams fluvial;
   weather::WeatherParams weather;
   OutputParams output;
   CompareParams compare;

@@ -17,6 +17,9 @@
 #include "export/mesh_export.h"
 #include "export/png_io.h"
 #include "export/surface_maps.h"
+#include "hydrology/flow_routing.h"
+#include "planet/drainage_metrics.h"
+#include "planet/drainage_report.h"
 #include "planet/hardness.h"
 #include "planet/latitude_bands.h"
 #include "planet/ocean.h"
@@ -85,6 +88,7 @@ void addStats(erosion::ErosionStats& total, const erosion::ErosionStats& part) {
         double(droplets);
   }
   total.droplets = droplets;
+  total.mass_error = std::max(total.mass_error, part.mass_error);  // the worst epoch
   total.droplet_steps += part.droplet_steps;
   total.eroded_volume_m3 += part.eroded_volume_m3;
   total.deposited_volume_m3 += part.deposited_volume_m3;
@@ -92,16 +96,6 @@ void addStats(erosion::ErosionStats& total, const erosion::ErosionStats& part) {
   total.ended_lifetime += part.ended_lifetime;
   total.ended_sea += part.ended_sea;
   total.ended_flat += part.ended_flat;
-}
-
-// |sum dh*A| / sum |dh*A| over the whole run's change (serial, so deterministic).
-double massError(std::span<const float> change_m, std::span<const float> areas) {
-  double net = 0.0, gross = 0.0;
-  for (size_t v = 0; v < change_m.size(); ++v) {
-    net += double(change_m[v]) * areas[v];
-    gross += std::abs(double(change_m[v]) * areas[v]);
-  }
-  return gross > 0.0 ? std::abs(net) / gross : 0.0;
 }
 
 // Uniform rain's map is its expectation: the budget spread evenly over the land, in droplets
@@ -120,10 +114,38 @@ std::vector<float> uniformRainfall(const PlanetState& planet, uint64_t droplets)
 
 }  // namespace
 
+namespace {
+
+void addFluvial(erosion::FluvialStats& total, const erosion::FluvialStats& part) {
+  total.iterations += part.iterations;
+  total.incised_m3 += part.incised_m3;
+  total.deposited_m3 += part.deposited_m3;
+  total.deposited_sea_m3 += part.deposited_sea_m3;
+  total.exported_m3 += part.exported_m3;
+  total.uplifted_m3 += part.uplifted_m3;
+  total.diffused_to_sea_m3 += part.diffused_to_sea_m3;
+  total.talus_moved_m3 += part.talus_moved_m3;
+  const double settled = total.deposited_m3 + total.deposited_sea_m3 + total.exported_m3;
+  total.sediment_balance_error =
+      total.incised_m3 > 0.0 ? std::abs(total.incised_m3 - settled) / total.incised_m3 : 0.0;
+}
+
+// The fluvial stage's share of the run: iterations and duration of epoch e of epochs.
+erosion::FluvialParams epochShare(const erosion::FluvialParams& p, int e, int epochs) {
+  erosion::FluvialParams share = p;
+  share.iterations =
+      int(int64_t(p.iterations) * (e + 1) / epochs - int64_t(p.iterations) * e / epochs);
+  share.duration_yr = p.duration_yr * double(share.iterations) / double(p.iterations);
+  return share;
+}
+
+}  // namespace
+
 void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
                  const StageCallback& on_stage, bool with_droplet_density) {
   const uint64_t droplets = dropletBudget(config, planet.land_vertices);
-  if (droplets == 0 || planet.land_vertices == 0) return;
+  const bool fluvial = config.fluvial.enabled;
+  if ((droplets == 0 && !fluvial) || planet.land_vertices == 0) return;
   on_stage("erosion");
   timer.start("erosion");
   if (config.erosion.hardness) {
@@ -131,33 +153,74 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
         erodibilityField(planet.mesh->positions, config.planet.seed, config.erosion.hardness_min,
                          config.erosion.hardness_scale);
   }
-  erosion::ErosionWorkspace workspace(*planet.mesh, config.erosion.radius);
+  std::vector<float> uplift;
+  erosion::FluvialInput river;
+  if (fluvial) {
+    timer.start("fluvial");
+    // An imported heightmap has no mountain belts: uniform uplift.
+    if (config.heightmap_file.empty())
+      uplift = upliftPattern(planet.mesh->positions, config.planet.seed, config.terrain,
+                             config.fluvial.uplift_floor);
+    river.mesh = planet.mesh.get();
+    river.radius_m = config.planet.radius_m;
+    river.sea_level_m = planet.sea_level_m;
+    river.erodibility = planet.erodibility;
+    river.uplift = uplift;
+    river.ceiling_m = planet.initial_elevation_m;
+    river.seed = config.planet.seed;
+    timer.start("erosion");
+  }
+  std::unique_ptr<erosion::ErosionWorkspace> workspace;
+  if (droplets > 0)
+    workspace = std::make_unique<erosion::ErosionWorkspace>(*planet.mesh, config.erosion.radius);
   erosion::ErosionInput input;
   input.mesh = planet.mesh.get();
   input.radius_m = config.planet.radius_m;
   input.sea_level_m = planet.sea_level_m;
   input.erodibility = planet.erodibility;
   input.seed = config.planet.seed;
-  input.workspace = &workspace;
+  input.workspace = workspace.get();
   planet.rain_mode = config.weather.mode;
 
-  if (config.weather.mode == "clouds") {
-    weather::CloudSimulation clouds(*planet.mesh, config.weather, config.planet.seed, droplets);
-    // Every epoch's spawns, kept for the droplet density map and binned once at the end.
-    std::vector<geodesy::DropletSpawn> all_spawns;
-    if (with_droplet_density) all_spawns.reserve(droplets);
-    while (!clouds.done()) {
-      on_stage("weather, epoch " + std::to_string(clouds.epochsRun() + 1) + "/" +
-               std::to_string(config.weather.epochs));
-      timer.start("weather");
-      const auto spawns = clouds.runEpoch(planet.elevation_m, planet.sea_level_m);
-      on_stage("erosion, epoch " + std::to_string(clouds.epochsRun()) + "/" +
-               std::to_string(config.weather.epochs));
-      if (with_droplet_density) all_spawns.insert(all_spawns.end(), spawns.begin(), spawns.end());
+  // One epoch's fluvial share on the rain so far, then its droplets.
+  auto erodeEpoch = [&](int epoch, int epochs, std::span<const float> rain,
+                        std::span<const geodesy::DropletSpawn> spawns, uint64_t first_id) {
+    if (fluvial) {
+      const erosion::FluvialParams share = epochShare(config.fluvial, epoch, epochs);
+      if (share.iterations > 0) {
+        timer.start("fluvial");
+        river.rainfall = rain;
+        addFluvial(planet.fluvial_stats,
+                   erosion::erodeFluvial(river, share, planet.elevation_m, planet.change_m));
+      }
+    }
+    if (!spawns.empty()) {
       timer.start("erosion");
       addStats(planet.erosion_stats,
                erosion::erodeDroplets(input, spawns, config.erosion, planet.elevation_m,
-                                      planet.change_m, clouds.dropletsEmitted() - spawns.size()));
+                                      planet.change_m, first_id));
+    }
+  };
+
+  if (config.weather.mode == "clouds") {
+    // The clouds need a droplet budget to scale their rain: at least one per land vertex.
+    weather::CloudSimulation clouds(*planet.mesh, config.weather, config.planet.seed,
+                                    droplets > 0 ? droplets : planet.land_vertices);
+    std::vector<geodesy::DropletSpawn> all_spawns;
+    if (with_droplet_density) all_spawns.reserve(droplets);
+    while (!clouds.done()) {
+      const int epoch = clouds.epochsRun();
+      on_stage("weather, epoch " + std::to_string(epoch + 1) + "/" +
+               std::to_string(config.weather.epochs));
+      timer.start("weather");
+      auto spawns = clouds.runEpoch(planet.elevation_m, planet.sea_level_m);
+      const uint64_t first_id = clouds.dropletsEmitted() - spawns.size();
+      if (droplets == 0) spawns.clear();
+      const std::vector<float> rain = clouds.rainfall();
+      on_stage("erosion, epoch " + std::to_string(epoch + 1) + "/" +
+               std::to_string(config.weather.epochs));
+      if (with_droplet_density) all_spawns.insert(all_spawns.end(), spawns.begin(), spawns.end());
+      erodeEpoch(epoch, config.weather.epochs, rain, spawns, first_id);
     }
     timer.start("weather");
     planet.rainfall = clouds.rainfall();
@@ -169,20 +232,62 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     }
   } else {
     timer.start("weather");
-    const auto spawns = weather::uniformRain(*planet.mesh, planet.elevation_m, planet.sea_level_m,
-                                             droplets, config.planet.seed);
-    planet.rainfall = uniformRainfall(planet, droplets);
+    std::vector<geodesy::DropletSpawn> spawns;
+    if (droplets > 0)
+      spawns = weather::uniformRain(*planet.mesh, planet.elevation_m, planet.sea_level_m, droplets,
+                                    config.planet.seed);
+    planet.rainfall = uniformRainfall(planet, droplets > 0 ? droplets : planet.land_vertices);
     if (with_droplet_density) {
       timer.start("droplet_density");
       planet.droplet_density =
           weather::rainfallFromSpawns(*planet.mesh, spawns, config.weather.grid_frequency);
     }
-    timer.start("erosion");
-    addStats(planet.erosion_stats, erosion::erodeDroplets(input, spawns, config.erosion,
-                                                          planet.elevation_m, planet.change_m));
+    erodeEpoch(0, 1, planet.rainfall, spawns, 0);
   }
-  planet.erosion_stats.mass_error = massError(planet.change_m, planet.mesh->vertex_areas);
+  if (droplets > 0) {
+    timer.start("erosion");
+    const std::vector<float> before = planet.elevation_m;
+    const double r2 = config.planet.radius_m * config.planet.radius_m;
+    planet.pit_fill_m3 = r2 * hydrology::fillSmallDepressions(*planet.mesh, planet.elevation_m,
+                                                              planet.sea_level_m, kMinLakeVertices);
+    for (size_t v = 0; v < before.size(); ++v)
+      planet.change_m[v] += planet.elevation_m[v] - before[v];
+  }
   timer.stop();
+}
+
+namespace {}  // namespace
+
+Json drainageSummary(const PlanetState& planet, const Config& config) {
+  DrainageInput input;
+  input.mesh = planet.mesh.get();
+  input.radius_m = config.planet.radius_m;
+  input.sea_level_m = planet.sea_level_m;
+  input.rainfall = planet.rainfall;
+  input.lake_evaporation = config.fluvial.lake_evaporation;
+  input.seed = config.planet.seed;
+  Json d;
+  input.elevation_m = planet.initial_elevation_m;
+  const Drainage before = drainageOf(input);
+  d["before"] = drainageJson(drainageMetrics(input, before));
+  input.elevation_m = planet.elevation_m;
+  const Drainage after = drainageOf(input);
+  d["after"] = drainageJson(drainageMetrics(input, after));
+  if (!planet.rainfall.empty()) {
+    const RainQuarters q = rainQuarters(input, after, planet.rainfall);
+    d["wettest_quarter"] = drainageJson(q.wettest);
+    d["driest_quarter"] = drainageJson(q.driest);
+  }
+  const CoastChange c =
+      coastChange(planet.initial_elevation_m, planet.elevation_m, planet.sea_level_m);
+  d["coastline_moved"] = c.coastline_moved;
+  d["former_sea_raised_over_100m"] = c.former_sea_raised_100m;
+  const auto initial_max =
+      *std::max_element(planet.initial_elevation_m.begin(), planet.initial_elevation_m.end());
+  const auto final_max = *std::max_element(planet.elevation_m.begin(), planet.elevation_m.end());
+  d["initial_max_m"] = initial_max;
+  d["final_max_m"] = final_max;
+  return d;
 }
 
 namespace {
@@ -224,6 +329,18 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
                     {"sea", e.ended_sea},
                     {"flat", e.ended_flat}}}};
   s["erosion"]["droplet_steps"] = e.droplet_steps;
+  s["erosion"]["pit_fill_m3"] = planet.pit_fill_m3;
+  const erosion::FluvialStats& f = planet.fluvial_stats;
+  s["fluvial"] = {{"iterations", f.iterations},
+                  {"incised_m3", f.incised_m3},
+                  {"deposited_m3", f.deposited_m3},
+                  {"deposited_sea_m3", f.deposited_sea_m3},
+                  {"exported_m3", f.exported_m3},
+                  {"uplifted_m3", f.uplifted_m3},
+                  {"diffused_to_sea_m3", f.diffused_to_sea_m3},
+                  {"talus_moved_m3", f.talus_moved_m3},
+                  {"sediment_balance_error", f.sediment_balance_error}};
+  s["drainage"] = drainageSummary(planet, config);
   s["rain_mode"] = planet.rain_mode;
   if (planet.rain_mode == "clouds") {
     const weather::WeatherStats& w = planet.weather_stats;
@@ -262,7 +379,7 @@ void writeMaps(const PlanetState& planet, const Config& config,
   relief.width = width;
   out.stage("relief.png",
             planet_export::encodePngRgb8(planet_export::renderShadedRelief(surface, relief)));
-  if (planet.erosion_stats.droplets > 0) {
+  if (!planet.rain_mode.empty()) {
     planet_export::PlanetSurface before = surface;
     before.elevation_m = planet.initial_elevation_m;
     out.stage("relief_before.png",
@@ -366,8 +483,7 @@ planet_export::PlanetSurface surfaceOf(const PlanetState& planet, const Config& 
   surface.elevation_m = planet.elevation_m;
   surface.radius_m = config.planet.radius_m;
   surface.sea_level_m = planet.sea_level_m;
-  if (planet.erosion_stats.droplets > 0)
-    surface.attributes.push_back({"_EROSION", planet.change_m});
+  if (!planet.rain_mode.empty()) surface.attributes.push_back({"_EROSION", planet.change_m});
   if (!planet.rainfall.empty()) surface.attributes.push_back({"_RAINFALL", planet.rainfall});
   Json extras;
   extras["generator"] = "planetgen";

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "erosion/droplet_erosion.h"
 #include "export/planet_surface.h"
 #include "geodesy/sphere_mesh.h"
@@ -29,7 +31,10 @@ struct PlanetState {
   double sea_level_m = 0.0;
   uint64_t land_vertices = 0;
   erosion::ErosionStats erosion_stats;  // summed over all epochs
-  std::vector<float> rainfall;          // per vertex, droplets per steradian (weather/rainfall.h)
+  erosion::FluvialStats fluvial_stats;  // summed over all epochs
+  // Pits droplets left, filled with sediment at the end (hydrology::fillSmallDepressions).
+  double pit_fill_m3 = 0.0;
+  std::vector<float> rainfall;  // per vertex, droplets per steradian (weather/rainfall.h)
   // The rain that fell: the droplets actually spawned, binned like rainfall (for uniform rain
   // rainfall is the constant expectation, this is the random draw around it). Only filled
   // when erodePlanet is asked for it.
@@ -45,12 +50,19 @@ using StageCallback = std::function<void(const std::string& stage)>;
 // terrain is shifted so that the quantile lands on 0.
 PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCallback& on_stage);
 
-// Rain (uniform or clouds, [weather] mode) and droplet erosion: updates elevation_m, change_m,
-// erosion_stats, rainfall and weather_stats. Clouds alternate with erosion in epochs.
+// Rain (uniform or clouds, [weather] mode), the fluvial stage ([fluvial]) and droplet erosion
+// ([erosion]): updates elevation_m, change_m, erosion_stats, fluvial_stats, rainfall and
+// weather_stats. Clouds alternate with erosion in epochs; in each, the fluvial stage runs its
+// share of the iterations on the rain so far, then the epoch's droplets. Last, the pits the
+// droplets left are filled.
 // with_droplet_density also bins the spawned droplets into droplet_density (compare's metric;
 // its own timer, "droplet_density": about 0.25 s at f = 512 on 2 cores).
 void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
                  const StageCallback& on_stage, bool with_droplet_density = false);
+
+// Drainage metrics before and after erosion, by rain quarter, and at the coast: summary.json's
+// "drainage" section (README, "Rivers, valleys and lakes"), as a JSON text.
+nlohmann::json drainageSummary(const PlanetState& planet, const Config& config);
 
 // Number of droplets the config asks for on this planet.
 uint64_t dropletBudget(const Config& config, uint64_t land_vertices);

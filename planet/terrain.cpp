@@ -35,8 +35,9 @@ struct Terrain::Impl {
     belt_fbm = {3, float(p.mountain_belt_frequency), 2.0f, 0.5f};
   }
 
-  // Elevation at 8 points (coordinate arrays, modified in place by the warp).
-  void elevation8(float* x, float* y, float* z, float* out) const {
+  // Elevation at 8 points (coordinate arrays, modified in place by the warp); belts_out, if
+  // set, receives the mountain-belt weight in [0, 1] of each point.
+  void elevation8(float* x, float* y, float* z, float* out, float* belts_out = nullptr) const {
     float a[8], b[8], c[8];
     if (params.warp > 0.0) {
       fbm8(warp_x, x, y, z, warp_fbm, a);
@@ -64,6 +65,7 @@ struct Terrain::Impl {
       const float belt = std::clamp((c[l] + 0.05f) * 4.0f, 0.0f, 1.0f);
       mountains[l] = inland * (2.0f - inland) * belt * belt * (3.0f - 2.0f * belt);
       any_mountains |= mountains[l] > 0.0f;
+      if (belts_out) belts_out[l] = mountains[l];
     }
     if (params.ridged_amplitude_m > 0.0 && any_mountains) {
       ridgedFbm8(ridges, x, y, z, ridged_fbm, c);
@@ -83,27 +85,48 @@ float Terrain::elevationAt(const glm::vec3& p) const {
   return out[0];
 }
 
-std::vector<float> generateElevation(std::span<const glm::vec3> unit_positions, uint64_t seed,
-                                     const TerrainParams& params) {
-  const Terrain terrain(seed, params);
+namespace {
+
+// Runs the terrain over every position, 8 at a time; each block of 8 vertices writes only its
+// own slots, so the result does not depend on the partition. The last block repeats its final
+// vertex in the unused lanes. belts may be empty.
+void evaluate(const Terrain::Impl& terrain, std::span<const glm::vec3> unit_positions,
+              std::span<float> elevation, std::span<float> belts) {
   const size_t n = unit_positions.size();
-  std::vector<float> elevation(n);
-  // Each block of 8 vertices writes only its own slots: the result does not depend on the
-  // partition. The last block repeats its final vertex in the unused lanes.
   tbb::parallel_for(tbb::blocked_range<size_t>(0, (n + 7) / 8, 512),
                     [&](const tbb::blocked_range<size_t>& r) {
-                      float x[8], y[8], z[8], out[8];
+                      float x[8], y[8], z[8], out[8], belt[8];
                       for (size_t block = r.begin(); block != r.end(); ++block) {
                         const size_t first = block * 8;
                         for (int l = 0; l < 8; ++l) {
                           const glm::vec3& p = unit_positions[std::min(first + l, n - 1)];
                           x[l] = p.x, y[l] = p.y, z[l] = p.z;
                         }
-                        terrain.impl_->elevation8(x, y, z, out);
-                        for (size_t l = 0; l < 8 && first + l < n; ++l)
+                        terrain.elevation8(x, y, z, out, belts.empty() ? nullptr : belt);
+                        for (size_t l = 0; l < 8 && first + l < n; ++l) {
                           elevation[first + l] = out[l];
+                          if (!belts.empty()) belts[first + l] = belt[l];
+                        }
                       }
                     });
+}
+
+}  // namespace
+
+std::vector<float> upliftPattern(std::span<const glm::vec3> unit_positions, uint64_t seed,
+                                 const TerrainParams& params, double floor) {
+  const Terrain terrain(seed, params);
+  std::vector<float> elevation(unit_positions.size()), pattern(unit_positions.size());
+  evaluate(*terrain.impl_, unit_positions, elevation, pattern);
+  for (float& p : pattern) p = float(floor + (1.0 - floor) * double(p));
+  return pattern;
+}
+
+std::vector<float> generateElevation(std::span<const glm::vec3> unit_positions, uint64_t seed,
+                                     const TerrainParams& params) {
+  const Terrain terrain(seed, params);
+  std::vector<float> elevation(unit_positions.size());
+  evaluate(*terrain.impl_, unit_positions, elevation, {});
   return elevation;
 }
 

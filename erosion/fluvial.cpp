@@ -1,0 +1,257 @@
+#include "erosion/fluvial.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include <tbb/parallel_for.h>
+
+#include "hydrology/flow_routing.h"
+
+namespace erosion {
+namespace {
+
+using hydrology::kNoLake;
+
+// Sediment settles on the sea floor up to this depth below the water line, so deltas build
+// shelves without moving the coast.
+constexpr double kSeaDepositMarginM = 1.0;
+constexpr int kMaxDiffusionSubsteps = 16;
+
+struct Stage {
+  const geodesy::SphereMesh& mesh;
+  const FluvialInput& in;
+  const FluvialParams& p;
+  double sea;
+  double dt;
+  std::vector<double> area_m2;  // dual areas in m^2
+  std::vector<double> rain;     // rain per vertex relative to the mean over land
+  FluvialStats stats;
+
+  bool isSea(std::span<const float> h, uint32_t v) const { return double(h[v]) < sea; }
+  double erodibility(uint32_t v) const {
+    return in.erodibility.empty() ? 1.0 : double(in.erodibility[v]);
+  }
+  double upliftStep(std::span<const float> h, uint32_t v) const {
+    const double rate = p.uplift_m_per_yr * (in.uplift.empty() ? 1.0 : double(in.uplift[v]));
+    double u = rate * dt;
+    if (!in.ceiling_m.empty()) u = std::min(u, std::max(0.0, double(in.ceiling_m[v]) - h[v]));
+    return u;
+  }
+};
+
+std::vector<double> relativeRain(const geodesy::SphereMesh& mesh, std::span<const float> rainfall,
+                                 std::span<const float> h, double sea) {
+  std::vector<double> rain(mesh.vertexCount(), 1.0);
+  if (rainfall.empty()) return rain;
+  double sum = 0.0, area = 0.0;
+  for (size_t v = 0; v < rain.size(); ++v) {
+    if (double(h[v]) < sea) continue;
+    sum += double(rainfall[v]) * mesh.vertex_areas[v];
+    area += mesh.vertex_areas[v];
+  }
+  const double mean = area > 0.0 ? sum / area : 0.0;
+  for (size_t v = 0; v < rain.size(); ++v)
+    rain[v] = mean > 0.0 ? std::max(0.0, double(rainfall[v]) / mean) : 1.0;
+  return rain;
+}
+
+// One step of uplift, implicit stream-power incision and deposition (serial: each vertex
+// needs its receiver's new height, and the sediment of everything upstream).
+void incise(Stage& s, std::vector<float>& h) {
+  const auto& mesh = s.mesh;
+  hydrology::RoutingParams rp;
+  rp.receiver_jitter = s.p.receiver_jitter;
+  rp.seed = s.in.seed;
+  const hydrology::FlowRouting routing = hydrology::routeFlow(mesh, h, s.sea, rp);
+  const std::vector<float> distance = hydrology::receiverDistance(mesh, routing);
+  std::vector<double> local(mesh.vertexCount());
+  for (size_t v = 0; v < local.size(); ++v) local[v] = s.rain[v] * s.area_m2[v];
+  const std::vector<double> discharge = hydrology::accumulate(routing, local);
+
+  std::vector<float> hn(h);
+  std::vector<double> eroded(mesh.vertexCount(), 0.0);
+  const double m = s.p.area_exponent;
+  for (uint32_t v : routing.order) {
+    const double up = s.upliftStep(h, v);
+    const double base = double(h[v]) + up;
+    s.stats.uplifted_m3 += up * s.area_m2[v];
+    const uint32_t r = routing.receiver[v];
+    double next = base;
+    if (r != v && routing.lake_of[v] == kNoLake) {
+      const double hr = s.isSea(h, r) ? s.sea : double(hn[r]);
+      if (hr < base) {
+        const double f = s.p.stream_power_k * s.erodibility(v) * s.dt * std::pow(discharge[v], m) /
+                         (double(distance[v]) * s.in.radius_m);
+        next = (base + f * hr) / (1.0 + f);
+      }
+    }
+    hn[v] = float(next);
+    eroded[v] = (base - double(hn[v])) * s.area_m2[v];
+    s.stats.incised_m3 += eroded[v];
+  }
+
+  // Sediment from the sources downstream: a share G a / Q settles at each vertex, all of it
+  // in a lake up to the lake's level; never above the initial terrain.
+  std::vector<double> sediment(mesh.vertexCount(), 0.0);
+  for (size_t i = routing.order.size(); i-- > 0;) {
+    const uint32_t v = routing.order[i];
+    // eroded[v] may be a rounding below zero (heights are float); it still travels, so the
+    // budget closes exactly.
+    double load = sediment[v] + eroded[v];
+    if (load > 0.0) {
+      double room = std::numeric_limits<double>::infinity();
+      double share;
+      if (routing.lake_of[v] != kNoLake) {
+        room = std::max(0.0, double(routing.water_level_m[v]) - hn[v]);
+        share = 1.0;
+      } else {
+        share = std::min(1.0, s.p.deposition * s.area_m2[v] / std::max(discharge[v], 1e-30));
+      }
+      if (!s.in.ceiling_m.empty())
+        room = std::min(room, std::max(0.0, double(s.in.ceiling_m[v]) - hn[v]));
+      const double laid = std::min(load * share, room * s.area_m2[v]);
+      if (laid > 0.0) {
+        const float raised = float(double(hn[v]) + laid / s.area_m2[v]);
+        const double actual = (double(raised) - double(hn[v])) * s.area_m2[v];
+        hn[v] = raised;
+        load -= actual;
+        s.stats.deposited_m3 += actual;
+      }
+    }
+    const uint32_t r = routing.receiver[v];
+    if (r == v) {
+      s.stats.exported_m3 += load;
+    } else if (s.isSea(h, r)) {
+      const double sea_room =
+          std::max(0.0, (s.sea - kSeaDepositMarginM - double(hn[r])) * s.area_m2[r]);
+      const double settle = std::max(0.0, std::min(load, sea_room));
+      if (settle > 0.0) {
+        const float raised = float(double(hn[r]) + settle / s.area_m2[r]);
+        const double actual = (double(raised) - double(hn[r])) * s.area_m2[r];
+        hn[r] = raised;
+        s.stats.deposited_sea_m3 += actual;
+        load -= actual;
+      }
+      s.stats.exported_m3 += load;
+    } else {
+      sediment[r] += load;
+    }
+  }
+  h.swap(hn);
+}
+
+// Hillslope diffusion: conservative fluxes D (h_j - h_i) / sqrt(3) across each dual edge of
+// the (nearly regular) hexagonal lattice; sea neighbours hold the sea level.
+void diffuse(Stage& s, std::vector<float>& h) {
+  if (s.p.diffusion_m2_per_yr <= 0.0) return;
+  const auto& mesh = s.mesh;
+  const size_t n = mesh.vertexCount();
+  double min_area = std::numeric_limits<double>::infinity();
+  for (double a : s.area_m2) min_area = std::min(min_area, a);
+  const double conductance = s.p.diffusion_m2_per_yr / std::numbers::sqrt3;
+  // Stable while the six outflows of the smallest cell take at most half its excess. Past
+  // kMaxDiffusionSubsteps the land is as smooth as diffusion makes it within a step anyway, so
+  // the step is cut there rather than costing without bound.
+  const double needed = std::ceil(s.dt * conductance * 6.0 / (0.5 * min_area));
+  const int substeps = int(std::clamp(needed, 1.0, double(kMaxDiffusionSubsteps)));
+  const double step = std::min(s.dt / substeps, 0.5 * min_area / (6.0 * conductance));
+  std::vector<float> next(h);
+  std::vector<double> to_sea(n, 0.0);
+  for (int k = 0; k < substeps; ++k) {
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
+          for (size_t v = r.begin(); v != r.end(); ++v) {
+            if (double(h[v]) < s.sea) continue;
+            double flux = 0.0, sea_flux = 0.0;
+            for (uint32_t e = mesh.neighbour_offsets[v]; e < mesh.neighbour_offsets[v + 1]; ++e) {
+              const uint32_t j = mesh.neighbours[e];
+              if (double(h[j]) < s.sea) {
+                sea_flux += s.sea - double(h[v]);
+              } else {
+                flux += double(h[j]) - double(h[v]);
+              }
+            }
+            const double volume = step * conductance * (flux + sea_flux);
+            next[v] = float(double(h[v]) + volume / s.area_m2[v]);
+            to_sea[v] -= step * conductance * sea_flux;
+          }
+        });
+    h.swap(next);
+  }
+  for (double t : to_sea) s.stats.diffused_to_sea_m3 += t;
+}
+
+// Landslides: material moves down every land-to-land edge steeper than the talus angle, an
+// eighth of the excess per pass (Jacobi, so the result does not depend on the order).
+void slide(Stage& s, std::vector<float>& h) {
+  const double limit = std::tan(s.p.talus_angle_deg * std::numbers::pi / 180.0);
+  const auto& mesh = s.mesh;
+  const size_t n = mesh.vertexCount();
+  const double r_m = s.in.radius_m;
+  auto excess = [&](const std::vector<float>& hh, uint32_t i, uint32_t j) {
+    const glm::vec3 d = mesh.positions[i] - mesh.positions[j];
+    const double length =
+        std::sqrt(double(d.x) * d.x + double(d.y) * d.y + double(d.z) * d.z) * r_m;
+    return std::max(0.0, double(hh[i]) - double(hh[j]) - limit * length);
+  };
+  std::vector<float> next(h);
+  std::vector<double> moved(n, 0.0);
+  for (int pass = 0; pass < 32; ++pass) {
+    bool any = false;
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
+          for (size_t v = r.begin(); v != r.end(); ++v) {
+            next[v] = h[v];
+            if (double(h[v]) < s.sea) continue;
+            double volume = 0.0, out = 0.0;
+            for (uint32_t e = mesh.neighbour_offsets[v]; e < mesh.neighbour_offsets[v + 1]; ++e) {
+              const uint32_t j = mesh.neighbours[e];
+              if (double(h[j]) < s.sea) continue;
+              const double a = std::min(s.area_m2[v], s.area_m2[j]) / 8.0;
+              const double give = excess(h, uint32_t(v), j) * a;
+              volume += excess(h, j, uint32_t(v)) * a - give;
+              out += give;
+            }
+            if (volume != 0.0) next[v] = float(double(h[v]) + volume / s.area_m2[v]);
+            moved[v] += out;
+          }
+        });
+    for (size_t v = 0; v < n && !any; ++v) any = next[v] != h[v];
+    h.swap(next);
+    if (!any) break;
+  }
+  for (double m : moved) s.stats.talus_moved_m3 += m;
+}
+
+}  // namespace
+
+FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params,
+                          std::span<float> elevation_m, std::span<float> change_m) {
+  const geodesy::SphereMesh& mesh = *input.mesh;
+  Stage s{
+      mesh, input, params, input.sea_level_m, params.duration_yr / std::max(1, params.iterations),
+      {},   {},    {}};
+  s.area_m2.resize(mesh.vertexCount());
+  for (size_t v = 0; v < s.area_m2.size(); ++v)
+    s.area_m2[v] = double(mesh.vertex_areas[v]) * input.radius_m * input.radius_m;
+  s.rain = relativeRain(mesh, input.rainfall, elevation_m, s.sea);
+
+  std::vector<float> h(elevation_m.begin(), elevation_m.end());
+  for (int it = 0; it < params.iterations; ++it) {
+    incise(s, h);
+    diffuse(s, h);
+    slide(s, h);
+    s.stats.iterations += 1;
+  }
+  for (size_t v = 0; v < h.size(); ++v) {
+    if (!change_m.empty()) change_m[v] += h[v] - elevation_m[v];
+    elevation_m[v] = h[v];
+  }
+  const double settled = s.stats.deposited_m3 + s.stats.deposited_sea_m3 + s.stats.exported_m3;
+  if (s.stats.incised_m3 > 0.0)
+    s.stats.sediment_balance_error = std::abs(s.stats.incised_m3 - settled) / s.stats.incised_m3;
+  return s.stats;
+}
+
+}  // namespace erosion

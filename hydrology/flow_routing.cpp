@@ -1,0 +1,217 @@
+#include "hydrology/flow_routing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <queue>
+
+#include <tbb/parallel_for.h>
+#include <glm/geometric.hpp>
+
+#include "geodesy/hash.h"
+
+namespace hydrology {
+namespace {
+
+constexpr uint64_t kJitterStream = 0x72637672ull;  // "rcvr"
+
+double arc(const glm::vec3& a, const glm::vec3& b) {
+  const glm::dvec3 da(a), db(b);
+  return std::atan2(glm::length(glm::cross(da, db)), glm::dot(da, db));
+}
+
+// Min-heap entry of the priority-flood: lowest level first, then first pushed.
+struct Entry {
+  float level;
+  uint64_t seq;
+  uint32_t vertex;
+  bool operator>(const Entry& o) const {
+    return level > o.level || (level == o.level && seq > o.seq);
+  }
+};
+
+struct Flood {
+  std::vector<uint32_t> parent;  // the vertex the flood reached v from (v itself for seeds)
+  std::vector<uint32_t> rank;    // 0 for sea, 1 + visiting index for land
+};
+
+// Priority-flood with a FIFO for the vertices inside depressions (they take the level of the
+// vertex they were reached from and need no heap). Fills routing.order, water_level_m, lakes.
+Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
+            FlowRouting& routing) {
+  const size_t n = mesh.vertexCount();
+  Flood f;
+  f.parent.assign(n, 0);
+  f.rank.assign(n, 0);
+  std::vector<uint8_t> seen(n, 0);
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+  std::deque<uint32_t> pits;
+  uint64_t seq = 0;
+  routing.water_level_m.assign(h.begin(), h.end());
+  routing.lake_of.assign(n, kNoLake);
+
+  const auto& off = mesh.neighbour_offsets;
+  const auto& nb = mesh.neighbours;
+  // Seeds: the sea vertices that touch land, at the sea level.
+  for (uint32_t v = 0; v < n; ++v) {
+    if (h[v] >= sea) continue;
+    seen[v] = 1;
+    f.parent[v] = v;
+    for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
+      if (h[nb[k]] >= sea) {
+        heap.push({sea, seq++, v});
+        break;
+      }
+    }
+  }
+  if (heap.empty()) {  // no sea: the lowest vertex is the one outlet
+    uint32_t lowest = 0;
+    for (uint32_t v = 1; v < n; ++v)
+      if (h[v] < h[lowest]) lowest = v;
+    if (!seen[lowest]) {
+      seen[lowest] = 1;
+      f.parent[lowest] = lowest;
+      f.rank[lowest] = 1;
+      routing.order.push_back(lowest);
+      heap.push({h[lowest], seq++, lowest});
+    }
+  }
+  while (!pits.empty() || !heap.empty()) {
+    uint32_t c;
+    if (!pits.empty()) {
+      c = pits.front();
+      pits.pop_front();
+    } else {
+      c = heap.top().vertex;
+      heap.pop();
+    }
+    const float wc = routing.water_level_m[c];
+    for (uint32_t k = off[c]; k < off[c + 1]; ++k) {
+      const uint32_t m = nb[k];
+      if (seen[m]) continue;
+      seen[m] = 1;
+      f.parent[m] = c;
+      f.rank[m] = uint32_t(routing.order.size()) + 1;
+      routing.order.push_back(m);
+      if (h[m] <= wc && h[c] >= sea) {
+        routing.water_level_m[m] = wc;
+        if (h[m] < wc) {  // under water: the lake of c, or a new one spilling to c
+          uint32_t lake = routing.lake_of[c];
+          if (lake == kNoLake || routing.lakes[lake].level_m != wc) {
+            lake = uint32_t(routing.lakes.size());
+            Lake l;
+            l.level_m = wc;
+            l.outlet = c;
+            l.lowest = m;
+            routing.lakes.push_back(l);
+          }
+          routing.lake_of[m] = lake;
+        }
+        pits.push_back(m);
+      } else {
+        heap.push({h[m], seq++, m});
+      }
+    }
+  }
+  return f;
+}
+
+void summariseLakes(const geodesy::SphereMesh& mesh, std::span<const float> h,
+                    FlowRouting& routing) {
+  for (uint32_t v : routing.order) {
+    const uint32_t id = routing.lake_of[v];
+    if (id == kNoLake) continue;
+    Lake& l = routing.lakes[id];
+    const double depth = double(l.level_m) - h[v];
+    l.vertex_count += 1;
+    l.area_sr += mesh.vertex_areas[v];
+    l.volume_m_sr += depth * mesh.vertex_areas[v];
+    if (depth > l.max_depth_m) {
+      l.max_depth_m = depth;
+      l.lowest = v;
+    }
+  }
+}
+
+}  // namespace
+
+FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
+                      double sea_level_m, const RoutingParams& params) {
+  FlowRouting routing;
+  const size_t n = mesh.vertexCount();
+  const float sea = float(sea_level_m);
+  routing.order.reserve(n);
+  const Flood f = flood(mesh, elevation_m, sea, routing);
+  routing.land_vertices = routing.order.size();
+  summariseLakes(mesh, elevation_m, routing);
+
+  routing.receiver.resize(n);
+  const auto& off = mesh.neighbour_offsets;
+  const auto& nb = mesh.neighbours;
+  const double jitter = std::clamp(params.receiver_jitter, 0.0, 0.999);
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, uint32_t(n), 4096),
+                    [&](const tbb::blocked_range<uint32_t>& r) {
+                      for (uint32_t v = r.begin(); v != r.end(); ++v) {
+                        if (f.rank[v] == 0 || f.parent[v] == v) {
+                          routing.receiver[v] = v;
+                          continue;
+                        }
+                        uint32_t best = f.parent[v];
+                        double best_score = 0.0;
+                        if (routing.lake_of[v] == kNoLake) {
+                          const double hv = elevation_m[v];
+                          for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
+                            const uint32_t m = nb[k];
+                            if (f.rank[m] >= f.rank[v]) continue;
+                            const double hm = std::max(double(elevation_m[m]), double(sea));
+                            const glm::vec3 d = mesh.positions[v] - mesh.positions[m];
+                            const double slope = (hv - hm) / double(glm::length(d));
+                            if (slope <= 0.0) continue;
+                            const double u = geodesy::unitFromHash(
+                                geodesy::hash3(params.seed ^ kJitterStream, v, m));
+                            const double score = slope * (1.0 - jitter * u);
+                            if (score > best_score) best_score = score, best = m;
+                          }
+                        }
+                        routing.receiver[v] = best;
+                      }
+                    });
+  return routing;
+}
+
+std::vector<double> accumulate(const FlowRouting& routing, std::span<const double> local) {
+  std::vector<double> total(local.begin(), local.end());
+  for (size_t i = routing.order.size(); i-- > 0;) {
+    const uint32_t v = routing.order[i];
+    const uint32_t r = routing.receiver[v];
+    if (r != v) total[r] += total[v];
+  }
+  return total;
+}
+
+double fillSmallDepressions(const geodesy::SphereMesh& mesh, std::span<float> elevation_m,
+                            double sea_level_m, uint32_t max_vertices) {
+  const FlowRouting routing = routeFlow(mesh, elevation_m, sea_level_m);
+  double added = 0.0;
+  for (uint32_t v : routing.order) {
+    const uint32_t l = routing.lake_of[v];
+    if (l == kNoLake || routing.lakes[l].vertex_count >= max_vertices) continue;
+    added += (double(routing.lakes[l].level_m) - elevation_m[v]) * mesh.vertex_areas[v];
+    elevation_m[v] = routing.lakes[l].level_m;
+  }
+  return added;
+}
+
+std::vector<float> receiverDistance(const geodesy::SphereMesh& mesh, const FlowRouting& routing) {
+  std::vector<float> d(mesh.vertexCount(), 0.0f);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, d.size(), 8192),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t v = r.begin(); v != r.end(); ++v) {
+                        const uint32_t rv = routing.receiver[v];
+                        if (rv != v) d[v] = float(arc(mesh.positions[v], mesh.positions[rv]));
+                      }
+                    });
+  return d;
+}
+
+}  // namespace hydrology

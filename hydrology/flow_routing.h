@@ -1,0 +1,80 @@
+#pragma once
+// Where water goes on the mesh: one receiver per land vertex, an order from the outlets
+// upstream, and the lakes of the closed depressions. Stands on geodesy alone and takes plain
+// per-vertex arrays, so erosion, export (rivers) and the metrics share one routing.
+//
+// Method: a priority-flood (Barnes, Lehman & Mulla 2014) from the coast over the land gives
+// every land vertex its water-surface level (the level a closed depression fills to before it
+// spills) and a visiting order in which every vertex comes after the vertex it can drain to.
+// A vertex drains by steepest descent (metric slopes, a small per-vertex hash perturbation so
+// channels do not follow the lattice's six directions) to a neighbour visited before it; a
+// vertex at the bottom of a depression, or on a flat, drains along the flood's path towards
+// the depression's spill point. Every depression is therefore crossed, as in the lake routing
+// of Cordonnier, Bovy & Braun 2019, and the filled part of each is reported as a lake.
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "geodesy/sphere_mesh.h"
+
+namespace hydrology {
+
+constexpr uint32_t kNoLake = std::numeric_limits<uint32_t>::max();
+
+struct RoutingParams {
+  // Relative perturbation of the slopes compared when choosing a receiver, in [0, 1): the
+  // steepest lower neighbour wins unless another is within this fraction of its slope.
+  double receiver_jitter = 0.3;
+  uint64_t seed = 0;  // for the jitter (geodesy::hash3 of seed, vertex, neighbour)
+};
+
+// A closed depression of the land, filled to its spill level.
+struct Lake {
+  float level_m = 0.0f;       // water surface: the spill level of the depression
+  uint32_t outlet = 0;        // vertex the lake spills to (land or sea)
+  uint32_t lowest = 0;        // deepest vertex
+  uint32_t vertex_count = 0;  // vertices under the water surface
+  double area_sr = 0.0;       // dual area of those vertices on the unit sphere
+  double volume_m_sr = 0.0;   // sum of depth * dual area (m * sr; times radius^2 for m^3)
+  double max_depth_m = 0.0;
+};
+
+struct FlowRouting {
+  // receiver[v]: where v drains. Sea vertices (elevation < sea level) are outlets and drain to
+  // themselves; so does the lowest land vertex of a planet with no sea.
+  std::vector<uint32_t> receiver;
+  // Land vertices from the outlets upstream: every vertex comes after its receiver. Sea
+  // vertices are not listed.
+  std::vector<uint32_t> order;
+  // Water surface: elevation_m, raised to the lake level inside lakes (sea vertices: their
+  // elevation).
+  std::vector<float> water_level_m;
+  std::vector<uint32_t> lake_of;  // per vertex: index into lakes, or kNoLake
+  std::vector<Lake> lakes;        // in order of discovery (lowest spill level first)
+  size_t land_vertices = 0;
+};
+
+// Routes the land (elevation_m >= sea_level_m) of mesh. elevation_m has one value per vertex.
+// Serial priority-flood (O(L log L) for L land vertices) then a parallel receiver choice in
+// the caller's oneTBB arena; the result is identical for any thread count.
+FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
+                      double sea_level_m, const RoutingParams& params = {});
+
+// Sums a per-vertex quantity downstream: total[v] = local[v] + the totals of every vertex that
+// drains to v, over land (sea vertices keep local[v] plus what reaches them). With local =
+// dual area this is the drainage area; with rain x area, the discharge. Serial, in reverse
+// routing order (deterministic).
+std::vector<double> accumulate(const FlowRouting& routing, std::span<const double> local);
+
+// Raises every closed depression of fewer than max_vertices vertices to its spill level (the
+// sediment that fills the small pits droplets leave). Larger depressions stay: they are lakes.
+// Returns the volume added in m * sr (times radius^2 for m^3).
+double fillSmallDepressions(const geodesy::SphereMesh& mesh, std::span<float> elevation_m,
+                            double sea_level_m, uint32_t max_vertices);
+
+// Arc length (radians on the unit sphere) from every vertex to its receiver; 0 for outlets.
+std::vector<float> receiverDistance(const geodesy::SphereMesh& mesh, const FlowRouting& routing);
+
+}  // namespace hydrology

@@ -1,0 +1,162 @@
+#include "planet/drainage_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace planet {
+
+using hydrology::kNoLake;
+
+Drainage drainageOf(const DrainageInput& in) {
+  const geodesy::SphereMesh& mesh = *in.mesh;
+  const size_t n = mesh.vertexCount();
+  Drainage d;
+  hydrology::RoutingParams rp;
+  rp.seed = in.seed;
+  d.routing = hydrology::routeFlow(mesh, in.elevation_m, in.sea_level_m, rp);
+  const double r2 = in.radius_m * in.radius_m;
+  double rain_sum = 0.0, land_area = 0.0;
+  for (uint32_t v : d.routing.order) {
+    const double rain = in.rainfall.empty() ? 1.0 : double(in.rainfall[v]);
+    rain_sum += rain * mesh.vertex_areas[v];
+    land_area += mesh.vertex_areas[v];
+  }
+  const double mean_rain = land_area > 0.0 && rain_sum > 0.0 ? rain_sum / land_area : 1.0;
+  std::vector<double> local(n, 0.0);
+  for (uint32_t v : d.routing.order) {
+    const double rain = in.rainfall.empty() ? 1.0 : double(in.rainfall[v]);
+    local[v] = rain / mean_rain * mesh.vertex_areas[v] * r2;
+  }
+  d.area_m2 = hydrology::accumulate(d.routing, local);
+
+  // A lake's catchment is what reaches the vertex that leaves it (the largest area inside).
+  const auto& lakes = d.routing.lakes;
+  std::vector<double> catchment(lakes.size(), 0.0);
+  for (uint32_t v : d.routing.order) {
+    const uint32_t l = d.routing.lake_of[v];
+    if (l != kNoLake) catchment[l] = std::max(catchment[l], d.area_m2[v]);
+  }
+  d.endorheic.assign(lakes.size(), 0);
+  for (size_t l = 0; l < lakes.size(); ++l)
+    d.endorheic[l] = catchment[l] < in.lake_evaporation * lakes[l].area_sr * r2;
+
+  d.reaches_sea.assign(n, 0);
+  for (size_t v = 0; v < n; ++v) d.reaches_sea[v] = double(in.elevation_m[v]) < in.sea_level_m;
+  for (uint32_t v : d.routing.order) {
+    const uint32_t r = d.routing.receiver[v];
+    if (r == v) continue;
+    const uint32_t l = d.routing.lake_of[v];
+    const bool leaves_lake = l != kNoLake && d.routing.lake_of[r] != l;
+    d.reaches_sea[v] = leaves_lake && d.endorheic[l] ? 0 : d.reaches_sea[r];
+  }
+  return d;
+}
+
+DrainageMetrics drainageMetrics(const DrainageInput& in, const Drainage& d,
+                                std::span<const uint8_t> mask) {
+  const geodesy::SphereMesh& mesh = *in.mesh;
+  const auto& rt = d.routing;
+  const double r2 = in.radius_m * in.radius_m;
+  const double sea = in.sea_level_m;
+  auto counted = [&](uint32_t v) { return mask.empty() || mask[v]; };
+  DrainageMetrics m;
+  double land_area = 0.0, sea_area = 0.0;
+  for (uint32_t v : rt.order) {
+    if (!counted(v)) continue;
+    m.land_vertices += 1;
+    land_area += mesh.vertex_areas[v];
+    if (d.reaches_sea[v]) sea_area += mesh.vertex_areas[v];
+  }
+  m.drains_to_sea = land_area > 0.0 ? sea_area / land_area : 0.0;
+
+  uint64_t pits = 0;
+  for (size_t l = 0; l < rt.lakes.size(); ++l) {
+    const hydrology::Lake& lake = rt.lakes[l];
+    if (!counted(lake.lowest)) continue;
+    if (lake.vertex_count < kMinLakeVertices) {
+      pits += lake.max_depth_m > kPitDepthM;
+      continue;
+    }
+    m.lakes += 1;
+    m.endorheic_lakes += d.endorheic[l];
+    m.lake_area_km2 += lake.area_sr * r2 * 1e-6;
+  }
+  m.pits_per_10k = m.land_vertices > 0 ? 1e4 * double(pits) / double(m.land_vertices) : 0.0;
+
+  // Channels: rain-weighted drainage area of at least kChannelAreaCells mean vertex areas.
+  const double cell_m2 = 4.0 * std::numbers::pi * r2 / double(mesh.vertexCount());
+  const double threshold = kChannelAreaCells * cell_m2;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, depth = 0, length_m = 0;
+  uint64_t fitted = 0;
+  for (uint32_t v : rt.order) {
+    if (!counted(v) || d.area_m2[v] < threshold || rt.lake_of[v] != kNoLake) continue;
+    m.channel_vertices += 1;
+    double ring = 0.0;
+    const uint32_t b = mesh.neighbour_offsets[v], e = mesh.neighbour_offsets[v + 1];
+    for (uint32_t k = b; k < e; ++k)
+      ring += std::max(double(in.elevation_m[mesh.neighbours[k]]), sea);
+    depth += ring / double(e - b) - double(in.elevation_m[v]);
+    const uint32_t r = rt.receiver[v];
+    if (r == v) continue;
+    const glm::vec3 dv = mesh.positions[v] - mesh.positions[r];
+    const double dist =
+        std::sqrt(double(dv.x) * dv.x + double(dv.y) * dv.y + double(dv.z) * dv.z) * in.radius_m;
+    length_m += dist;
+    const double slope =
+        (double(in.elevation_m[v]) - std::max(double(in.elevation_m[r]), sea)) / dist;
+    if (slope <= 0.0) continue;
+    const double x = std::log10(d.area_m2[v]), y = std::log10(slope);
+    sx += x, sy += y, sxx += x * x, sxy += x * y, syy += y * y;
+    fitted += 1;
+  }
+  if (m.channel_vertices > 0) m.mean_channel_depth_m = depth / double(m.channel_vertices);
+  if (land_area > 0.0)
+    m.channel_length_km_per_1000km2 = (length_m * 1e-3) / (land_area * r2 * 1e-9);
+  if (fitted >= 3) {
+    const double k = double(fitted);
+    const double cov = sxy - sx * sy / k, vx = sxx - sx * sx / k, vy = syy - sy * sy / k;
+    if (vx > 0.0 && vy > 0.0) {
+      m.slope_area_theta = -cov / vx;
+      m.slope_area_r2 = cov * cov / (vx * vy);
+    }
+  }
+  return m;
+}
+
+CoastChange coastChange(std::span<const float> before_m, std::span<const float> after_m,
+                        double sea_level_m) {
+  CoastChange c;
+  uint64_t land = 0, moved = 0;
+  for (size_t v = 0; v < before_m.size(); ++v) {
+    const bool was_land = double(before_m[v]) >= sea_level_m;
+    land += was_land;
+    moved += was_land != (double(after_m[v]) >= sea_level_m);
+    c.former_sea_raised_100m += !was_land && double(after_m[v]) > sea_level_m + 100.0;
+  }
+  c.coastline_moved = land > 0 ? double(moved) / double(land) : 0.0;
+  return c;
+}
+
+}  // namespace planet
+
+namespace planet {
+
+RainQuarters rainQuarters(const DrainageInput& input, const Drainage& drainage,
+                          std::span<const float> split_rain) {
+  const auto& order = drainage.routing.order;
+  std::vector<uint32_t> land(order.begin(), order.end());
+  std::sort(land.begin(), land.end(), [&](uint32_t a, uint32_t b) {
+    return split_rain[a] < split_rain[b] || (split_rain[a] == split_rain[b] && a < b);
+  });
+  const size_t n = input.mesh->vertexCount();
+  std::vector<uint8_t> dry(n, 0), wet(n, 0);
+  const size_t quarter = land.size() / 4;
+  for (size_t i = 0; i < quarter; ++i) {
+    dry[land[i]] = 1;
+    wet[land[land.size() - 1 - i]] = 1;
+  }
+  return {drainageMetrics(input, drainage, wet), drainageMetrics(input, drainage, dry)};
+}
+
+}  // namespace planet

@@ -1,0 +1,84 @@
+#pragma once
+// How well a planet drains, measured on the mesh over land: pits, share of land reaching the
+// sea, lakes, the slope-area relation of the channels, channel depth, and what moved at the
+// coast. summary.json and compare's metrics.json report these (README, "Rivers, valleys and
+// lakes"). Deterministic: serial sums in routing order.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "geodesy/sphere_mesh.h"
+#include "hydrology/flow_routing.h"
+
+namespace planet {
+
+// Depressions smaller than this many vertices are pits, not lakes.
+constexpr uint32_t kMinLakeVertices = 3;
+// A pit counts when its depth below its spill level exceeds this.
+constexpr double kPitDepthM = 1.0;
+// Channel vertices drain at least this many mean vertex areas (rain-weighted).
+constexpr double kChannelAreaCells = 50.0;
+
+struct DrainageMetrics {
+  uint64_t land_vertices = 0;
+  double pits_per_10k = 0.0;     // land pits deeper than kPitDepthM outside lakes
+  double drains_to_sea = 0.0;    // share of land area whose flow reaches the sea
+  uint64_t lakes = 0;            // depressions of >= kMinLakeVertices vertices
+  uint64_t endorheic_lakes = 0;  // lakes whose catchment's rain does not fill them
+  double lake_area_km2 = 0.0;
+  uint64_t channel_vertices = 0;
+  double slope_area_theta = 0.0;  // S ~ A^-theta, least squares in log-log on channels
+  double slope_area_r2 = 0.0;
+  double mean_channel_depth_m = 0.0;  // channel vertex below the mean of its 1-ring
+  double channel_length_km_per_1000km2 = 0.0;
+};
+
+struct DrainageInput {
+  const geodesy::SphereMesh* mesh = nullptr;
+  double radius_m = 6371000.0;
+  double sea_level_m = 0.0;
+  std::span<const float> elevation_m;
+  std::span<const float> rainfall;  // weights the drainage area; empty = uniform
+  // Evaporation from a lake surface relative to the mean land rainfall: a lake whose
+  // catchment collects less rain than its surface evaporates has no outflow (endorheic).
+  double lake_evaporation = 1.0;
+  uint64_t seed = 0;  // routing jitter
+};
+
+// The routing the metrics use (also for rivers): hydrology::routeFlow with the pipeline's
+// jitter, plus per-vertex rain-weighted drainage area (m^2) and endorheic flags per lake.
+struct Drainage {
+  hydrology::FlowRouting routing;
+  std::vector<double> area_m2;       // rain-weighted drainage area
+  std::vector<uint8_t> endorheic;    // per lake
+  std::vector<uint8_t> reaches_sea;  // per vertex
+};
+Drainage drainageOf(const DrainageInput& input);
+
+// Metrics of `input`; `mask` (optional, per vertex) restricts the land counted.
+DrainageMetrics drainageMetrics(const DrainageInput& input, const Drainage& drainage,
+                                std::span<const uint8_t> mask = {});
+
+// Coast and sea floor: land vertices whose land/sea state changed, per land vertex of before;
+// former sea vertices ending more than 100 m above the sea.
+struct CoastChange {
+  double coastline_moved = 0.0;
+  uint64_t former_sea_raised_100m = 0;
+};
+CoastChange coastChange(std::span<const float> before_m, std::span<const float> after_m,
+                        double sea_level_m);
+
+}  // namespace planet
+
+namespace planet {
+
+// The drainage metrics of a wet and a dry part of the land: the wettest and the driest quarter
+// of the land vertices by `split_rain` (e.g. the cloud run's rainfall), measured on `input`.
+struct RainQuarters {
+  DrainageMetrics wettest, driest;
+};
+RainQuarters rainQuarters(const DrainageInput& input, const Drainage& drainage,
+                          std::span<const float> split_rain);
+
+}  // namespace planet
