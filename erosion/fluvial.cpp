@@ -27,6 +27,8 @@ struct Stage {
   std::vector<double> area_m2;  // dual areas in m^2
   std::vector<double> rain;     // rain per vertex relative to the mean over land
   FluvialStats stats;
+  std::vector<uint32_t> land;  // land vertices of the last routing, outlets first
+  double shortest_edge_m = 0.0;
 
   bool isSea(std::span<const float> h, uint32_t v) const { return double(h[v]) < sea; }
   double erodibility(uint32_t v) const {
@@ -65,8 +67,8 @@ void incise(Stage& s, std::vector<float>& h) {
   rp.seed = s.in.seed;
   const hydrology::FlowRouting routing = hydrology::routeFlow(mesh, h, s.sea, rp);
   const std::vector<float> distance = hydrology::receiverDistance(mesh, routing);
-  std::vector<double> local(mesh.vertexCount());
-  for (size_t v = 0; v < local.size(); ++v) local[v] = s.rain[v] * s.area_m2[v];
+  std::vector<double> local(mesh.vertexCount(), 0.0);
+  for (uint32_t v : routing.order) local[v] = s.rain[v] * s.area_m2[v];
   const std::vector<double> discharge = hydrology::accumulate(routing, local);
 
   std::vector<float> hn(h);
@@ -139,6 +141,7 @@ void incise(Stage& s, std::vector<float>& h) {
     }
   }
   h.swap(hn);
+  s.land = routing.order;
 }
 
 // Hillslope diffusion: conservative fluxes D (h_j - h_i) / sqrt(3) across each dual edge of
@@ -146,7 +149,6 @@ void incise(Stage& s, std::vector<float>& h) {
 void diffuse(Stage& s, std::vector<float>& h) {
   if (s.p.diffusion_m2_per_yr <= 0.0) return;
   const auto& mesh = s.mesh;
-  const size_t n = mesh.vertexCount();
   double min_area = std::numeric_limits<double>::infinity();
   for (double a : s.area_m2) min_area = std::min(min_area, a);
   const double conductance = s.p.diffusion_m2_per_yr / std::numbers::sqrt3;
@@ -157,11 +159,13 @@ void diffuse(Stage& s, std::vector<float>& h) {
   const int substeps = int(std::clamp(needed, 1.0, double(kMaxDiffusionSubsteps)));
   const double step = std::min(s.dt / substeps, 0.5 * min_area / (6.0 * conductance));
   std::vector<float> next(h);
-  std::vector<double> to_sea(n, 0.0);
+  const std::vector<uint32_t>& land = s.land;
+  std::vector<double> to_sea(land.size(), 0.0);
   for (int k = 0; k < substeps; ++k) {
     tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
-          for (size_t v = r.begin(); v != r.end(); ++v) {
+        tbb::blocked_range<size_t>(0, land.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
+          for (size_t i = r.begin(); i != r.end(); ++i) {
+            const uint32_t v = land[i];
             if (double(h[v]) < s.sea) continue;
             double flux = 0.0, sea_flux = 0.0;
             for (uint32_t e = mesh.neighbour_offsets[v]; e < mesh.neighbour_offsets[v + 1]; ++e) {
@@ -174,7 +178,7 @@ void diffuse(Stage& s, std::vector<float>& h) {
             }
             const double volume = step * conductance * (flux + sea_flux);
             next[v] = float(double(h[v]) + volume / s.area_m2[v]);
-            to_sea[v] -= step * conductance * sea_flux;
+            to_sea[i] -= step * conductance * sea_flux;
           }
         });
     h.swap(next);
@@ -183,11 +187,12 @@ void diffuse(Stage& s, std::vector<float>& h) {
 }
 
 // Landslides: material moves down every land-to-land edge steeper than the talus angle, an
-// eighth of the excess per pass (Jacobi, so the result does not depend on the order).
+// eighth of the excess per pass (Jacobi, so the result does not depend on the order). Passes
+// stop when nothing moved; on gentle land (Earth radius) the first pass finds nothing.
 void slide(Stage& s, std::vector<float>& h) {
   const double limit = std::tan(s.p.talus_angle_deg * std::numbers::pi / 180.0);
   const auto& mesh = s.mesh;
-  const size_t n = mesh.vertexCount();
+  const std::vector<uint32_t>& land = s.land;
   const double r_m = s.in.radius_m;
   auto excess = [&](const std::vector<float>& hh, uint32_t i, uint32_t j) {
     const glm::vec3 d = mesh.positions[i] - mesh.positions[j];
@@ -195,33 +200,109 @@ void slide(Stage& s, std::vector<float>& h) {
         std::sqrt(double(d.x) * d.x + double(d.y) * d.y + double(d.z) * d.z) * r_m;
     return std::max(0.0, double(hh[i]) - double(hh[j]) - limit * length);
   };
+  // No edge is shorter than this: a drop below limit * shortest cannot be too steep, which
+  // spares the square roots on gentle land.
+  const double gentle = limit * s.shortest_edge_m;
   std::vector<float> next(h);
-  std::vector<double> moved(n, 0.0);
+  std::vector<double> moved(land.size(), 0.0);
+  std::vector<uint8_t> changed(land.size(), 0);
   for (int pass = 0; pass < 32; ++pass) {
-    bool any = false;
     tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
-          for (size_t v = r.begin(); v != r.end(); ++v) {
+        tbb::blocked_range<size_t>(0, land.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
+          for (size_t i = r.begin(); i != r.end(); ++i) {
+            const uint32_t v = land[i];
             next[v] = h[v];
+            changed[i] = 0;
             if (double(h[v]) < s.sea) continue;
             double volume = 0.0, out = 0.0;
             for (uint32_t e = mesh.neighbour_offsets[v]; e < mesh.neighbour_offsets[v + 1]; ++e) {
               const uint32_t j = mesh.neighbours[e];
-              if (double(h[j]) < s.sea) continue;
+              if (double(h[j]) < s.sea || std::abs(double(h[v]) - double(h[j])) <= gentle) continue;
               const double a = std::min(s.area_m2[v], s.area_m2[j]) / 8.0;
-              const double give = excess(h, uint32_t(v), j) * a;
-              volume += excess(h, j, uint32_t(v)) * a - give;
+              const double give = excess(h, v, j) * a;
+              volume += excess(h, j, v) * a - give;
               out += give;
             }
             if (volume != 0.0) next[v] = float(double(h[v]) + volume / s.area_m2[v]);
-            moved[v] += out;
+            moved[i] += out;
+            changed[i] = next[v] != h[v];
           }
         });
-    for (size_t v = 0; v < n && !any; ++v) any = next[v] != h[v];
+    const bool any = std::find(changed.begin(), changed.end(), 1) != changed.end();
     h.swap(next);
     if (!any) break;
   }
   for (double m : moved) s.stats.talus_moved_m3 += m;
+}
+
+// params.iterations - skip steps of dt on input's mesh, in place on h.
+void runSteps(const FluvialInput& input, const FluvialParams& params, double dt, int steps,
+              std::vector<float>& h, FluvialStats& stats) {
+  const geodesy::SphereMesh& mesh = *input.mesh;
+  Stage s{mesh, input, params, input.sea_level_m, dt, {}, {}, stats, {}, 0.0};
+  s.area_m2.resize(mesh.vertexCount());
+  for (size_t v = 0; v < s.area_m2.size(); ++v)
+    s.area_m2[v] = double(mesh.vertex_areas[v]) * input.radius_m * input.radius_m;
+  s.rain = relativeRain(mesh, input.rainfall, h, s.sea);
+  s.shortest_edge_m = 2.0 * std::sin(0.5 * geodesy::edgeLengthStats(mesh).min_rad) * input.radius_m;
+  for (int it = 0; it < steps; ++it) {
+    incise(s, h);
+    diffuse(s, h);
+    slide(s, h);
+    s.stats.iterations += 1;
+  }
+  stats = s.stats;
+}
+
+// A per-vertex field of `from` at every vertex of `to`, interpolated barycentrically; empty
+// stays empty. Parallel, identical for any thread count.
+std::vector<float> resample(const geodesy::SphereMesh& from, std::span<const float> values,
+                            const geodesy::SphereMesh& to) {
+  if (values.empty()) return {};
+  std::vector<float> out(to.vertexCount());
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, out.size(), 2048), [&](const tbb::blocked_range<size_t>& r) {
+        uint32_t hint = 0;
+        for (size_t v = r.begin(); v != r.end(); ++v) {
+          const geodesy::SurfacePoint at = from.locateFrom(hint, to.positions[v]);
+          hint = at.face;
+          const uint32_t* c = &from.indices[3 * size_t(at.face)];
+          out[v] = at.bary.x * values[c[0]] + at.bary.y * values[c[1]] + at.bary.z * values[c[2]];
+        }
+      });
+  return out;
+}
+
+// The coarse pass: the fields sampled onto an icosphere of params.coarse_frequency, most of the
+// steps run there, and the change it made interpolated back onto the land of input's mesh
+// (land stays land, nothing rises above the ceiling).
+void coarsePass(const FluvialInput& input, const FluvialParams& params, double dt, int steps,
+                std::vector<float>& h, FluvialStats& stats) {
+  const geodesy::SphereMesh& fine = *input.mesh;
+  const geodesy::SphereMesh coarse = geodesy::buildIcosphere(params.coarse_frequency);
+  const std::vector<float> h0 = resample(fine, h, coarse);
+  const std::vector<float> rain = resample(fine, input.rainfall, coarse);
+  const std::vector<float> erodibility = resample(fine, input.erodibility, coarse);
+  const std::vector<float> uplift = resample(fine, input.uplift, coarse);
+  const std::vector<float> ceiling = resample(fine, input.ceiling_m, coarse);
+  FluvialInput c = input;
+  c.mesh = &coarse;
+  c.rainfall = rain;
+  c.erodibility = erodibility;
+  c.uplift = uplift;
+  c.ceiling_m = ceiling;
+  std::vector<float> hc = h0;
+  runSteps(c, params, dt, steps, hc, stats);
+  std::vector<float> delta(hc.size());
+  for (size_t v = 0; v < hc.size(); ++v) delta[v] = hc[v] - h0[v];
+  const std::vector<float> change = resample(coarse, delta, fine);
+  const float sea = float(input.sea_level_m);
+  for (size_t v = 0; v < h.size(); ++v) {
+    if (h[v] < sea) continue;
+    float next = std::max(h[v] + change[v], sea);
+    if (!input.ceiling_m.empty()) next = std::min(next, std::max(h[v], input.ceiling_m[v]));
+    h[v] = next;
+  }
 }
 
 }  // namespace
@@ -229,29 +310,25 @@ void slide(Stage& s, std::vector<float>& h) {
 FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params,
                           std::span<float> elevation_m, std::span<float> change_m) {
   const geodesy::SphereMesh& mesh = *input.mesh;
-  Stage s{
-      mesh, input, params, input.sea_level_m, params.duration_yr / std::max(1, params.iterations),
-      {},   {},    {}};
-  s.area_m2.resize(mesh.vertexCount());
-  for (size_t v = 0; v < s.area_m2.size(); ++v)
-    s.area_m2[v] = double(mesh.vertex_areas[v]) * input.radius_m * input.radius_m;
-  s.rain = relativeRain(mesh, input.rainfall, elevation_m, s.sea);
-
+  const int steps = std::max(0, params.iterations);
+  const double dt = params.duration_yr / std::max(1, steps);
+  FluvialStats stats;
   std::vector<float> h(elevation_m.begin(), elevation_m.end());
-  for (int it = 0; it < params.iterations; ++it) {
-    incise(s, h);
-    diffuse(s, h);
-    slide(s, h);
-    s.stats.iterations += 1;
+  int fine_steps = steps;
+  if (params.coarse_frequency > 0 && params.coarse_frequency < mesh.frequency &&
+      params.fine_iterations < steps) {
+    fine_steps = std::max(0, params.fine_iterations);
+    coarsePass(input, params, dt, steps - fine_steps, h, stats);
   }
+  runSteps(input, params, dt, fine_steps, h, stats);
   for (size_t v = 0; v < h.size(); ++v) {
     if (!change_m.empty()) change_m[v] += h[v] - elevation_m[v];
     elevation_m[v] = h[v];
   }
-  const double settled = s.stats.deposited_m3 + s.stats.deposited_sea_m3 + s.stats.exported_m3;
-  if (s.stats.incised_m3 > 0.0)
-    s.stats.sediment_balance_error = std::abs(s.stats.incised_m3 - settled) / s.stats.incised_m3;
-  return s.stats;
+  const double settled = stats.deposited_m3 + stats.deposited_sea_m3 + stats.exported_m3;
+  if (stats.incised_m3 > 0.0)
+    stats.sediment_balance_error = std::abs(stats.incised_m3 - settled) / stats.incised_m3;
+  return stats;
 }
 
 }  // namespace erosion

@@ -30,6 +30,11 @@ struct FluvialParams {
   bool enabled = true;
   double duration_yr = 1.0e7;       // > 0: time the stage covers
   int iterations = 24;              // time steps (implicit, so large steps are stable)
+  // Coarse to fine: all but fine_iterations steps run on an icosphere of this frequency and
+  // their change is interpolated onto the mesh, then fine_iterations steps sharpen the
+  // valleys at full resolution. 0 (or a frequency not below the mesh's) = all steps on the mesh.
+  int coarse_frequency = 128;
+  int fine_iterations = 2;
   double stream_power_k = 2.0e-6;   // K in m^(1-2m)/yr, times the erodibility field
   double area_exponent = 0.45;      // m in K Q^m S (n = 1)
   double uplift_m_per_yr = 3.0e-4;  // U where the uplift pattern is 1

@@ -149,33 +149,33 @@ FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> el
   const auto& off = mesh.neighbour_offsets;
   const auto& nb = mesh.neighbours;
   const double jitter = std::clamp(params.receiver_jitter, 0.0, 0.999);
-  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, uint32_t(n), 4096),
-                    [&](const tbb::blocked_range<uint32_t>& r) {
-                      for (uint32_t v = r.begin(); v != r.end(); ++v) {
-                        if (f.rank[v] == 0 || f.parent[v] == v) {
-                          routing.receiver[v] = v;
-                          continue;
-                        }
-                        uint32_t best = f.parent[v];
-                        double best_score = 0.0;
-                        if (routing.lake_of[v] == kNoLake) {
-                          const double hv = elevation_m[v];
-                          for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
-                            const uint32_t m = nb[k];
-                            if (f.rank[m] >= f.rank[v]) continue;
-                            const double hm = std::max(double(elevation_m[m]), double(sea));
-                            const glm::vec3 d = mesh.positions[v] - mesh.positions[m];
-                            const double slope = (hv - hm) / double(glm::length(d));
-                            if (slope <= 0.0) continue;
-                            const double u = geodesy::unitFromHash(
-                                geodesy::hash3(params.seed ^ kJitterStream, v, m));
-                            const double score = slope * (1.0 - jitter * u);
-                            if (score > best_score) best_score = score, best = m;
-                          }
-                        }
-                        routing.receiver[v] = best;
-                      }
-                    });
+  for (uint32_t v = 0; v < n; ++v) routing.receiver[v] = v;
+  const auto& order = routing.order;
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, order.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t i = r.begin(); i != r.end(); ++i) {
+          const uint32_t v = order[i];
+          if (f.parent[v] == v) continue;  // the outlet of a planet with no sea
+          uint32_t best = f.parent[v];
+          double best_score = 0.0;
+          if (routing.lake_of[v] == kNoLake) {
+            const double hv = elevation_m[v];
+            for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
+              const uint32_t m = nb[k];
+              if (f.rank[m] >= f.rank[v]) continue;
+              const double hm = std::max(double(elevation_m[m]), double(sea));
+              const glm::vec3 d = mesh.positions[v] - mesh.positions[m];
+              const double slope = (hv - hm) / double(glm::length(d));
+              if (slope <= 0.0) continue;
+              const double u =
+                  geodesy::unitFromHash(geodesy::hash3(params.seed ^ kJitterStream, v, m));
+              const double score = slope * (1.0 - jitter * u);
+              if (score > best_score) best_score = score, best = m;
+            }
+          }
+          routing.receiver[v] = best;
+        }
+      });
   return routing;
 }
 
@@ -204,9 +204,11 @@ double fillSmallDepressions(const geodesy::SphereMesh& mesh, std::span<float> el
 
 std::vector<float> receiverDistance(const geodesy::SphereMesh& mesh, const FlowRouting& routing) {
   std::vector<float> d(mesh.vertexCount(), 0.0f);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, d.size(), 8192),
+  const auto& order = routing.order;
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, order.size(), 8192),
                     [&](const tbb::blocked_range<size_t>& r) {
-                      for (size_t v = r.begin(); v != r.end(); ++v) {
+                      for (size_t i = r.begin(); i != r.end(); ++i) {
+                        const uint32_t v = order[i];
                         const uint32_t rv = routing.receiver[v];
                         if (rv != v) d[v] = float(arc(mesh.positions[v], mesh.positions[rv]));
                       }

@@ -11,9 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "erosion/erosion_bench.h"
+#include "erosion/fluvial.h"
 #include "export/mesh_export.h"
 #include "geodesy/sphere_mesh.h"
 #include "planet/config.h"
+#include "planet/hardness.h"
 #include "planet/ocean.h"
 #include "planet/run_stats.h"
 #include "planet/terrain.h"
@@ -52,8 +54,9 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
   printFigure("icosphere_s", frequency, threads, icosphere_s, "s");
 
   t0 = Clock::now();
+  std::vector<float> belts;
   std::vector<float> elevation =
-      generateElevation(mesh.positions, config.planet.seed, config.terrain);
+      generateElevation(mesh.positions, config.planet.seed, config.terrain, &belts);
   printFigure("terrain_s", frequency, threads, secondsSince(t0), "s");
 
   // The figure the issue names: a plain 8-octave fBm, without continents, ridges or warp.
@@ -74,6 +77,32 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
   printFigure("peak_rss_bytes", frequency, threads, double(peak), "bytes");
   printFigure("peak_rss_bytes_per_vertex", frequency, threads,
               double(peak - std::min(peak, rss_before)) / vertices, "bytes/vertex");
+
+  if (options.fluvial) {
+    // The fluvial stage as the pipeline runs it with uniform rain: erodibility, uplift pattern
+    // and the stage itself, timed together.
+    std::vector<float> h = elevation;
+    t0 = Clock::now();
+    const std::vector<float> erodibility =
+        erodibilityField(mesh.positions, config.planet.seed, config.erosion.hardness_min,
+                         config.erosion.hardness_scale);
+    std::vector<float> uplift(belts.size());
+    for (size_t v = 0; v < uplift.size(); ++v)
+      uplift[v] = float(config.fluvial.uplift_floor +
+                        (1.0 - config.fluvial.uplift_floor) * double(belts[v]));
+    erosion::FluvialInput input;
+    input.mesh = &mesh;
+    input.radius_m = config.planet.radius_m;
+    input.erodibility = erodibility;
+    input.uplift = uplift;
+    input.ceiling_m = elevation;
+    input.seed = config.planet.seed;
+    erosion::erodeFluvial(input, config.fluvial, h, {});
+    const double fluvial_s = secondsSince(t0);
+    printFigure("fluvial_s", frequency, threads, fluvial_s, "s");
+    printFigure("fluvial_ns_per_vertex", frequency, threads, 1e9 * fluvial_s / vertices,
+                "ns/vertex");
+  }
 
   if (options.droplets > 0) {
     const auto spawns =

@@ -11,6 +11,7 @@ struct BenchOptions {
   std::vector<int> threads{1, 2};
   uint64_t droplets = 500000;  // erosion figures; 0 skips erosion
   bool with_export = true;
+  bool fluvial = true;  // the fluvial stage's figures
 };
 
 void runBench(const BenchOptions& options);

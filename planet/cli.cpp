@@ -188,6 +188,7 @@ int runCli(int argc, char** argv) {
   bench_cmd->add_option("--threads", bench_threads, "Thread counts");
   bench_cmd->add_option("--droplets", bench.droplets, "Erosion droplets (0 skips erosion)");
   bench_cmd->add_flag("!--no-export", bench.with_export, "Skip the export figures");
+  bench_cmd->add_flag("!--no-fluvial", bench.fluvial, "Skip the fluvial stage figures");
 
   try {
     app.parse(argc, argv);

@@ -156,6 +156,8 @@ const std::vector<KeySpec>& schema() {
       boolKey("fluvial", "enabled", FIELD(fluvial.enabled)),
       realKey("fluvial", "duration_yr", FIELD(fluvial.duration_yr), 0, 1e10, true),
       intKey("fluvial", "iterations", FIELD(fluvial.iterations), 1, 1000),
+      intKey("fluvial", "coarse_frequency", FIELD(fluvial.coarse_frequency), 0, 4096),
+      intKey("fluvial", "fine_iterations", FIELD(fluvial.fine_iterations), 0, 1000),
       realKey("fluvial", "stream_power_k", FIELD(fluvial.stream_power_k), 0, 1, true),
       realKey("fluvial", "area_exponent", FIELD(fluvial.area_exponent), 0.1, 1),
       realKey("fluvial", "uplift_m_per_yr", FIELD(fluvial.uplift_m_per_yr), 0, 0.1),

@@ -42,8 +42,8 @@ PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCall
   on_stage("terrain");
   timer.start("terrain");
   if (config.heightmap_file.empty()) {
-    planet.elevation_m =
-        generateElevation(planet.mesh->positions, config.planet.seed, config.terrain);
+    planet.elevation_m = generateElevation(planet.mesh->positions, config.planet.seed,
+                                           config.terrain, &planet.mountain_belts);
   } else {
     planet_export::HeightmapImportOptions options;
     options.range = {config.terrain.heightmap_min_m, config.terrain.heightmap_max_m};
@@ -135,6 +135,8 @@ erosion::FluvialParams epochShare(const erosion::FluvialParams& p, int e, int ep
   erosion::FluvialParams share = p;
   share.iterations =
       int(int64_t(p.iterations) * (e + 1) / epochs - int64_t(p.iterations) * e / epochs);
+  share.fine_iterations =
+      int(int64_t(p.fine_iterations) * (e + 1) / epochs - int64_t(p.fine_iterations) * e / epochs);
   share.duration_yr = p.duration_yr * double(share.iterations) / double(p.iterations);
   return share;
 }
@@ -158,9 +160,12 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
   if (fluvial) {
     timer.start("fluvial");
     // An imported heightmap has no mountain belts: uniform uplift.
-    if (config.heightmap_file.empty())
-      uplift = upliftPattern(planet.mesh->positions, config.planet.seed, config.terrain,
-                             config.fluvial.uplift_floor);
+    if (!planet.mountain_belts.empty()) {
+      uplift.resize(planet.mountain_belts.size());
+      const double floor = config.fluvial.uplift_floor;
+      for (size_t v = 0; v < uplift.size(); ++v)
+        uplift[v] = float(floor + (1.0 - floor) * double(planet.mountain_belts[v]));
+    }
     river.mesh = planet.mesh.get();
     river.radius_m = config.planet.radius_m;
     river.sea_level_m = planet.sea_level_m;

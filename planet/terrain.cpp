@@ -85,14 +85,19 @@ float Terrain::elevationAt(const glm::vec3& p) const {
   return out[0];
 }
 
-namespace {
-
-// Runs the terrain over every position, 8 at a time; each block of 8 vertices writes only its
-// own slots, so the result does not depend on the partition. The last block repeats its final
-// vertex in the unused lanes. belts may be empty.
-void evaluate(const Terrain::Impl& terrain, std::span<const glm::vec3> unit_positions,
-              std::span<float> elevation, std::span<float> belts) {
+std::vector<float> generateElevation(std::span<const glm::vec3> unit_positions, uint64_t seed,
+                                     const TerrainParams& params,
+                                     std::vector<float>* mountain_belts) {
+  const Terrain terrain(seed, params);
   const size_t n = unit_positions.size();
+  std::vector<float> elevation(n);
+  float* belts = nullptr;
+  if (mountain_belts) {
+    mountain_belts->assign(n, 0.0f);
+    belts = mountain_belts->data();
+  }
+  // Each block of 8 vertices writes only its own slots: the result does not depend on the
+  // partition. The last block repeats its final vertex in the unused lanes.
   tbb::parallel_for(tbb::blocked_range<size_t>(0, (n + 7) / 8, 512),
                     [&](const tbb::blocked_range<size_t>& r) {
                       float x[8], y[8], z[8], out[8], belt[8];
@@ -102,31 +107,13 @@ void evaluate(const Terrain::Impl& terrain, std::span<const glm::vec3> unit_posi
                           const glm::vec3& p = unit_positions[std::min(first + l, n - 1)];
                           x[l] = p.x, y[l] = p.y, z[l] = p.z;
                         }
-                        terrain.elevation8(x, y, z, out, belts.empty() ? nullptr : belt);
+                        terrain.impl_->elevation8(x, y, z, out, belts ? belt : nullptr);
                         for (size_t l = 0; l < 8 && first + l < n; ++l) {
                           elevation[first + l] = out[l];
-                          if (!belts.empty()) belts[first + l] = belt[l];
+                          if (belts) belts[first + l] = belt[l];
                         }
                       }
                     });
-}
-
-}  // namespace
-
-std::vector<float> upliftPattern(std::span<const glm::vec3> unit_positions, uint64_t seed,
-                                 const TerrainParams& params, double floor) {
-  const Terrain terrain(seed, params);
-  std::vector<float> elevation(unit_positions.size()), pattern(unit_positions.size());
-  evaluate(*terrain.impl_, unit_positions, elevation, pattern);
-  for (float& p : pattern) p = float(floor + (1.0 - floor) * double(p));
-  return pattern;
-}
-
-std::vector<float> generateElevation(std::span<const glm::vec3> unit_positions, uint64_t seed,
-                                     const TerrainParams& params) {
-  const Terrain terrain(seed, params);
-  std::vector<float> elevation(unit_positions.size());
-  evaluate(*terrain.impl_, unit_positions, elevation, {});
   return elevation;
 }
 

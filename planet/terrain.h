@@ -49,25 +49,16 @@ class Terrain {
 
  private:
   friend std::vector<float> generateElevation(std::span<const glm::vec3>, uint64_t,
-                                              const TerrainParams&);
-  friend std::vector<float> upliftPattern(std::span<const glm::vec3>, uint64_t,
-                                          const TerrainParams&, double);
-
- public:
+                                              const TerrainParams&, std::vector<float>*);
   struct Impl;
-
- private:
   std::unique_ptr<Impl> impl_;
 };
 
-// Elevation at every position, parallel over vertices on the caller's oneTBB arena.
+// Elevation at every position, parallel over vertices on the caller's oneTBB arena. If
+// mountain_belts is set, it receives the mountain-belt weight in [0, 1] of every position
+// (where the ridged mountains stand; the fluvial stage's uplift pattern).
 std::vector<float> generateElevation(std::span<const glm::vec3> unit_positions, uint64_t seed,
-                                     const TerrainParams& params);
-
-// Where the fluvial stage uplifts the land (erosion::FluvialInput::uplift), in [floor, 1]:
-// floor everywhere, rising to 1 along the terrain's mountain belts, so the ranges of the noise
-// terrain stand against erosion. Parallel like generateElevation.
-std::vector<float> upliftPattern(std::span<const glm::vec3> unit_positions, uint64_t seed,
-                                 const TerrainParams& params, double floor);
+                                     const TerrainParams& params,
+                                     std::vector<float>* mountain_belts = nullptr);
 
 }  // namespace planet
