@@ -1,6 +1,7 @@
 #pragma once
 // Plain image buffers the map renderers fill and the PNG encoders read.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -28,6 +29,19 @@ struct RgbImage {
     return Rgb{p[0] / 255.0f, p[1] / 255.0f, p[2] / 255.0f};
   }
 };
+
+// The w x h window of image whose top-left pixel is (x, y), clamped to the image; the window
+// wraps around in x (an equirectangular map is periodic in longitude).
+inline RgbImage cropWrapped(const RgbImage& image, int x, int y, int w, int h) {
+  w = std::min(w, image.width);
+  h = std::min(h, image.height);
+  y = std::clamp(y, 0, image.height - h);
+  RgbImage out(w, h);
+  for (int j = 0; j < h; ++j)
+    for (int i = 0; i < w; ++i)
+      out.set(i, j, image.get(((x + i) % image.width + image.width) % image.width, y + j));
+  return out;
+}
 
 // 16-bit single channel, row-major from the top-left pixel.
 struct Gray16Image {

@@ -21,6 +21,9 @@ struct ReliefOptions {
   // Relief is a few kilometres on a planet thousands of kilometres wide: without exaggeration
   // a global map shows almost no shading.
   double vertical_exaggeration = 30.0;
+  // Optional, one value per vertex in [0, 1]: how strongly to paint water over the land
+  // (rivers by discharge, lakes), blended towards river blue. Empty = none.
+  std::span<const float> water;
 };
 
 // Land: hypsometric tint (TerrainPalette) times the hillshade of the exaggerated surface

@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <stdexcept>
+
 #include <tbb/parallel_for.h>
 #include <glm/geometric.hpp>
 
@@ -11,6 +14,8 @@ namespace planet_export {
 
 RgbImage renderShadedRelief(const PlanetSurface& surface, const ReliefOptions& options) {
   checkMapInput("renderShadedRelief", surface, options.width);
+  if (!options.water.empty() && options.water.size() != surface.mesh->vertexCount())
+    throw std::invalid_argument("renderShadedRelief: water needs one value per vertex");
   const geodesy::SphereMesh& mesh = *surface.mesh;
   const int width = options.width;
   const int height = width / 2;
@@ -33,8 +38,15 @@ RgbImage renderShadedRelief(const PlanetSurface& surface, const ReliefOptions& o
       const glm::dvec3 normal =
           glm::normalize(glm::dvec3(interpolate(mesh, point, std::span(normals))));
       const glm::dvec3 to_sun = sunDirection(tangentFrame(up), options.sun);
-      image.set(x, y,
-                scaled(hypsometricTint(above_sea, surface.palette), hillshade(normal, up, to_sun)));
+      Rgb colour =
+          scaled(hypsometricTint(above_sea, surface.palette), hillshade(normal, up, to_sun));
+      if (!options.water.empty()) {
+        const float w = std::clamp(interpolate(mesh, point, options.water), 0.0f, 1.0f);
+        const Rgb river{0.12f, 0.35f, 0.85f};
+        colour = {colour.r + w * (river.r - colour.r), colour.g + w * (river.g - colour.g),
+                  colour.b + w * (river.b - colour.b)};
+      }
+      image.set(x, y, colour);
     }
   });
   return image;

@@ -14,6 +14,8 @@
 #include "export/mesh_export.h"
 #include "export/png_io.h"
 #include "geodesy/latlon.h"
+#include "planet/drainage_metrics.h"
+#include "planet/drainage_report.h"
 #include "planet/latitude_bands.h"
 #include "planet/signals.h"
 #include "planet/terrain_metrics.h"
@@ -133,6 +135,46 @@ Json regionsJson(const PlanetState& weather, const PlanetState& uniform,
   return regions;
 }
 
+// Drainage of one run (summary.json's section), plus its wettest and driest quarter of land by
+// the cloud run's rainfall, so both runs are split over the same ground. water receives the
+// run's rivers and lakes for the pictures.
+Json riversJson(const PlanetState& run, const Config& config, std::span<const float> split_rain,
+                std::vector<float>& water) {
+  Json j = drainageSummary(run, config);
+  DrainageInput input;
+  input.mesh = run.mesh.get();
+  input.radius_m = config.planet.radius_m;
+  input.sea_level_m = run.sea_level_m;
+  input.elevation_m = run.elevation_m;
+  input.rainfall = run.rainfall;
+  input.lake_evaporation = config.fluvial.lake_evaporation;
+  input.seed = config.planet.seed;
+  const DrainageNetwork drainage = drainageOf(input);
+  water = waterStrength(input, drainage);
+  const RainQuarters q = rainQuarters(input, drainage, split_rain);
+  const double dry_depth = q.driest.mean_channel_depth_m;
+  const double dry_length = q.driest.channel_length_km_per_1000km2;
+  j["cloud_rain_quarters"] = {
+      {"wettest", drainageJson(q.wettest)},
+      {"driest", drainageJson(q.driest)},
+      {"channel_depth_ratio", dry_depth > 0 ? q.wettest.mean_channel_depth_m / dry_depth : 0.0},
+      {"channel_length_ratio",
+       dry_length > 0 ? q.wettest.channel_length_km_per_1000km2 / dry_length : 0.0}};
+  return j;
+}
+
+// The pixel column and row of the initial terrain's highest point on a map of this width: the
+// centre of the crops of the largest mountain range.
+std::pair<int, int> highestPixel(const PlanetState& base, int width) {
+  const auto top =
+      std::max_element(base.initial_elevation_m.begin(), base.initial_elevation_m.end());
+  const geodesy::LatLon ll = geodesy::unitToLatLon(
+      glm::dvec3(base.mesh->positions[size_t(top - base.initial_elevation_m.begin())]));
+  const int x = int((ll.lon_rad + M_PI) / (2.0 * M_PI) * width);
+  const int y = int((0.5 * M_PI - ll.lat_rad) / M_PI * (width / 2));
+  return {x, y};
+}
+
 std::string fmt(double x, const char* format = "%.3g") {
   char text[48];
   std::snprintf(text, sizeof text, format, x);
@@ -214,6 +256,11 @@ void runCompare(const Config& config, const std::filesystem::path& out_dir, int 
   metrics["weather"] = mw.json;
   metrics["uniform"] = mu.json;
   metrics["regions"] = regionsJson(weather, uniform, land, radius);
+  std::vector<float> water_weather, water_uniform;
+  metrics["weather"]["rivers"] =
+      riversJson(weather, weather_config, weather.rainfall, water_weather);
+  metrics["uniform"]["rivers"] =
+      riversJson(uniform, uniform_config, weather.rainfall, water_uniform);
 
   on_stage("export");
   timer.start("export");
@@ -235,6 +282,27 @@ void runCompare(const Config& config, const std::filesystem::path& out_dir, int 
   stagePng(out, "relief_initial.png", planet_export::renderShadedRelief(s0, relief));
   stagePng(out, "relief_weather.png", planet_export::renderShadedRelief(sw, relief));
   stagePng(out, "relief_uniform.png", planet_export::renderShadedRelief(su, relief));
+
+  // The largest mountain range before and after, at 100x vertical exaggeration, and the
+  // river networks of both runs.
+  {
+    planet_export::ReliefOptions close = relief;
+    close.width = 2 * width;
+    close.vertical_exaggeration = 100.0;
+    const auto [cx, cy] = highestPixel(base, close.width);
+    const int w = close.width / 6, h = close.width / 8;
+    for (const auto& [name, surface] :
+         {std::pair{"initial", &s0}, std::pair{"weather", &sw}, std::pair{"uniform", &su}}) {
+      stagePng(out, std::string("range_") + name + ".png",
+               planet_export::cropWrapped(planet_export::renderShadedRelief(*surface, close),
+                                          cx - w / 2, cy - h / 2, w, h));
+    }
+    planet_export::ReliefOptions rivers = relief;
+    rivers.water = water_weather;
+    stagePng(out, "rivers_weather.png", planet_export::renderShadedRelief(sw, rivers));
+    rivers.water = water_uniform;
+    stagePng(out, "rivers_uniform.png", planet_export::renderShadedRelief(su, rivers));
+  }
 
   // One colour scale for both runs of each map, so they compare at a glance.
   planet_export::FieldMapOptions rain;
@@ -290,7 +358,12 @@ void runCompare(const Config& config, const std::filesystem::path& out_dir, int 
                                          " (lon " + fmt(globe.view_lon_deg, "%.0f") + "°)"});
     }
   }
-  report.maps = {{"relief_initial.png", "shaded relief before erosion"},
+  report.maps = {{"range_initial.png", "largest mountain range before erosion (100x relief)"},
+                 {"range_weather.png", "the same range after weather-driven erosion"},
+                 {"range_uniform.png", "the same range after uniform erosion"},
+                 {"rivers_weather.png", "rivers and lakes, weather-driven"},
+                 {"rivers_uniform.png", "rivers and lakes, uniform"},
+                 {"relief_initial.png", "shaded relief before erosion"},
                  {"difference.png", "final terrain, weather minus uniform"},
                  {"relief_weather.png", "after weather-driven erosion"},
                  {"relief_uniform.png", "after uniform erosion"},
@@ -351,6 +424,37 @@ void runCompare(const Config& config, const std::filesystem::path& out_dir, int 
         fmt(mw.json["drainage_after"]["longest_channel_m"].get<double>() / 1e3, "%.0f"),
         fmt(mu.json["drainage_after"]["longest_channel_m"].get<double>() / 1e3, "%.0f")}},
   };
+  auto riverRow = [&](const char* label, const char* help, const char* key, const char* format,
+                      double scale) {
+    const Json& w = metrics["weather"]["rivers"];
+    const Json& u = metrics["uniform"]["rivers"];
+    report.metrics.push_back({label,
+                              help,
+                              {fmt(w["before"][key].get<double>() * scale, format),
+                               fmt(w["after"][key].get<double>() * scale, format),
+                               fmt(u["after"][key].get<double>() * scale, format)}});
+  };
+  riverRow("land pits > 1 m per 10k land vertices", "closed depressions of 1-2 vertices",
+           "pits_per_10k_land_vertices", "%.1f", 1.0);
+  riverRow("land draining to the sea", "share of land area whose flow reaches the sea",
+           "land_draining_to_sea", "%.1f %%", 100.0);
+  riverRow("lakes", "closed depressions of 3 or more vertices, filled to their spill level",
+           "lakes", "%.0f", 1.0);
+  riverRow("endorheic lakes", "lakes whose catchment's rain does not make up their evaporation",
+           "endorheic_lakes", "%.0f", 1.0);
+  riverRow("slope-area exponent θ", "S ~ A^-θ on channel vertices (least squares, log-log)",
+           "slope_area_theta", "%.2f", 1.0);
+  riverRow("slope-area R²", "of that fit", "slope_area_r2", "%.2f", 1.0);
+  riverRow("mean channel depth (m)", "channel vertices below the mean of their 1-ring",
+           "mean_channel_depth_m", "%.1f", 1.0);
+  for (const char* mode : {"weather", "uniform"}) {
+    const Json& q = metrics[mode]["rivers"]["cloud_rain_quarters"];
+    report.metrics.push_back(
+        {std::string("wettest / driest quarter, ") + mode,
+         "the land split by the cloud run's rainfall: channel depth ratio, channel length ratio",
+         {"", fmt(q["channel_depth_ratio"].get<double>(), "%.2f"),
+          fmt(q["channel_length_ratio"].get<double>(), "%.2f")}});
+  }
   for (const Json& r : metrics["regions"]) {
     report.metrics.push_back(
         {"land mass " + std::to_string(r["rank"].get<int>()) + ": eroded (km³)",

@@ -8,10 +8,10 @@ namespace planet {
 
 using hydrology::kNoLake;
 
-Drainage drainageOf(const DrainageInput& in) {
+DrainageNetwork drainageOf(const DrainageInput& in) {
   const geodesy::SphereMesh& mesh = *in.mesh;
   const size_t n = mesh.vertexCount();
-  Drainage d;
+  DrainageNetwork d;
   hydrology::RoutingParams rp;
   rp.seed = in.seed;
   d.routing = hydrology::routeFlow(mesh, in.elevation_m, in.sea_level_m, rp);
@@ -29,6 +29,9 @@ Drainage drainageOf(const DrainageInput& in) {
     local[v] = rain / mean_rain * mesh.vertex_areas[v] * r2;
   }
   d.area_m2 = hydrology::accumulate(d.routing, local);
+  std::vector<double> plain(n, 0.0);
+  for (uint32_t v : d.routing.order) plain[v] = mesh.vertex_areas[v] * r2;
+  d.plain_area_m2 = hydrology::accumulate(d.routing, plain);
 
   // A lake's catchment is what reaches the vertex that leaves it (the largest area inside).
   const auto& lakes = d.routing.lakes;
@@ -53,7 +56,7 @@ Drainage drainageOf(const DrainageInput& in) {
   return d;
 }
 
-DrainageMetrics drainageMetrics(const DrainageInput& in, const Drainage& d,
+DrainageMetrics drainageMetrics(const DrainageInput& in, const DrainageNetwork& d,
                                 std::span<const uint8_t> mask) {
   const geodesy::SphereMesh& mesh = *in.mesh;
   const auto& rt = d.routing;
@@ -88,15 +91,21 @@ DrainageMetrics drainageMetrics(const DrainageInput& in, const Drainage& d,
   const double cell_m2 = 4.0 * std::numbers::pi * r2 / double(mesh.vertexCount());
   const double threshold = kChannelAreaCells * cell_m2;
   double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, depth = 0, length_m = 0;
-  uint64_t fitted = 0;
+  uint64_t fitted = 0, valleys = 0;
   for (uint32_t v : rt.order) {
-    if (!counted(v) || d.area_m2[v] < threshold || rt.lake_of[v] != kNoLake) continue;
+    if (!counted(v) || rt.lake_of[v] != kNoLake) continue;
+    // Valley depth on the channels of the ground (drainage area, whatever the rain), so that a
+    // wet and a dry region are compared over the same kind of valleys.
+    if (d.plain_area_m2[v] >= threshold) {
+      double ring = 0.0;
+      const uint32_t b = mesh.neighbour_offsets[v], e = mesh.neighbour_offsets[v + 1];
+      for (uint32_t k = b; k < e; ++k)
+        ring += std::max(double(in.elevation_m[mesh.neighbours[k]]), sea);
+      depth += ring / double(e - b) - double(in.elevation_m[v]);
+      valleys += 1;
+    }
+    if (d.area_m2[v] < threshold) continue;
     m.channel_vertices += 1;
-    double ring = 0.0;
-    const uint32_t b = mesh.neighbour_offsets[v], e = mesh.neighbour_offsets[v + 1];
-    for (uint32_t k = b; k < e; ++k)
-      ring += std::max(double(in.elevation_m[mesh.neighbours[k]]), sea);
-    depth += ring / double(e - b) - double(in.elevation_m[v]);
     const uint32_t r = rt.receiver[v];
     if (r == v) continue;
     const glm::vec3 dv = mesh.positions[v] - mesh.positions[r];
@@ -110,7 +119,7 @@ DrainageMetrics drainageMetrics(const DrainageInput& in, const Drainage& d,
     sx += x, sy += y, sxx += x * x, sxy += x * y, syy += y * y;
     fitted += 1;
   }
-  if (m.channel_vertices > 0) m.mean_channel_depth_m = depth / double(m.channel_vertices);
+  if (valleys > 0) m.mean_channel_depth_m = depth / double(valleys);
   if (land_area > 0.0)
     m.channel_length_km_per_1000km2 = (length_m * 1e-3) / (land_area * r2 * 1e-9);
   if (fitted >= 3) {
@@ -142,7 +151,7 @@ CoastChange coastChange(std::span<const float> before_m, std::span<const float> 
 
 namespace planet {
 
-RainQuarters rainQuarters(const DrainageInput& input, const Drainage& drainage,
+RainQuarters rainQuarters(const DrainageInput& input, const DrainageNetwork& drainage,
                           std::span<const float> split_rain) {
   const auto& order = drainage.routing.order;
   std::vector<uint32_t> land(order.begin(), order.end());
@@ -157,6 +166,26 @@ RainQuarters rainQuarters(const DrainageInput& input, const Drainage& drainage,
     wet[land[land.size() - 1 - i]] = 1;
   }
   return {drainageMetrics(input, drainage, wet), drainageMetrics(input, drainage, dry)};
+}
+
+}  // namespace planet
+
+namespace planet {
+
+std::vector<float> waterStrength(const DrainageInput& input, const DrainageNetwork& drainage) {
+  const geodesy::SphereMesh& mesh = *input.mesh;
+  const double cell_m2 =
+      4.0 * std::numbers::pi * input.radius_m * input.radius_m / double(mesh.vertexCount());
+  const double threshold = kChannelAreaCells * cell_m2;
+  std::vector<float> water(mesh.vertexCount(), 0.0f);
+  for (uint32_t v : drainage.routing.order) {
+    if (drainage.routing.lake_of[v] != kNoLake) {
+      water[v] = 1.0f;
+    } else if (drainage.area_m2[v] >= threshold) {
+      water[v] = float(std::min(1.0, 0.35 + 0.3 * std::log10(drainage.area_m2[v] / threshold)));
+    }
+  }
+  return water;
 }
 
 }  // namespace planet

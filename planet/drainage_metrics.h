@@ -27,10 +27,12 @@ struct DrainageMetrics {
   uint64_t lakes = 0;            // depressions of >= kMinLakeVertices vertices
   uint64_t endorheic_lakes = 0;  // lakes whose catchment's rain does not fill them
   double lake_area_km2 = 0.0;
-  uint64_t channel_vertices = 0;
+  uint64_t channel_vertices = 0;  // rain-weighted drainage area >= kChannelAreaCells
   double slope_area_theta = 0.0;  // S ~ A^-theta, least squares in log-log on channels
   double slope_area_r2 = 0.0;
-  double mean_channel_depth_m = 0.0;  // channel vertex below the mean of its 1-ring
+  // Below the mean of its 1-ring, over the vertices draining kChannelAreaCells of ground
+  // (drainage area, not rain-weighted: the same valleys whatever the rain).
+  double mean_channel_depth_m = 0.0;
   double channel_length_km_per_1000km2 = 0.0;
 };
 
@@ -48,16 +50,17 @@ struct DrainageInput {
 
 // The routing the metrics use (also for rivers): hydrology::routeFlow with the pipeline's
 // jitter, plus per-vertex rain-weighted drainage area (m^2) and endorheic flags per lake.
-struct Drainage {
+struct DrainageNetwork {
   hydrology::FlowRouting routing;
-  std::vector<double> area_m2;       // rain-weighted drainage area
-  std::vector<uint8_t> endorheic;    // per lake
-  std::vector<uint8_t> reaches_sea;  // per vertex
+  std::vector<double> area_m2;        // rain-weighted drainage area
+  std::vector<double> plain_area_m2;  // drainage area
+  std::vector<uint8_t> endorheic;     // per lake
+  std::vector<uint8_t> reaches_sea;   // per vertex
 };
-Drainage drainageOf(const DrainageInput& input);
+DrainageNetwork drainageOf(const DrainageInput& input);
 
 // Metrics of `input`; `mask` (optional, per vertex) restricts the land counted.
-DrainageMetrics drainageMetrics(const DrainageInput& input, const Drainage& drainage,
+DrainageMetrics drainageMetrics(const DrainageInput& input, const DrainageNetwork& drainage,
                                 std::span<const uint8_t> mask = {});
 
 // Coast and sea floor: land vertices whose land/sea state changed, per land vertex of before;
@@ -78,7 +81,15 @@ namespace planet {
 struct RainQuarters {
   DrainageMetrics wettest, driest;
 };
-RainQuarters rainQuarters(const DrainageInput& input, const Drainage& drainage,
+RainQuarters rainQuarters(const DrainageInput& input, const DrainageNetwork& drainage,
                           std::span<const float> split_rain);
+
+}  // namespace planet
+
+namespace planet {
+
+// How strongly to paint water at each vertex for pictures, in [0, 1]: lakes 1, channel
+// vertices (kChannelAreaCells) from 0.35 rising with log discharge, 0 elsewhere.
+std::vector<float> waterStrength(const DrainageInput& input, const DrainageNetwork& drainage);
 
 }  // namespace planet

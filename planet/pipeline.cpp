@@ -273,10 +273,10 @@ Json drainageSummary(const PlanetState& planet, const Config& config) {
   input.seed = config.planet.seed;
   Json d;
   input.elevation_m = planet.initial_elevation_m;
-  const Drainage before = drainageOf(input);
+  const DrainageNetwork before = drainageOf(input);
   d["before"] = drainageJson(drainageMetrics(input, before));
   input.elevation_m = planet.elevation_m;
-  const Drainage after = drainageOf(input);
+  const DrainageNetwork after = drainageOf(input);
   d["after"] = drainageJson(drainageMetrics(input, after));
   if (!planet.rainfall.empty()) {
     const RainQuarters q = rainQuarters(input, after, planet.rainfall);
