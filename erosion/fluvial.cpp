@@ -303,6 +303,12 @@ void coarsePass(const FluvialInput& input, const FluvialParams& params, double d
     if (!input.ceiling_m.empty()) next = std::min(next, std::max(h[v], input.ceiling_m[v]));
     h[v] = next;
   }
+  // Interpolating a coarse valley onto the finer lattice leaves closed hollows smaller than a
+  // coarse cell; they are not lakes of the landscape, so they are filled to their spill level.
+  const double ratio = double(fine.frequency) / double(params.coarse_frequency);
+  const auto hollow = uint32_t(std::ceil(ratio * ratio));
+  const double filled = hydrology::fillSmallDepressions(fine, h, input.sea_level_m, hollow + 1);
+  stats.hollows_filled_m3 += filled * input.radius_m * input.radius_m;
 }
 
 }  // namespace

@@ -28,8 +28,8 @@ namespace erosion {
 // [fluvial] in the config. Defaults are for Earth-sized planets at f = 128..1024.
 struct FluvialParams {
   bool enabled = true;
-  double duration_yr = 1.0e7;       // > 0: time the stage covers
-  int iterations = 24;              // time steps (implicit, so large steps are stable)
+  double duration_yr = 1.0e7;  // > 0: time the stage covers
+  int iterations = 24;         // time steps (implicit, so large steps are stable)
   // Coarse to fine: all but fine_iterations steps run on an icosphere of this frequency and
   // their change is interpolated onto the mesh, then fine_iterations steps sharpen the
   // valleys at full resolution. 0 (or a frequency not below the mesh's) = all steps on the mesh.
@@ -47,7 +47,7 @@ struct FluvialParams {
   double receiver_jitter = 0.3;       // hydrology::RoutingParams::receiver_jitter
   // Lake evaporation relative to the mean land rainfall: a lake whose catchment's rain is
   // less than this times its surface is endorheic (for the metrics and rivers, not read here).
-  double lake_evaporation = 2.0;
+  double lake_evaporation = 0.5;
 };
 
 struct FluvialInput {
@@ -72,6 +72,7 @@ struct FluvialStats {
   double uplifted_m3 = 0.0;         // added by uplift
   double diffused_to_sea_m3 = 0.0;  // hillslope flux across the coast
   double talus_moved_m3 = 0.0;      // moved by the talus rule
+  double hollows_filled_m3 = 0.0;   // coarse-to-fine interpolation hollows, filled
   // Sediment budget closure: |incised - deposited - deposited_sea - exported| / incised.
   double sediment_balance_error = 0.0;
 };

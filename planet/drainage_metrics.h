@@ -44,7 +44,7 @@ struct DrainageInput {
   std::span<const float> rainfall;  // weights the drainage area; empty = uniform
   // Evaporation from a lake surface relative to the mean land rainfall: a lake whose
   // catchment collects less rain than its surface evaporates has no outflow (endorheic).
-  double lake_evaporation = 1.0;
+  double lake_evaporation = 0.5;
   uint64_t seed = 0;  // routing jitter
 };
 

@@ -125,6 +125,7 @@ void addFluvial(erosion::FluvialStats& total, const erosion::FluvialStats& part)
   total.uplifted_m3 += part.uplifted_m3;
   total.diffused_to_sea_m3 += part.diffused_to_sea_m3;
   total.talus_moved_m3 += part.talus_moved_m3;
+  total.hollows_filled_m3 += part.hollows_filled_m3;
   const double settled = total.deposited_m3 + total.deposited_sea_m3 + total.exported_m3;
   total.sediment_balance_error =
       total.incised_m3 > 0.0 ? std::abs(total.incised_m3 - settled) / total.incised_m3 : 0.0;
@@ -344,6 +345,7 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
                   {"uplifted_m3", f.uplifted_m3},
                   {"diffused_to_sea_m3", f.diffused_to_sea_m3},
                   {"talus_moved_m3", f.talus_moved_m3},
+                  {"hollows_filled_m3", f.hollows_filled_m3},
                   {"sediment_balance_error", f.sediment_balance_error}};
   s["drainage"] = drainageSummary(planet, config);
   s["rain_mode"] = planet.rain_mode;

@@ -169,7 +169,7 @@ TEST_CASE("ocean: area-weighted quantile puts the asked fraction under water", "
 }
 
 TEST_CASE("config: the shipped configs load", "[planet][config]") {
-  for (const char* name : {"default.toml", "earthlike.toml"}) {
+  for (const char* name : {"default.toml", "earthlike.toml", "smallworld.toml"}) {
     const Config c = loadConfig(std::filesystem::path(PLANETGEN_SOURCE_DIR) / "configs" / name);
     CHECK(c.planet.frequency >= 64);
   }
