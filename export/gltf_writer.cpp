@@ -156,12 +156,15 @@ struct Group {
   std::vector<size_t> vertex_offsets{0};
   std::vector<size_t> index_offsets{0};
   std::vector<size_t> surface_indices;
+  std::vector<size_t> surface_vertices;  // per piece: its first ones serve the surface
   std::vector<glm::dvec3> translations;
   double grid_m = 0.0;  // chunk frames' position grid (chunk_frames.h)
 
   size_t pieceCount() const { return surface_indices.size(); }
   size_t vertexCount(size_t p) const { return vertex_offsets[p + 1] - vertex_offsets[p]; }
-  void closePiece(size_t surface, const glm::dvec3& translation) {
+  // surface_count: vertices the surface triangles may use (a prefix); default all.
+  void closePiece(size_t surface, const glm::dvec3& translation, size_t surface_count = SIZE_MAX) {
+    surface_vertices.push_back(std::min(surface_count, positions.size() - vertex_offsets.back()));
     vertex_offsets.push_back(positions.size());
     index_offsets.push_back(indices.size());
     surface_indices.push_back(surface);
@@ -170,15 +173,15 @@ struct Group {
 };
 
 // 0 (one piece) when the whole mesh fits uint16 indices, else the smallest k (dividing f) whose
-// 20 k^2 lattice chunks do; both with room for the copies splitSeam adds (at most a row of
-// vertices along the seam, plus the poles' fans).
+// 20 k^2 lattice chunks do; both with room for the copies splitSeam adds (the seam crosses
+// about 2.9 f edges of the mesh, 2.9 m of a chunk; the poles add 5 each).
 int autoChunks(int frequency) {
   const size_t f = size_t(frequency);
-  if (10 * f * f + 2 + 2 * (f + 1) + 16 <= 65535) return 0;
+  if (10 * f * f + 2 + 4 * f + 32 <= 65535) return 0;
   for (int k = 1; k < frequency; ++k) {
     if (frequency % k != 0) continue;
     const size_t m = size_t(frequency / k);
-    if ((m + 1) * (m + 2) / 2 + 2 * (m + 1) + 16 <= 65535) return k;
+    if ((m + 1) * (m + 2) / 2 + 4 * m + 32 <= 65535) return k;
   }
   return frequency;
 }
@@ -235,9 +238,20 @@ Group landGroup(const PlanetSurface& surface, const LandData& data, int chunks, 
     }
     const std::span<const uint32_t> indices(&land.indices[land.index_offsets[c]],
                                             land.index_offsets[c + 1] - land.index_offsets[c]);
-    const Piece piece = splitSeam(directions, indices, land.surface_indices[c]);
+    Piece piece = splitSeam(directions, indices, land.surface_indices[c]);
+    // Surface vertices (and their copies) first, then the skirt's, so the surface primitive's
+    // accessors cover a prefix, as in ChunkedLand.
+    const auto is_surface = [&](uint32_t i) { return piece.source[i] < land.surface_vertices[c]; };
+    std::vector<uint32_t> order(piece.source.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_partition(order.begin(), order.end(), is_surface);
+    std::vector<uint32_t> new_of_old(order.size());
+    for (uint32_t n = 0; n < order.size(); ++n) new_of_old[order[n]] = n;
+    for (uint32_t& i : piece.indices) i = new_of_old[i];
+    const size_t surface_vertices = size_t(
+        std::count_if(order.begin(), order.end(), [&](uint32_t i) { return is_surface(i); }));
     const glm::dvec3& t = land.frames.translations[c];
-    for (size_t i = 0; i < piece.source.size(); ++i) {
+    for (uint32_t i : order) {
       const size_t slot = first + piece.source[i];
       const glm::vec3 local = land.positions[slot];
       g.positions.push_back(world ? glm::vec3(glm::dvec3(local) + t) : local);
@@ -249,7 +263,7 @@ Group landGroup(const PlanetSurface& surface, const LandData& data, int chunks, 
       for (size_t a = 0; a < g.scalars.size(); ++a) g.scalars[a].push_back(land.scalars[a][slot]);
     }
     g.indices.insert(g.indices.end(), piece.indices.begin(), piece.indices.end());
-    g.closePiece(piece.surface_indices, world ? glm::dvec3(0.0) : t);
+    g.closePiece(piece.surface_indices, world ? glm::dvec3(0.0) : t, surface_vertices);
   }
   return g;
 }
@@ -346,6 +360,13 @@ void reorderForCompression(Group& g) {
         meshoptReorder(indices, g.surface_indices[p], g.vertexCount(p));
     std::copy(indices.begin(), indices.end(),
               g.indices.begin() + std::ptrdiff_t(g.index_offsets[p]));
+    // Vertices are numbered by first use and the surface triangles come first, so the
+    // surface's vertices are still a prefix.
+    uint32_t surface_end = 0;
+    for (size_t i = 0; i < g.surface_indices[p]; ++i) {
+      surface_end = std::max(surface_end, indices[i] + 1);
+    }
+    if (g.surface_vertices[p] < g.vertexCount(p)) g.surface_vertices[p] = surface_end;
     permute(g.positions, first, new_of_old);
     permute(g.normals, first, new_of_old);
     permute(g.colours, first, new_of_old);
@@ -398,10 +419,15 @@ std::vector<uint8_t> unormBytes(const std::vector<glm::vec3>& values) {
 
 // What encodeGroup made for piece p: its attribute accessors and its index accessors.
 struct PieceAccessors {
-  Json attributes;
+  Json attributes;      // over the surface vertices
+  Json all_attributes;  // over all vertices, when the skirt adds some (else null)
   int surface = -1;
   int skirt = -1;  // -1: no skirt
 };
+
+Json skirtAttributes(const PieceAccessors& p) {
+  return p.all_attributes.is_null() ? p.attributes : p.all_attributes;
+}
 
 // Writes a group's arrays as views (one per attribute, one per index size) and one accessor set
 // per piece. Quantized: NORMAL and TANGENT as normalized bytes, COLOR_0 as normalized unsigned
@@ -413,22 +439,28 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
   if (glb.compressed()) reorderForCompression(g);
   const size_t pieces = g.pieceCount();
   std::vector<PieceAccessors> out(pieces);
+  // Per piece an accessor over the surface vertices, and one over all if the skirt adds some.
   const auto vertexAccessors = [&](const char* name, int view, size_t element_bytes, Component type,
                                    bool normalized, const char* shape, bool bounds) {
-    for (size_t p = 0; p < pieces; ++p) {
+    const auto add = [&](size_t p, size_t count) {
       Json min = nullptr, max = nullptr;
       if (bounds) {  // POSITION: exact float bounds (double(float) prints back bit for bit)
         glm::vec3 lo(INFINITY), hi(-INFINITY);
-        for (size_t v = g.vertex_offsets[p]; v < g.vertex_offsets[p + 1]; ++v) {
+        for (size_t v = g.vertex_offsets[p]; v < g.vertex_offsets[p] + count; ++v) {
           lo = glm::min(lo, g.positions[v]);
           hi = glm::max(hi, g.positions[v]);
         }
         min = {double(lo.x), double(lo.y), double(lo.z)};
         max = {double(hi.x), double(hi.y), double(hi.z)};
       }
-      out[p].attributes[name] =
-          glb.addAccessor(view, g.vertex_offsets[p] * element_bytes, type, normalized,
-                          g.vertexCount(p), shape, std::move(min), std::move(max));
+      return glb.addAccessor(view, g.vertex_offsets[p] * element_bytes, type, normalized, count,
+                             shape, std::move(min), std::move(max));
+    };
+    for (size_t p = 0; p < pieces; ++p) {
+      out[p].attributes[name] = add(p, g.surface_vertices[p]);
+      if (g.surface_vertices[p] < g.vertexCount(p)) {
+        out[p].all_attributes[name] = add(p, g.vertexCount(p));
+      }
     }
   };
   vertexAccessors("POSITION", glb.addVertexView(floatBytes(g.positions), 12), 12, Component::kFloat,
@@ -540,7 +572,7 @@ class GltfDocument {
     Json primitives = Json::array();
     for (const PieceAccessors& p : pieces) {
       primitives.push_back(primitive(p.attributes, p.surface, material));
-      if (p.skirt >= 0) primitives.push_back(primitive(p.attributes, p.skirt, material));
+      if (p.skirt >= 0) primitives.push_back(primitive(skirtAttributes(p), p.skirt, material));
     }
     return addMesh({{"name", name}, {"primitives", std::move(primitives)}});
   }
@@ -555,7 +587,7 @@ class GltfDocument {
     for (size_t c = 0; c < pieces.size(); ++c) {
       const PieceAccessors& p = pieces[c];
       Json primitives = Json::array({primitive(p.attributes, p.surface, material)});
-      if (p.skirt >= 0) primitives.push_back(primitive(p.attributes, p.skirt, material));
+      if (p.skirt >= 0) primitives.push_back(primitive(skirtAttributes(p), p.skirt, material));
       char suffix[32];
       std::snprintf(suffix, sizeof(suffix), "_C%04zu", c);
       const std::string name = collisionName(prefix + suffix, names);
