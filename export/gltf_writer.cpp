@@ -766,7 +766,9 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
     Json coverage = Json::array({0.5});
     for (size_t i = 0; i < lods.size(); ++i) {
       const std::string name = "Land_LOD" + std::to_string(i + 1);
-      const int node = doc.addNode({{"name", name}});
+      // Outside the scene, as MSFT_lod has it. Godot 3 and Blender 3.4 import such nodes
+      // anyway; Godot drops a node whose name ends in "-noimp" (with its children).
+      const int node = doc.addNode({{"name", name + "-noimp"}});
       addLevel(doc, node, name, level_data[i], level_surfaces[i], options, int(i + 1));
       doc.node(node)["extras"]["lod"] = i + 1;
       doc.node(node)["extras"]["frequency"] = lods[i].mesh.frequency;
