@@ -89,6 +89,12 @@ glm::vec4 equirectTangent(const glm::vec3& normal, const glm::vec3& direction) {
   return {float(t.x), float(t.y), float(t.z), float(w)};
 }
 
+double oceanRadius(double radius_m, double sea_level_m) {
+  const double sea_radius = radius_m + sea_level_m;
+  const float r = float(sea_radius);
+  return sea_radius + 2.0 * double(std::nextafter(r, 2.0f * r) - r);
+}
+
 OceanCover oceanCover(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
                       double sea_level_m, std::span<const uint32_t> faces) {
   OceanCover cover;

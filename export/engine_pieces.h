@@ -58,4 +58,9 @@ struct OceanCover {
 OceanCover oceanCover(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
                       double sea_level_m, std::span<const uint32_t> faces);
 
+// Radius of the ocean surface: radius_m + sea_level_m plus two float32 steps at that radius
+// (1 m for an Earth-sized planet), so that rounding the written positions can never lift a
+// land vertex below sea level over the water.
+double oceanRadius(double radius_m, double sea_level_m);
+
 }  // namespace planet_export

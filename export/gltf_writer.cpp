@@ -268,14 +268,11 @@ Group landGroup(const PlanetSurface& surface, const LandData& data, int chunks, 
   return g;
 }
 
-// The ocean over the land mesh (oceanCover), in the planet frame, cut along the same chunks.
-// Its radius is sea level plus two float32 steps at that radius, so that rounding the written
-// positions can never lift a land vertex below sea level over the water.
+// The ocean over the land mesh (oceanCover) at oceanRadius, in the planet frame, cut into the
+// same pieces as the land.
 Group oceanGroup(const PlanetSurface& surface, int chunks) {
   const geodesy::SphereMesh& mesh = *surface.mesh;
-  const double sea_radius = surface.radius_m + surface.sea_level_m;
-  const float r = float(sea_radius);
-  const double radius = sea_radius + 2.0 * double(std::nextafter(r, 2.0f * r) - r);
+  const double radius = oceanRadius(surface.radius_m, surface.sea_level_m);
   const ChunkPartition partition = partitionPieces(mesh, chunks);
   Group g;
   for (size_t c = 0; c < partition.chunkCount(); ++c) {

@@ -5,8 +5,8 @@
 // OutputTransaction (atomic_file.h) and commit.
 //
 // Both writers emit the same vertex data (surface_buffers.h): land positions in metres,
-// normals of the displaced surface, hypsometric/bathymetric vertex colours; and an ocean
-// sphere of radius radius_m + sea_level_m built with geodesy::buildIcosphere(ocean_frequency).
+// normals of the displaced surface, hypsometric/bathymetric vertex colours; and an ocean made
+// of the land triangles with a corner below sea level, moved out to sea level (engine_pieces.h).
 // Invalid surfaces (see validateSurface in surface_buffers.h; for writeGlb also extras_json
 // that is not a JSON object) throw std::invalid_argument before any file is opened.
 // Parallelism: may use the calling thread's oneTBB arena.

@@ -1,6 +1,8 @@
 #include "export/surface_buffers.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -9,6 +11,7 @@
 #include <glm/geometric.hpp>
 
 #include "export/biomes.h"
+#include "export/engine_pieces.h"
 #include "export/surface_normals.h"
 
 namespace planet_export {
@@ -57,7 +60,6 @@ void validateSurface(const PlanetSurface& s) {
   require(std::isfinite(s.radius_m) && s.radius_m > 0.0, "radius_m must be finite and > 0");
   require(std::isfinite(s.sea_level_m) && s.radius_m + s.sea_level_m > 0.0,
           "sea_level_m must be finite and above -radius_m");
-  require(s.ocean_frequency >= 1, "ocean_frequency must be >= 1");
   if (s.elevation_m.size() != vertex_count) {
     fail("elevation_m has " + std::to_string(s.elevation_m.size()) + " values for " +
          std::to_string(vertex_count) + " vertices");
@@ -117,15 +119,25 @@ PlanetBuffers buildPlanetBuffers(const PlanetSurface& s) {
                     [&](size_t v) { out.land.colours[v] = landColour(s, v); });
   out.land.indices = mesh.indices;
 
-  out.ocean_mesh = geodesy::buildIcosphere(s.ocean_frequency);
-  const geodesy::SphereMesh& ocean = out.ocean_mesh;
-  out.ocean.positions = sphereAtRadius(ocean, {}, s.radius_m + s.sea_level_m);
-  out.ocean.normals.resize(ocean.vertexCount());
-  for (size_t v = 0; v < ocean.vertexCount(); ++v) {
-    out.ocean.normals[v] = toUnitFloat(glm::dvec3(ocean.positions[v]));
+  std::vector<uint32_t> faces(mesh.faceCount());
+  std::iota(faces.begin(), faces.end(), 0u);
+  const OceanCover cover = oceanCover(mesh, s.elevation_m, s.sea_level_m, faces);
+  const double radius = oceanRadius(s.radius_m, s.sea_level_m);
+  for (uint32_t v : cover.vertices) {
+    const glm::dvec3 unit = glm::normalize(glm::dvec3(mesh.positions[v]));
+    out.ocean.positions.emplace_back(radius * unit);
+    out.ocean.normals.push_back(toUnitFloat(unit));
   }
-  out.ocean.colours.assign(ocean.vertexCount(), kOceanColour);
-  out.ocean.indices = ocean.indices;
+  out.ocean.colours.assign(cover.vertices.size(), kOceanColour);
+  for (uint32_t f : cover.faces) {
+    for (int k = 0; k < 3; ++k) {
+      const uint32_t v = mesh.indices[3 * size_t(f) + size_t(k)];
+      out.ocean_indices.push_back(
+          uint32_t(std::lower_bound(cover.vertices.begin(), cover.vertices.end(), v) -
+                   cover.vertices.begin()));
+    }
+  }
+  out.ocean.indices = out.ocean_indices;
   return out;
 }
 
