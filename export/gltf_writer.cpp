@@ -600,8 +600,10 @@ class GltfDocument {
 
   void write(const std::filesystem::path& path, const PlanetSurface& surface, Json extras,
              bool uses_lod) {
-    node(2)["mesh"] = addGroupMesh(
-        "Ocean", oceanGroup(surface, autoChunks(surface.mesh->frequency)), {}, kOceanMaterial);
+    Group ocean = oceanGroup(surface, autoChunks(surface.mesh->frequency));
+    if (ocean.pieceCount() > 0) {  // a planet without water keeps an empty Ocean node
+      node(2)["mesh"] = addGroupMesh("Ocean", std::move(ocean), {}, kOceanMaterial);
+    }
     if (!extras.empty()) node(0)["extras"] = std::move(extras);
     if (options_.metres_per_unit != 1.0) {
       const double s = 1.0 / options_.metres_per_unit;

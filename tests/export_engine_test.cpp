@@ -584,3 +584,17 @@ TEST_CASE("engine: the default planet's glb, plain and compressed", "[.default_p
                                            << " bytes per vertex");
   CHECK(cper_vertex <= 20.0);
 }
+
+TEST_CASE("engine: a planet without water has an empty Ocean node", "[export][engine]") {
+  TempDir dir;
+  TestPlanet planet(8, 0.0);
+  planet.surface.sea_level_m = -1e5;  // below every vertex
+  const fs::path file = dir.path / "dry.glb";
+  writeGlb(file, planet.surface, GlbOptions{.quantize = true});
+  const tinygltf::Model model = loadGlb(file);
+  REQUIRE(model.nodes.size() >= 3);
+  CHECK(model.nodes[2].name == "Ocean");
+  CHECK(model.nodes[2].mesh == -1);
+  for (const tinygltf::Mesh& mesh : model.meshes) CHECK_FALSE(mesh.primitives.empty());
+  CHECK(triangles(scenePrimitives(model), "Land") == 20 * 8 * 8);
+}
