@@ -6,6 +6,7 @@
 
 #include <glm/geometric.hpp>
 
+#include "export/surface_normals.h"
 #include "geodesy/latlon.h"
 
 namespace planet_export {
@@ -87,6 +88,24 @@ glm::vec4 equirectTangent(const glm::vec3& normal, const glm::vec3& direction) {
   const glm::dvec3 north = geodesy::northAt(glm::dvec3(direction));
   const double w = glm::dot(glm::cross(n, t), north) >= 0.0 ? 1.0 : -1.0;
   return {float(t.x), float(t.y), float(t.z), float(w)};
+}
+
+OceanMesh oceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m) {
+  OceanMesh out;
+  for (uint32_t v : cover.vertices) {
+    const glm::dvec3 unit = glm::normalize(glm::dvec3(mesh.positions[v]));
+    out.positions.emplace_back(radius_m * unit);
+    out.normals.push_back(toUnitFloat(unit));
+  }
+  for (uint32_t f : cover.faces) {
+    for (int k = 0; k < 3; ++k) {
+      const uint32_t v = mesh.indices[3 * size_t(f) + size_t(k)];
+      out.indices.push_back(
+          uint32_t(std::lower_bound(cover.vertices.begin(), cover.vertices.end(), v) -
+                   cover.vertices.begin()));
+    }
+  }
+  return out;
 }
 
 double oceanRadius(double radius_m, double sea_level_m) {

@@ -58,6 +58,15 @@ struct OceanCover {
 OceanCover oceanCover(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
                       double sea_level_m, std::span<const uint32_t> faces);
 
+// The cover as a mesh at `radius_m`: positions (radius * unit direction), radial unit normals,
+// and 3 indices per triangle into them, same winding as the land.
+struct OceanMesh {
+  std::vector<glm::vec3> positions;
+  std::vector<glm::vec3> normals;
+  std::vector<uint32_t> indices;
+};
+OceanMesh oceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m);
+
 // Radius of the ocean surface: radius_m + sea_level_m plus two float32 steps at that radius
 // (1 m for an Earth-sized planet), so that rounding the written positions can never lift a
 // land vertex below sea level over the water.

@@ -148,20 +148,11 @@ Group oceanGroup(const PlanetSurface& surface, int chunks) {
         partition.face_offsets[c + 1] - partition.face_offsets[c]);
     const OceanCover cover = oceanCover(mesh, surface.elevation_m, surface.sea_level_m, faces);
     if (cover.faces.empty()) continue;
-    for (uint32_t v : cover.vertices) {
-      const glm::dvec3 unit = glm::normalize(glm::dvec3(mesh.positions[v]));
-      g.positions.push_back(glm::vec3(radius * unit));
-      g.normals.push_back(toUnitFloat(unit));
-    }
-    for (uint32_t f : cover.faces) {
-      for (int k = 0; k < 3; ++k) {
-        const uint32_t v = mesh.indices[3 * size_t(f) + size_t(k)];
-        g.indices.push_back(
-            uint32_t(std::lower_bound(cover.vertices.begin(), cover.vertices.end(), v) -
-                     cover.vertices.begin()));
-      }
-    }
-    g.closePiece(3 * cover.faces.size(), glm::dvec3(0.0));
+    const OceanMesh ocean = oceanMesh(mesh, cover, radius);
+    g.positions.insert(g.positions.end(), ocean.positions.begin(), ocean.positions.end());
+    g.normals.insert(g.normals.end(), ocean.normals.begin(), ocean.normals.end());
+    g.indices.insert(g.indices.end(), ocean.indices.begin(), ocean.indices.end());
+    g.closePiece(ocean.indices.size(), glm::dvec3(0.0));
   }
   return g;
 }

@@ -122,21 +122,11 @@ PlanetBuffers buildPlanetBuffers(const PlanetSurface& s) {
   std::vector<uint32_t> faces(mesh.faceCount());
   std::iota(faces.begin(), faces.end(), 0u);
   const OceanCover cover = oceanCover(mesh, s.elevation_m, s.sea_level_m, faces);
-  const double radius = oceanRadius(s.radius_m, s.sea_level_m);
-  for (uint32_t v : cover.vertices) {
-    const glm::dvec3 unit = glm::normalize(glm::dvec3(mesh.positions[v]));
-    out.ocean.positions.emplace_back(radius * unit);
-    out.ocean.normals.push_back(toUnitFloat(unit));
-  }
+  OceanMesh ocean = oceanMesh(mesh, cover, oceanRadius(s.radius_m, s.sea_level_m));
+  out.ocean.positions = std::move(ocean.positions);
+  out.ocean.normals = std::move(ocean.normals);
   out.ocean.colours.assign(cover.vertices.size(), kOceanColour);
-  for (uint32_t f : cover.faces) {
-    for (int k = 0; k < 3; ++k) {
-      const uint32_t v = mesh.indices[3 * size_t(f) + size_t(k)];
-      out.ocean_indices.push_back(
-          uint32_t(std::lower_bound(cover.vertices.begin(), cover.vertices.end(), v) -
-                   cover.vertices.begin()));
-    }
-  }
+  out.ocean_indices = std::move(ocean.indices);
   out.ocean.indices = out.ocean_indices;
   return out;
 }
