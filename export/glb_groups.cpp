@@ -18,7 +18,7 @@ namespace planet_export {
 
 LandData landData(const PlanetSurface& surface) {
   LandData data;
-  data.buffers = buildPlanetBuffers(surface);
+  data.buffers = buildPlanetBuffers(surface, false);
   const MeshBuffers& land = data.buffers.land;
   // glTF vertex colours are linear (glTF 2.0 spec 3.7.2.1); the ramps are sRGB.
   data.linear_colours.resize(land.positions.size());

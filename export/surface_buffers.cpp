@@ -108,7 +108,7 @@ Rgb landColour(const PlanetSurface& s, size_t v) {
              : terrainColour(s.elevation_m[v], s.sea_level_m, s.palette);
 }
 
-PlanetBuffers buildPlanetBuffers(const PlanetSurface& s) {
+PlanetBuffers buildPlanetBuffers(const PlanetSurface& s, bool with_ocean) {
   validateSurface(s);
   PlanetBuffers out;
   const geodesy::SphereMesh& mesh = *s.mesh;
@@ -118,6 +118,7 @@ PlanetBuffers buildPlanetBuffers(const PlanetSurface& s) {
   tbb::parallel_for(size_t(0), mesh.vertexCount(),
                     [&](size_t v) { out.land.colours[v] = landColour(s, v); });
   out.land.indices = mesh.indices;
+  if (!with_ocean) return out;
 
   std::vector<uint32_t> faces(mesh.faceCount());
   std::iota(faces.begin(), faces.end(), 0u);

@@ -50,7 +50,8 @@ void validateSurface(const PlanetSurface& surface);
 // s must pass validateSurface.
 Rgb landColour(const PlanetSurface& s, size_t v);
 
-// validateSurface, then the buffers. Parallelism: buildIcosphere uses the caller's arena.
-PlanetBuffers buildPlanetBuffers(const PlanetSurface& surface);
+// validateSurface, then the buffers; the ocean only if with_ocean (the glb builds its own, in
+// pieces). Parallel on the caller's arena.
+PlanetBuffers buildPlanetBuffers(const PlanetSurface& surface, bool with_ocean = true);
 
 }  // namespace planet_export
