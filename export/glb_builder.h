@@ -1,14 +1,13 @@
 #pragma once
 // Internal to export/ (included only by .cpp files, which is why it may name nlohmann::json):
-// the GLB container shared by the glTF writers. Collects the binary chunk as a list of views
-// into arrays that live until the file is written, plus the JSON that describes them, so
-// nothing is copied before it goes to the file. Format: glTF 2.0 spec, section 4.4 "Binary
-// glTF Layout".
+// the GLB container shared by the glTF writers. Collects the binary chunk as a list of byte
+// arrays it keeps until the file is written, plus the JSON that describes them. Format: glTF
+// 2.0 spec, section 4.4 "Binary glTF Layout"; with compression, EXT_meshopt_compression.
 
 #include <cstdint>
 #include <deque>
 #include <filesystem>
-#include <span>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,54 +16,56 @@ namespace planet_export {
 
 using Json = nlohmann::ordered_json;
 
+// accessor.componentType values (glTF 2.0 spec 3.6.2.2).
+enum class Component : int {
+  kByte = 5120,
+  kUnsignedByte = 5121,
+  kShort = 5122,
+  kUnsignedShort = 5123,
+  kUnsignedInt = 5125,
+  kFloat = 5126,
+};
+
 class GlbBuilder {
  public:
-  // Float vertex data, `components` floats per element (1 or 3), as one bufferView (byteStride =
-  // element size, target ARRAY_BUFFER). data must outlive write(). Returns the view index.
-  int addVertexView(const float* data, size_t count, int components);
-  // An accessor over elements [first, first + count) of a view from addVertexView, with exact
-  // min/max from the data. Returns the accessor index.
-  int addVertexAccessor(int view, size_t first, size_t count);
-  // Both of the above for a whole array.
-  int addFloatAttribute(const float* data, size_t count, int components) {
-    return addVertexAccessor(addVertexView(data, count, components), 0, count);
-  }
+  // compress: every bufferView is stored with meshopt's codecs (EXT_meshopt_compression,
+  // required), its uncompressed bytes only in a fallback buffer that has no data.
+  explicit GlbBuilder(bool compress = false) : compress_(compress) {}
 
-  // uint32 indices as one bufferView (target ELEMENT_ARRAY_BUFFER); data must outlive write().
-  int addIndexView(std::span<const uint32_t> indices);
-  // A SCALAR uint32 accessor over indices [first, first + count) of an index view.
-  int addIndexAccessor(int view, size_t first, size_t count);
-  int addIndices(std::span<const uint32_t> indices) {
-    return addIndexAccessor(addIndexView(indices), 0, indices.size());
-  }
+  // Vertex data, `stride` bytes per element (a multiple of 4, <= 256), as one bufferView
+  // (target ARRAY_BUFFER). Returns the view index.
+  int addVertexView(std::vector<uint8_t>&& bytes, int stride);
+  // A view of float32 scalars; when compressing, through the EXPONENTIAL filter with this many
+  // mantissa bits (EXT_meshopt_compression), else stored as they are.
+  int addScalarFloatView(std::vector<uint8_t>&& bytes, int mantissa_bits);
+  // Triangle indices (uint16 or uint32, 3 per triangle, local to whatever vertices the
+  // accessors over it use) as one bufferView (target ELEMENT_ARRAY_BUFFER).
+  int addIndexView(std::vector<uint8_t>&& bytes, Component type);
 
-  // Keeps an array alive until the builder is destroyed; returns its data.
-  const float* keep(std::vector<float>&& values);
-  const uint32_t* keep(std::vector<uint32_t>&& values);
+  // An accessor over `count` elements starting at byte_offset of a view. min/max are written
+  // when given (non-null). Returns the accessor index.
+  int addAccessor(int view, size_t byte_offset, Component type, bool normalized, size_t count,
+                  const char* shape, Json min = nullptr, Json max = nullptr);
 
-  Json& accessors() { return accessors_; }
-  Json& views() { return views_; }
+  bool compressed() const { return compress_; }
   size_t binaryLength() const { return offset_; }
 
-  // Completes `gltf` with buffers, bufferViews and accessors and writes the GLB to path
-  // (FileWriter: every write checked). Throws std::runtime_error naming the path on failure
-  // or if the file would exceed the 4 GiB limit of the format.
+  // Completes `gltf` with buffers, bufferViews and accessors (and the extension lists when
+  // compressed) and writes the GLB to path (FileWriter: every write checked). Throws
+  // std::runtime_error naming the path on failure or if the file would exceed the 4 GiB limit
+  // of the format.
   void write(const std::filesystem::path& path, Json gltf);
 
  private:
-  struct View {
-    const void* data;
-    size_t bytes;
-    int components;  // floats per element; 0 for indices
-  };
-  int addView(const void* data, size_t bytes, int target, int stride, int components);
+  int addView(std::vector<uint8_t>&& bytes, int target, int stride, const char* mode,
+              size_t element_bytes);
 
+  bool compress_ = false;
   Json accessors_ = Json::array();
   Json views_ = Json::array();
-  std::vector<View> pieces_;
+  std::deque<std::vector<uint8_t>> pieces_;  // the binary chunk, in order, each padded to 4
   size_t offset_ = 0;
-  std::deque<std::vector<float>> kept_floats_;
-  std::deque<std::vector<uint32_t>> kept_indices_;
+  size_t fallback_offset_ = 0;  // bytes of the uncompressed (fallback) buffer
 };
 
 }  // namespace planet_export

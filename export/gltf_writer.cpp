@@ -4,8 +4,9 @@
 // (tinygltf is used to read the file back in the tests) for three reasons found in tinygltf
 // 2.7 (Debian 12): its extras values hold integers as 32-bit int, so a 64-bit seed would be
 // rounded through double; its GLB writer copies the whole binary buffer twice (Model::buffers,
-// then the BIN chunk) where this one streams the arrays straight to the file; and it does not
-// check stream errors. The JSON chunk is built with nlohmann::json.
+// then the BIN chunk) where this one encodes each array once (glb_encoding.h); and it does not
+// check stream errors. The JSON chunk is built with nlohmann::json. The pieces the file is made
+// of come from glb_groups.h.
 
 #include <cmath>
 #include <cstdint>
@@ -15,15 +16,14 @@
 #include <string>
 #include <vector>
 
-#include <tbb/parallel_for.h>
-
 #include "export/biomes.h"
-#include "export/chunk_buffers.h"
 #include "export/chunks.h"
 #include "export/colour_ramps.h"
 #include "export/glb_builder.h"
+#include "export/glb_encoding.h"
+#include "export/glb_groups.h"
 #include "export/mesh_export.h"
-#include "export/surface_buffers.h"
+#include "export/meshopt_codec.h"
 
 namespace planet_export {
 namespace {
@@ -34,10 +34,6 @@ constexpr int kLandMaterial = 0;
 constexpr int kOceanMaterial = 1;
 
 static_assert(sizeof(glm::vec3) == 12 && sizeof(Rgb) == 12, "vertex arrays must be packed");
-
-const float* floats(const std::vector<glm::vec3>& v) {
-  return &v.front().x;
-}
 
 Json parseExtras(const std::string& text) {
   Json extras;
@@ -53,11 +49,22 @@ Json parseExtras(const std::string& text) {
   return extras;
 }
 
+// Objects and arrays inside extras become their JSON text: assimp 5.2 turns nested extras into
+// nested metadata and then aborts (ai_assert in SceneCombiner) when it copies the scene, as
+// `assimp export` does. Readers parse the text back (e.g. extras.config).
+Json flatExtras(Json extras) {
+  for (auto& [key, value] : extras.items()) {
+    if (value.is_object() || value.is_array()) value = value.dump();
+  }
+  return extras;
+}
+
+// material < 0: none (collision meshes).
 Json primitive(Json attributes, int indices, int material) {
-  return {{"attributes", std::move(attributes)},
-          {"indices", indices},
-          {"material", material},
-          {"mode", kTriangles}};
+  Json p = {{"attributes", std::move(attributes)}, {"indices", indices}};
+  if (material >= 0) p["material"] = material;
+  p["mode"] = kTriangles;
+  return p;
 }
 
 Json materials() {
@@ -90,50 +97,27 @@ Json biomeLegend() {
   return legend;
 }
 
-// The vertex data of one level's full mesh, which its chunks slice.
-struct LandData {
-  PlanetBuffers buffers;
-  std::vector<glm::vec3> linear_colours;
-  std::vector<float> biome_values;
-  std::vector<std::string> scalar_names;
-  LandVertexData vertex;
-};
-
-LandData landData(const PlanetSurface& surface) {
-  LandData data;
-  data.buffers = buildPlanetBuffers(surface);
-  const MeshBuffers& land = data.buffers.land;
-  // glTF vertex colours are linear (glTF 2.0 spec 3.7.2.1); the ramps are sRGB.
-  data.linear_colours.resize(land.positions.size());
-  tbb::parallel_for(size_t(0), land.positions.size(), [&](size_t v) {
-    const Rgb& c = land.colours[v];
-    data.linear_colours[v] = {srgbToLinear(c.r), srgbToLinear(c.g), srgbToLinear(c.b)};
-  });
-  data.vertex.normals = land.normals;
-  data.vertex.colours = data.linear_colours;
-  data.scalar_names.push_back("_ELEVATION");
-  data.vertex.scalars.push_back(surface.elevation_m);
-  if (!surface.biome.empty()) {
-    data.biome_values.assign(surface.biome.begin(), surface.biome.end());
-    data.scalar_names.push_back("_BIOME");
-    data.vertex.scalars.push_back(data.biome_values);
+// A render node's name turned into the name of its collision mesh (kNone: unchanged).
+std::string collisionName(const std::string& name, CollisionNames names) {
+  switch (names) {
+    case CollisionNames::kGodot:
+      return name + "-colonly";
+    case CollisionNames::kUnreal:
+      return "UCX_" + name + "_00";
+    case CollisionNames::kNone:
+      break;
   }
-  for (const VertexAttribute& attribute : surface.attributes) {
-    data.scalar_names.push_back(attribute.name);
-    data.vertex.scalars.push_back(attribute.values);
-  }
-  return data;
+  return name;
 }
 
 // Builds the JSON document and the binary chunk.
 class GltfDocument {
  public:
-  GltfDocument() {
+  explicit GltfDocument(const GlbOptions& options) : glb_(options.meshopt), options_(options) {
     nodes_ = Json::array({Json{{"name", "Planet"}, {"children", Json::array({1, 2})}},
                           Json{{"name", "Land"}}, Json{{"name", "Ocean"}}});
   }
 
-  GlbBuilder& glb() { return glb_; }
   Json& node(int index) { return nodes_[size_t(index)]; }
 
   int addNode(Json node) {
@@ -145,72 +129,35 @@ class GltfDocument {
     return int(meshes_.size()) - 1;
   }
 
-  // One unchunked land mesh; the LandData must outlive write().
-  int addLandMesh(const std::string& name, const LandData& data) {
-    const MeshBuffers& land = data.buffers.land;
-    const size_t count = land.positions.size();
-    Json attributes = {
-        {"POSITION", glb_.addFloatAttribute(floats(land.positions), count, 3)},
-        {"NORMAL", glb_.addFloatAttribute(floats(land.normals), count, 3)},
-        {"COLOR_0", glb_.addFloatAttribute(floats(data.linear_colours), count, 3)},
-    };
-    for (size_t a = 0; a < data.scalar_names.size(); ++a) {
-      attributes[data.scalar_names[a]] =
-          glb_.addFloatAttribute(data.vertex.scalars[a].data(), count, 1);
+  // One mesh holding every piece of the group as primitives (skirts as extra primitives).
+  int addGroupMesh(const std::string& name, Group&& group,
+                   const std::vector<std::string>& scalar_names, int material) {
+    const std::vector<PieceAccessors> pieces =
+        encodeGroup(glb_, group, scalar_names, options_.quantize);
+    Json primitives = Json::array();
+    for (const PieceAccessors& p : pieces) {
+      primitives.push_back(primitive(p.attributes, p.surface, material));
+      if (p.skirt >= 0) primitives.push_back(primitive(skirtAttributes(p), p.skirt, material));
     }
-    const int indices = glb_.addIndices(land.indices);
-    return addMesh(
-        {{"name", name},
-         {"primitives", Json::array({primitive(std::move(attributes), indices, kLandMaterial)})}});
+    return addMesh({{"name", name}, {"primitives", std::move(primitives)}});
   }
 
-  // Chunk nodes of one level, returned as node indices. Takes ownership of the arrays.
-  std::vector<int> addChunks(const std::string& prefix, ChunkedLand&& land,
-                             const std::vector<std::string>& scalar_names, int lod) {
-    land_keep_.push_back(std::move(land));
-    const ChunkedLand& chunks = land_keep_.back();
-    const size_t total = chunks.positions.size();
-    const int position_view = glb_.addVertexView(floats(chunks.positions), total, 3);
-    const int normal_view = glb_.addVertexView(floats(chunks.normals), total, 3);
-    const int colour_view = glb_.addVertexView(floats(chunks.colours), total, 3);
-    std::vector<int> scalar_views;
-    for (const std::vector<float>& values : chunks.scalars) {
-      scalar_views.push_back(glb_.addVertexView(values.data(), total, 1));
-    }
-    const int index_view = glb_.addIndexView(chunks.indices);
-
+  // One node per piece (chunk), translated to its frame; returns their indices.
+  std::vector<int> addChunkNodes(const std::string& prefix, Group&& group,
+                                 const std::vector<std::string>& scalar_names, int lod,
+                                 int material, CollisionNames names = CollisionNames::kNone) {
+    const std::vector<PieceAccessors> pieces =
+        encodeGroup(glb_, group, scalar_names, options_.quantize);
     std::vector<int> node_indices;
-    for (size_t c = 0; c < chunks.chunkCount(); ++c) {
-      const auto attributes = [&](size_t count) {
-        const size_t first = chunks.vertex_offsets[c];
-        Json a = {{"POSITION", glb_.addVertexAccessor(position_view, first, count)},
-                  {"NORMAL", glb_.addVertexAccessor(normal_view, first, count)},
-                  {"COLOR_0", glb_.addVertexAccessor(colour_view, first, count)}};
-        for (size_t s = 0; s < scalar_views.size(); ++s) {
-          a[scalar_names[s]] = glb_.addVertexAccessor(scalar_views[s], first, count);
-        }
-        return a;
-      };
-      const size_t first_index = chunks.index_offsets[c];
-      const size_t surface_indices = chunks.surface_indices[c];
-      const size_t all_indices = chunks.index_offsets[c + 1] - first_index;
-      Json primitives = Json::array({primitive(
-          attributes(chunks.surface_vertices[c]),
-          glb_.addIndexAccessor(index_view, first_index, surface_indices), kLandMaterial)});
-      if (all_indices > surface_indices) {
-        // The skirt indexes the surface vertices too: its accessors span both.
-        const size_t vertex_count = chunks.vertex_offsets[c + 1] - chunks.vertex_offsets[c];
-        primitives.push_back(
-            primitive(attributes(vertex_count),
-                      glb_.addIndexAccessor(index_view, first_index + surface_indices,
-                                            all_indices - surface_indices),
-                      kLandMaterial));
-      }
-      char suffix[16];
+    for (size_t c = 0; c < pieces.size(); ++c) {
+      const PieceAccessors& p = pieces[c];
+      Json primitives = Json::array({primitive(p.attributes, p.surface, material)});
+      if (p.skirt >= 0) primitives.push_back(primitive(skirtAttributes(p), p.skirt, material));
+      char suffix[32];
       std::snprintf(suffix, sizeof(suffix), "_C%04zu", c);
-      const std::string name = prefix + suffix;
+      const std::string name = collisionName(prefix + suffix, names);
       const int mesh = addMesh({{"name", name}, {"primitives", std::move(primitives)}});
-      const glm::dvec3& t = chunks.frames.translations[c];
+      const glm::dvec3& t = group.translations[c];
       node_indices.push_back(addNode({{"name", name},
                                       {"mesh", mesh},
                                       {"translation", {t.x, t.y, t.z}},
@@ -219,23 +166,32 @@ class GltfDocument {
     return node_indices;
   }
 
-  void write(const std::filesystem::path& path, const LandData& ocean_source, Json extras,
+  void write(const std::filesystem::path& path, const PlanetSurface& surface, Json extras,
              bool uses_lod) {
-    const MeshBuffers& ocean = ocean_source.buffers.ocean;
-    const size_t count = ocean.positions.size();
-    Json attributes = {
-        {"POSITION", glb_.addFloatAttribute(floats(ocean.positions), count, 3)},
-        {"NORMAL", glb_.addFloatAttribute(floats(ocean.normals), count, 3)},
-    };
-    const int indices = glb_.addIndices(ocean.indices);
-    node(2)["mesh"] = addMesh(
-        {{"name", "Ocean"},
-         {"primitives", Json::array({primitive(std::move(attributes), indices, kOceanMaterial)})}});
+    Group ocean = oceanGroup(surface, autoChunks(surface.mesh->frequency));
+    if (ocean.pieceCount() > 0) {  // a planet without water keeps an empty Ocean node
+      node(2)["mesh"] = addGroupMesh("Ocean", std::move(ocean), {}, kOceanMaterial);
+    }
     if (!extras.empty()) node(0)["extras"] = std::move(extras);
+    if (options_.metres_per_unit != 1.0) {
+      const double s = 1.0 / options_.metres_per_unit;
+      node(0)["scale"] = {s, s, s};
+    }
 
     Json gltf = Json::object();
     gltf["asset"] = {{"version", "2.0"}, {"generator", "planetgen"}};
-    if (uses_lod) gltf["extensionsUsed"] = Json::array({"MSFT_lod"});
+    Json used = Json::array(), required = Json::array();
+    if (options_.quantize) {
+      used.push_back("KHR_mesh_quantization");
+      required.push_back("KHR_mesh_quantization");
+    }
+    if (options_.meshopt) {
+      used.push_back("EXT_meshopt_compression");
+      required.push_back("EXT_meshopt_compression");
+    }
+    if (uses_lod) used.push_back("MSFT_lod");
+    if (!used.empty()) gltf["extensionsUsed"] = std::move(used);
+    if (!required.empty()) gltf["extensionsRequired"] = std::move(required);
     gltf["scene"] = 0;
     gltf["scenes"] = Json::array({Json{{"name", "Planet"}, {"nodes", Json::array({0})}}});
     gltf["nodes"] = std::move(nodes_);
@@ -246,26 +202,57 @@ class GltfDocument {
 
  private:
   GlbBuilder glb_;
+  GlbOptions options_;
   Json nodes_;
   Json meshes_ = Json::array();
-  std::deque<ChunkedLand> land_keep_;
 };
 
-// Fills node `target` with one level: a mesh, or chunk children.
+// Fills node `target` with one level: a mesh of pieces small enough for uint16 indices, or
+// chunk children.
 void addLevel(GltfDocument& doc, int target, const std::string& name, const LandData& data,
               const PlanetSurface& surface, const GlbOptions& options, int lod) {
   if (options.chunks == 0) {
-    doc.node(target)["mesh"] = doc.addLandMesh(name, data);
+    doc.node(target)["mesh"] = doc.addGroupMesh(
+        name,
+        landGroup(surface, data, autoChunks(surface.mesh->frequency), 0.0, true, options.tangents),
+        data.scalar_names, kLandMaterial);
     return;
   }
-  ChunkedLand chunks =
-      buildChunkedLand(surface, data.vertex, options.chunks, options.skirt_depth_m);
-  const double grid = chunks.frames.grid_m;
-  const std::vector<int> children = doc.addChunks(name, std::move(chunks), data.scalar_names, lod);
-  doc.node(target)["children"] = children;
-  Json& extras = doc.node(target)["extras"];
-  extras["chunks_per_edge"] = options.chunks;
-  extras["position_grid_m"] = grid;
+  Group group =
+      landGroup(surface, data, options.chunks, options.skirt_depth_m, false, options.tangents);
+  const double grid_m = group.grid_m;
+  doc.node(target)["children"] =
+      doc.addChunkNodes(name, std::move(group), data.scalar_names, lod, kLandMaterial);
+  doc.node(target)["extras"]["chunks_per_edge"] = options.chunks;
+  doc.node(target)["extras"]["position_grid_m"] = grid_m;
+}
+
+// Collision meshes for the land (node kLand's children): per chunk, or one mesh of pieces
+// when the land is not chunked, from level 2 (f / 4) or the finest coarser level the chunks
+// divide.
+void addCollision(GltfDocument& doc, int land, const PlanetSurface& surface,
+                  const GlbOptions& options) {
+  const int f = surface.mesh->frequency;
+  const int k = options.chunks;
+  int level = 0;
+  for (int c = 1; c <= 2; ++c) {
+    if (f % (1 << c) == 0 && (k == 0 || (f >> c) % k == 0)) level = c;
+  }
+  const std::vector<LodLevel> levels = buildLodLevels(surface, level);
+  const PlanetSurface coarse = level > 0 ? lodSurface(surface, levels.back()) : surface;
+  Json& children = doc.node(land)["children"];
+  if (k == 0) {
+    const std::string name = collisionName("Land", options.collision);
+    const int mesh = doc.addGroupMesh(
+        name, collisionGroup(coarse, autoChunks(coarse.mesh->frequency), true), {}, -1);
+    const int node = doc.addNode({{"name", name}, {"mesh", mesh}});
+    children.push_back(node);
+  } else {
+    for (int node : doc.addChunkNodes("Land", collisionGroup(coarse, k, false), {}, level, -1,
+                                      options.collision)) {
+      children.push_back(node);
+    }
+  }
 }
 
 }  // namespace
@@ -280,6 +267,14 @@ std::string glbOptionsProblem(int frequency, const GlbOptions& options) {
            " m is not allowed; allowed: a finite depth >= 0 (0 = no skirts)";
   }
   if (std::string problem = lodProblem(frequency, options.lods); !problem.empty()) return problem;
+  if (!std::isfinite(options.metres_per_unit) || options.metres_per_unit <= 0.0) {
+    return "metres per unit " + std::to_string(options.metres_per_unit) +
+           " is not allowed; allowed: a finite number > 0";
+  }
+  if (options.meshopt && !meshoptAvailable()) {
+    return "meshopt compression is not available: planetgen was built without meshoptimizer "
+           "(install libmeshoptimizer-dev and rebuild)";
+  }
   if (options.chunks > 0) {
     for (int i = 0; i <= options.lods; ++i) {
       std::string problem = chunkingProblem(frequency >> i, options.chunks);
@@ -324,9 +319,10 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
     level_data.push_back(landData(level_surfaces.back()));
   }
 
-  GltfDocument doc;
+  GltfDocument doc(options);
   constexpr int kLand = 1;
-  if (!surface.biome.empty()) doc.node(kLand)["extras"]["biome_legend"] = biomeLegend();
+  // A JSON text, not an array: assimp 5.2 aborts on nested extras (see flatExtras).
+  if (!surface.biome.empty()) doc.node(kLand)["extras"]["biome_legend"] = biomeLegend().dump();
   if (lods.empty()) {
     addLevel(doc, kLand, "Land", full, surface, options, 0);
   } else {
@@ -337,7 +333,9 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
     Json coverage = Json::array({0.5});
     for (size_t i = 0; i < lods.size(); ++i) {
       const std::string name = "Land_LOD" + std::to_string(i + 1);
-      const int node = doc.addNode({{"name", name}});
+      // Outside the scene, as MSFT_lod has it. Godot 3 and Blender 3.4 import such nodes
+      // anyway; Godot drops a node whose name ends in "-noimp" (with its children).
+      const int node = doc.addNode({{"name", name + "-noimp"}});
       addLevel(doc, node, name, level_data[i], level_surfaces[i], options, int(i + 1));
       doc.node(node)["extras"]["lod"] = i + 1;
       doc.node(node)["extras"]["frequency"] = lods[i].mesh.frequency;
@@ -351,7 +349,8 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
     lod0_node["extras"]["frequency"] = surface.mesh->frequency;
     lod0_node["extras"]["MSFT_screencoverage"] = std::move(coverage);
   }
-  doc.write(path, full, std::move(extras), !lods.empty());
+  if (options.collision != CollisionNames::kNone) addCollision(doc, kLand, surface, options);
+  doc.write(path, surface, flatExtras(std::move(extras)), !lods.empty());
 }
 
 }  // namespace planet_export

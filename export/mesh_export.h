@@ -5,8 +5,8 @@
 // OutputTransaction (atomic_file.h) and commit.
 //
 // Both writers emit the same vertex data (surface_buffers.h): land positions in metres,
-// normals of the displaced surface, hypsometric/bathymetric vertex colours; and an ocean
-// sphere of radius radius_m + sea_level_m built with geodesy::buildIcosphere(ocean_frequency).
+// normals of the displaced surface, hypsometric/bathymetric vertex colours; and an ocean made
+// of the land triangles with a corner below sea level, moved out to sea level (engine_pieces.h).
 // Invalid surfaces (see validateSurface in surface_buffers.h; for writeGlb also extras_json
 // that is not a JSON object) throw std::invalid_argument before any file is opened.
 // Parallelism: may use the calling thread's oneTBB arena.
@@ -25,6 +25,13 @@ namespace planet_export {
 // indices; opaque material) and "Ocean" (POSITION, NORMAL; semi-transparent BLEND material).
 void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface);
 
+// Names of the optional collision meshes, after the engines' import conventions.
+enum class CollisionNames {
+  kNone,    // no collision meshes
+  kGodot,   // "<chunk>-colonly": Godot makes a static body and drops the mesh
+  kUnreal,  // "UCX_<chunk>_00": Unreal's convex collision prefix
+};
+
 // How planet.glb cuts and levels the land ([export] chunks, skirt_depth_m, lods).
 struct GlbOptions {
   // k >= 1: the land of every level is cut into 20 k^2 chunks (chunks.h), each a node with
@@ -36,6 +43,20 @@ struct GlbOptions {
   double skirt_depth_m = 0.0;
   // n >= 1: levels of detail 0 .. n (lod_levels.h; frequency f / 2^i, f divisible by 2^n).
   int lods = 0;
+  // KHR_mesh_quantization: NORMAL and TANGENT as normalized bytes, COLOR_0 as normalized
+  // unsigned bytes. POSITION, TEXCOORD_0 and the custom attributes stay float32 (positions
+  // keep 1/16 m to 0.5 m steps, texture coordinates 1e-7).
+  bool quantize = false;
+  // EXT_meshopt_compression (required) on every bufferView; needs meshoptAvailable().
+  bool meshopt = false;
+  // TANGENT on the land (for normal maps on TEXCOORD_0).
+  bool tangents = false;
+  // Length of one file unit in metres: the Planet node is scaled by 1 / metres_per_unit
+  // (1000: kilometres). Vertex data and custom attributes stay in metres.
+  double metres_per_unit = 1.0;
+  // Collision meshes (positions and triangles only) per chunk from a coarser level: f / 4, or
+  // the coarsest of f / 2 and f that the chunks divide.
+  CollisionNames collision = CollisionNames::kNone;
 };
 
 // Empty if the options suit a mesh of this frequency, else the message the writers would

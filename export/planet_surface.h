@@ -37,8 +37,6 @@ struct PlanetSurface {
   // JSON object text stored in the root node's extras (seed, frequency, full config).
   // Integers keep their full 64-bit value (the GLB writer never routes them through double).
   std::string extras_json = "{}";
-  // Ocean sphere frequency (a coarse icosphere is plenty for a flat surface).
-  int ocean_frequency = 32;
   // Added by export: where the colour bands of the land tint change (vertex colours, maps).
   TerrainPalette palette;
   // Optional biome class per vertex (biomes.h: values < kBiomeCount), or empty. When given,

@@ -1,6 +1,8 @@
 #include "export/surface_buffers.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -9,6 +11,7 @@
 #include <glm/geometric.hpp>
 
 #include "export/biomes.h"
+#include "export/engine_pieces.h"
 #include "export/surface_normals.h"
 
 namespace planet_export {
@@ -57,7 +60,6 @@ void validateSurface(const PlanetSurface& s) {
   require(std::isfinite(s.radius_m) && s.radius_m > 0.0, "radius_m must be finite and > 0");
   require(std::isfinite(s.sea_level_m) && s.radius_m + s.sea_level_m > 0.0,
           "sea_level_m must be finite and above -radius_m");
-  require(s.ocean_frequency >= 1, "ocean_frequency must be >= 1");
   if (s.elevation_m.size() != vertex_count) {
     fail("elevation_m has " + std::to_string(s.elevation_m.size()) + " values for " +
          std::to_string(vertex_count) + " vertices");
@@ -106,7 +108,7 @@ Rgb landColour(const PlanetSurface& s, size_t v) {
              : terrainColour(s.elevation_m[v], s.sea_level_m, s.palette);
 }
 
-PlanetBuffers buildPlanetBuffers(const PlanetSurface& s) {
+PlanetBuffers buildPlanetBuffers(const PlanetSurface& s, bool with_ocean) {
   validateSurface(s);
   PlanetBuffers out;
   const geodesy::SphereMesh& mesh = *s.mesh;
@@ -116,16 +118,17 @@ PlanetBuffers buildPlanetBuffers(const PlanetSurface& s) {
   tbb::parallel_for(size_t(0), mesh.vertexCount(),
                     [&](size_t v) { out.land.colours[v] = landColour(s, v); });
   out.land.indices = mesh.indices;
+  if (!with_ocean) return out;
 
-  out.ocean_mesh = geodesy::buildIcosphere(s.ocean_frequency);
-  const geodesy::SphereMesh& ocean = out.ocean_mesh;
-  out.ocean.positions = sphereAtRadius(ocean, {}, s.radius_m + s.sea_level_m);
-  out.ocean.normals.resize(ocean.vertexCount());
-  for (size_t v = 0; v < ocean.vertexCount(); ++v) {
-    out.ocean.normals[v] = toUnitFloat(glm::dvec3(ocean.positions[v]));
-  }
-  out.ocean.colours.assign(ocean.vertexCount(), kOceanColour);
-  out.ocean.indices = ocean.indices;
+  std::vector<uint32_t> faces(mesh.faceCount());
+  std::iota(faces.begin(), faces.end(), 0u);
+  const OceanCover cover = oceanCover(mesh, s.elevation_m, s.sea_level_m, faces);
+  OceanMesh ocean = oceanMesh(mesh, cover, oceanRadius(s.radius_m, s.sea_level_m));
+  out.ocean.positions = std::move(ocean.positions);
+  out.ocean.normals = std::move(ocean.normals);
+  out.ocean.colours.assign(cover.vertices.size(), kOceanColour);
+  out.ocean_indices = std::move(ocean.indices);
+  out.ocean.indices = out.ocean_indices;
   return out;
 }
 

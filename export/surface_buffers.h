@@ -22,7 +22,7 @@ struct MeshBuffers {
   std::span<const uint32_t> indices;  // 3 per triangle, counter-clockwise seen from outside
 };
 
-// Land and ocean of a planet. Move-only: ocean.indices views ocean_mesh.
+// Land and ocean of a planet. Move-only: ocean.indices views ocean_indices.
 struct PlanetBuffers {
   PlanetBuffers() = default;
   PlanetBuffers(PlanetBuffers&&) = default;
@@ -33,16 +33,16 @@ struct PlanetBuffers {
   // Land: (radius_m + elevation_m[v]) * unit position; normals of that displaced surface;
   // landColour of each vertex. indices view surface.mesh.
   MeshBuffers land;
-  geodesy::SphereMesh ocean_mesh;
-  // Ocean: buildIcosphere(ocean_frequency) at radius_m + sea_level_m; radial normals;
-  // kOceanColour.
+  std::vector<uint32_t> ocean_indices;
+  // Ocean: the land triangles with a corner below sea level (oceanCover, engine_pieces.h) at
+  // oceanRadius; radial normals; kOceanColour. Empty when no vertex is below sea level.
   MeshBuffers ocean;
 };
 
 // Throws std::invalid_argument describing the first problem: null or empty mesh, index out of
 // range, elevation_m or an attribute of the wrong size or with a non-finite value, a vertex
 // at or below the centre, a bad attribute name (see VertexAttribute), radius or sea level not
-// finite, ocean_frequency < 1, biome of the wrong size or with an unknown class, land_colour
+// finite, biome of the wrong size or with an unknown class, land_colour
 // kBiome without biome.
 void validateSurface(const PlanetSurface& surface);
 
@@ -50,7 +50,8 @@ void validateSurface(const PlanetSurface& surface);
 // s must pass validateSurface.
 Rgb landColour(const PlanetSurface& s, size_t v);
 
-// validateSurface, then the buffers. Parallelism: buildIcosphere uses the caller's arena.
-PlanetBuffers buildPlanetBuffers(const PlanetSurface& surface);
+// validateSurface, then the buffers; the ocean only if with_ocean (the glb builds its own, in
+// pieces). Parallel on the caller's arena.
+PlanetBuffers buildPlanetBuffers(const PlanetSurface& surface, bool with_ocean = true);
 
 }  // namespace planet_export

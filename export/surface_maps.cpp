@@ -18,23 +18,29 @@
 namespace planet_export {
 namespace {
 
-// A box of swatches with names for the classes that appear, in the bottom-left corner.
-void drawBiomeKey(RgbImage& image, const std::array<bool, kBiomeCount>& present) {
-  const int scale = std::max(1, image.height / 400);
-  const int line = 9 * scale;
+// Size in pixels of the key drawBiomeKey draws at this scale.
+struct KeySize {
+  int width = 0;
+  int height = 0;
+};
+KeySize biomeKeySize(const std::array<bool, kBiomeCount>& present, int scale) {
+  const int line = 9 * scale, pad = 2 * scale;
   int rows = 0, widest = 0;
   for (int id = 0; id < kBiomeCount; ++id) {
     if (!present[size_t(id)]) continue;
     ++rows;
     widest = std::max(widest, textWidth(biomeName(uint8_t(id)), scale));
   }
-  const int pad = 2 * scale;
-  const int box_w = pad * 3 + line + widest;
-  const int box_h = pad * 2 + rows * line;
-  const int x0 = pad, y0 = image.height - box_h - pad;
-  if (y0 < 0 || box_w > image.width) return;  // too small a map for a key
-  for (int y = y0; y < y0 + box_h; ++y) {
-    for (int x = x0; x < x0 + box_w; ++x) image.set(x, y, scaled(image.get(x, y), 0.35));
+  return {pad * 3 + line + widest, pad * 2 + rows * line};
+}
+
+// A box of swatches with names for the classes that appear, top-left corner at (x0, y0).
+void drawBiomeKey(RgbImage& image, const std::array<bool, kBiomeCount>& present, int scale, int x0,
+                  int y0) {
+  const int line = 9 * scale, pad = 2 * scale;
+  const KeySize size = biomeKeySize(present, scale);
+  for (int y = y0; y < y0 + size.height; ++y) {
+    for (int x = x0; x < x0 + size.width; ++x) image.set(x, y, scaled(image.get(x, y), 0.35));
   }
   int y = y0 + pad;
   for (int id = 0; id < kBiomeCount; ++id) {
@@ -46,6 +52,16 @@ void drawBiomeKey(RgbImage& image, const std::array<bool, kBiomeCount>& present)
     drawText(image, x0 + 2 * pad + line, y + scale, biomeName(uint8_t(id)), Rgb{1, 1, 1}, scale);
     y += line;
   }
+}
+
+// The key in the bottom-left corner of a map, if it fits.
+void drawBiomeKey(RgbImage& image, const std::array<bool, kBiomeCount>& present) {
+  const int scale = std::max(1, image.height / 400);
+  const KeySize size = biomeKeySize(present, scale);
+  const int pad = 2 * scale;
+  const int y0 = image.height - size.height - pad;
+  if (y0 < 0 || size.width > image.width) return;  // too small a map for a key
+  drawBiomeKey(image, present, scale, pad, y0);
 }
 
 }  // namespace
@@ -74,6 +90,21 @@ RgbImage renderBiomeMap(const PlanetSurface& surface, const BiomeMapOptions& opt
     for (uint8_t c : classes) present[c] = true;
     drawBiomeKey(image, present);
   }
+  return image;
+}
+
+RgbImage renderBiomeLegend(std::span<const uint8_t> biome, int scale) {
+  std::array<bool, kBiomeCount> present{};
+  for (uint8_t c : biome) {
+    if (c < kBiomeCount) present[c] = true;
+  }
+  scale = std::max(1, scale);
+  const KeySize size = biomeKeySize(present, scale);
+  RgbImage image(std::max(1, size.width), std::max(1, size.height));
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) image.set(x, y, Rgb{0.5f, 0.5f, 0.5f});
+  }
+  drawBiomeKey(image, present, scale, 0, 0);
   return image;
 }
 

@@ -4,6 +4,8 @@
 // rows on the caller's oneTBB arena, same pixels for any thread count. Throw
 // std::invalid_argument for a surface validateSurface rejects or width < 2.
 
+#include <span>
+
 #include "export/image.h"
 #include "export/planet_surface.h"
 
@@ -17,6 +19,10 @@ struct BiomeMapOptions {
 // Each pixel shows the class of the nearest corner of the face it falls in (classes are not
 // interpolated), in the biome palette. Needs surface.biome (else std::invalid_argument).
 RgbImage renderBiomeMap(const PlanetSurface& surface, const BiomeMapOptions& options = {});
+
+// The biome key alone (swatch and name of every class in `biome`, one per line), for maps
+// written without legend because they are textures. scale: font pixel size (>= 1).
+RgbImage renderBiomeLegend(std::span<const uint8_t> biome, int scale = 2);
 
 struct NormalMapOptions {
   int width = 2048;

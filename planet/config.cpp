@@ -206,6 +206,11 @@ const std::vector<KeySpec>& schema() {
       choiceKey("export", "color", FIELD(output.color), {"biome", "terrain"}),
       boolKey("export", "heightmaps", FIELD(output.heightmaps)),
       intKey("export", "cube_size", FIELD(output.cube_size), 0, 16384),
+      boolKey("export", "quantize", FIELD(output.quantize)),
+      boolKey("export", "meshopt", FIELD(output.meshopt)),
+      boolKey("export", "tangents", FIELD(output.tangents)),
+      choiceKey("export", "units", FIELD(output.units), {"m", "km"}),
+      choiceKey("export", "collision", FIELD(output.collision), {"none", "godot", "unreal"}),
 
       intKey("compare", "globe_size_px", FIELD(compare.globe_size_px), 16, 8192),
       intKey("compare", "globe_views", FIELD(compare.globe_views), 1, 12),
@@ -346,9 +351,8 @@ Config loadConfig(const std::filesystem::path& file, std::span<const std::string
                       ": TOML syntax error: " + std::string(e.description()) + ".");
   }
   for (const std::string& expression : overrides) applyOverride(config, expression);
-  if (const std::string problem = planet_export::glbOptionsProblem(
-          config.planet.frequency,
-          {config.output.chunks, config.output.skirt_depth_m, config.output.lods});
+  if (const std::string problem =
+          planet_export::glbOptionsProblem(config.planet.frequency, glbOptions(config.output));
       !problem.empty()) {
     throw ConfigError(origin + ": [export] " + problem);
   }
@@ -414,6 +418,21 @@ std::vector<std::string> configKeys() {
   for (const KeySpec& s : schema())
     keys.push_back(std::string(s.section) + "." + std::string(s.key));
   return keys;
+}
+
+planet_export::GlbOptions glbOptions(const OutputParams& output) {
+  planet_export::GlbOptions options;
+  options.chunks = output.chunks;
+  options.skirt_depth_m = output.skirt_depth_m;
+  options.lods = output.lods;
+  options.quantize = output.quantize;
+  options.meshopt = output.meshopt;
+  options.tangents = output.tangents;
+  options.metres_per_unit = output.units == "km" ? 1000.0 : 1.0;
+  options.collision = output.collision == "godot"    ? planet_export::CollisionNames::kGodot
+                      : output.collision == "unreal" ? planet_export::CollisionNames::kUnreal
+                                                     : planet_export::CollisionNames::kNone;
+  return options;
 }
 
 }  // namespace planet

@@ -11,6 +11,7 @@
 
 #include "erosion/droplet_erosion.h"
 #include "erosion/fluvial.h"
+#include "export/mesh_export.h"
 #include "planet/ocean.h"
 #include "planet/terrain.h"
 #include "weather/weather_params.h"
@@ -36,6 +37,12 @@ struct OutputParams {
   std::string color = "biome";  // COLOR_0: "biome" or "terrain" (hypsometric tint)
   bool heightmaps = true;       // heightmap.png (16-bit), .r16, .r32, .json, biome.png, normals.png
   int cube_size = 0;            // > 0: six 16-bit cube-map faces of this size
+  // Engine files (issue 20): see planet_export::GlbOptions.
+  bool quantize = true;            // KHR_mesh_quantization
+  bool meshopt = false;            // EXT_meshopt_compression
+  bool tangents = false;           // TANGENT for normals.png on TEXCOORD_0
+  std::string units = "m";         // file unit: "m" or "km" (Planet node scale)
+  std::string collision = "none";  // collision meshes: "none", "godot" (-colonly), "unreal" (UCX_)
 };
 
 struct CompareParams {
@@ -77,6 +84,9 @@ void applyOverride(Config& config, const std::string& expression);
 
 // The full configuration as a JSON object text {"section": {"key": value, ...}, ...}.
 std::string configToJson(const Config& config);
+
+// The planet.glb options of an [export] section.
+planet_export::GlbOptions glbOptions(const OutputParams& output);
 
 // Every valid "section.key", in schema order (for docs and tests).
 std::vector<std::string> configKeys();

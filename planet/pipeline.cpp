@@ -473,9 +473,13 @@ void writeEngineMaps(const Config& config, const planet_export::PlanetSurface& s
   out.stage("heightmap.json", planet_export::heightmapSidecarJson(sidecar));
   planet_export::BiomeMapOptions biome;
   biome.width = width;
-  if (!surface.biome.empty())
+  biome.legend = false;  // a texture for TEXCOORD_0; the key goes to its own picture
+  if (!surface.biome.empty()) {
     out.stage("biome.png",
               planet_export::encodePngRgb8(planet_export::renderBiomeMap(surface, biome)));
+    out.stage("biome_legend.png",
+              planet_export::encodePngRgb8(planet_export::renderBiomeLegend(surface.biome)));
+  }
   planet_export::NormalMapOptions normals;
   normals.width = width;
   out.stage("normals.png",
@@ -518,15 +522,16 @@ void writePlanet(const PlanetState& planet, const Config& config,
   surface.biome = biomes;
   if (config.output.color == "biome") surface.land_colour = planet_export::LandColour::kBiome;
   if (config.output.glb) {
-    const planet_export::GlbOptions options{config.output.chunks, config.output.skirt_depth_m,
-                                            config.output.lods};
+    const planet_export::GlbOptions options = glbOptions(config.output);
     const auto lods = planet_export::buildLodLevels(surface, config.output.lods);
     planet_export::writeGlb(out.temporaryFor("planet.glb"), surface, lods, options);
     if (config.output.lod_files) {
-      for (size_t i = 1; i < lods.size(); ++i) {
-        planet_export::writeGlb(out.temporaryFor("planet_lod" + std::to_string(i) + ".glb"),
-                                planet_export::lodSurface(surface, lods[i]),
-                                {config.output.chunks, config.output.skirt_depth_m, 0});
+      // lods[0] is level 1: planet_lodN.glb holds lods[N - 1].
+      planet_export::GlbOptions single = options;
+      single.lods = 0;
+      for (size_t i = 0; i < lods.size(); ++i) {
+        planet_export::writeGlb(out.temporaryFor("planet_lod" + std::to_string(i + 1) + ".glb"),
+                                planet_export::lodSurface(surface, lods[i]), single);
       }
     }
   }

@@ -3,9 +3,12 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -183,6 +186,12 @@ TEST_CASE("cli: bad input exits 2, names the problem and leaves the output folde
       {"threads 0", "[planet]\nfrequency = 8\n", "--threads 0", 2, {"--threads 0", "[1, 1024]"}},
       {"threads -3", "[planet]\nfrequency = 8\n", "--threads -3", 2, {"--threads -3"}},
       {"seed negative", "[planet]\nfrequency = 8\n", "--seed -1", 2, {"--seed -1"}},
+      {"units", "[export]\nunits = \"mi\"\n", "", 2, {"bad.toml:2", "units", "\"km\""}},
+      {"collision",
+       "[export]\ncollision = \"unity\"\n",
+       "",
+       2,
+       {"bad.toml:2", "collision", "\"godot\""}},
       {"too large",
        "[planet]\nfrequency = 100000\n",
        "",
@@ -205,5 +214,78 @@ TEST_CASE("cli: bad input exits 2, names the problem and leaves the output folde
     CHECK(r.output.find("error:") != std::string::npos);
     CHECK(std::count(r.output.begin(), r.output.end(), '\n') <= 3);  // one paragraph
     CHECK(snapshot(out) == before);
+  }
+}
+
+namespace {
+
+// Triangles and vertices of the meshes the default scene draws under the node "Land" of a
+// .glb (walked as an importer without MSFT_lod does), from its JSON chunk.
+struct LandCounts {
+  size_t triangles = 0;
+  size_t vertices = 0;
+};
+LandCounts landCounts(const fs::path& glb) {
+  std::ifstream in(glb, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(bytes.size() >= 20);
+  uint32_t length = 0;
+  std::memcpy(&length, bytes.data() + 12, 4);
+  const nlohmann::json j = nlohmann::json::parse(bytes.substr(20, length));
+  LandCounts counts;
+  std::vector<int> seen_positions;
+  std::function<void(int, bool)> walk = [&](int index, bool land) {
+    const nlohmann::json& node = j["nodes"][size_t(index)];
+    land = land || node["name"] == "Land";
+    if (land && node.contains("mesh")) {
+      for (const nlohmann::json& p : j["meshes"][node["mesh"].get<size_t>()]["primitives"]) {
+        counts.triangles += j["accessors"][p["indices"].get<size_t>()]["count"].get<size_t>() / 3;
+        const int position = p["attributes"]["POSITION"];
+        if (std::find(seen_positions.begin(), seen_positions.end(), position) ==
+            seen_positions.end()) {
+          seen_positions.push_back(position);
+          counts.vertices += j["accessors"][size_t(position)]["count"].get<size_t>();
+        }
+      }
+    }
+    if (node.contains("children")) {
+      for (int child : node["children"]) walk(child, land);
+    }
+  };
+  for (int root : j["scenes"][0]["nodes"]) walk(root, false);
+  return counts;
+}
+
+}  // namespace
+
+TEST_CASE("cli: planet_lodN.glb holds level N, planet.glb shows level 0", "[cli]") {
+  constexpr size_t f = 32;
+  for (int lods = 1; lods <= 4; ++lods) {
+    INFO("lods = " << lods);
+    const fs::path dir = freshDir("lods");
+    const fs::path config =
+        writeConfig(dir, "lods.toml",
+                    "[planet]\nseed = 3\nfrequency = 32\n[erosion]\ndroplets = 1000\n[export]\n"
+                    "maps = false\nheightmaps = false\nlod_files = true\nlods = " +
+                        std::to_string(lods) + "\n");
+    const fs::path out = dir / "out";
+    const RunResult r = run("generate --config " + config.string() + " --out " + out.string());
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const LandCounts full = landCounts(out / "planet.glb");
+    CHECK(full.triangles == 20 * f * f);
+    for (int n = 1; n <= lods; ++n) {
+      INFO("planet_lod" << n << ".glb");
+      const fs::path file = out / ("planet_lod" + std::to_string(n) + ".glb");
+      REQUIRE(fs::exists(file));
+      const LandCounts level = landCounts(file);
+      const size_t fn = f >> n;
+      CHECK(level.triangles == 20 * fn * fn);
+      // 10 fn^2 + 2 mesh vertices, plus copies along the texture seam and at the poles.
+      CHECK(level.vertices >= 10 * fn * fn + 2);
+      CHECK(level.vertices <= 10 * fn * fn + 2 + 4 * fn + 32);
+    }
+    CHECK_FALSE(fs::exists(out / ("planet_lod" + std::to_string(lods + 1) + ".glb")));
+    CHECK_FALSE(fs::exists(out / "planet_lod0.glb"));
   }
 }

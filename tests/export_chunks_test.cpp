@@ -82,7 +82,6 @@ struct TestPlanet {
     surface.sea_level_m = 0.0;
     surface.attributes = {{"_EROSION", erosion}};
     surface.extras_json = R"({"seed": 7})";
-    surface.ocean_frequency = 4;
     surface.biome = biome;
   }
   TestPlanet(const TestPlanet&) = delete;
@@ -110,6 +109,16 @@ std::vector<T> accessorData(const tinygltf::Model& model, int index) {
       model.buffers[size_t(view.buffer)].data.data() + view.byteOffset + accessor.byteOffset,
       values.size() * sizeof(T));
   return values;
+}
+
+// Triangle indices (uint16 or uint32), widened.
+std::vector<uint32_t> indexData(const tinygltf::Model& model, int index) {
+  if (model.accessors[size_t(index)].componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT) {
+    return accessorData<uint32_t>(model, index);
+  }
+  REQUIRE(model.accessors[size_t(index)].componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT);
+  const std::vector<uint16_t> small = accessorData<uint16_t>(model, index);
+  return {small.begin(), small.end()};
 }
 
 struct CommandResult {
@@ -189,10 +198,10 @@ std::vector<ChunkView> readChunks(const tinygltf::Model& model, const std::vecto
       REQUIRE(double(float(chunk.translation[c])) == chunk.translation[c]);
     const tinygltf::Mesh& mesh = model.meshes[size_t(node.mesh)];
     chunk.vertices = worldVertices(model, mesh.primitives.at(0), chunk.translation);
-    chunk.indices = accessorData<uint32_t>(model, mesh.primitives[0].indices);
+    chunk.indices = indexData(model, mesh.primitives[0].indices);
     if (mesh.primitives.size() > 1) {
       chunk.skirt_vertices = worldVertices(model, mesh.primitives[1], chunk.translation);
-      chunk.skirt_indices = accessorData<uint32_t>(model, mesh.primitives[1].indices);
+      chunk.skirt_indices = indexData(model, mesh.primitives[1].indices);
     }
     chunks.push_back(std::move(chunk));
   }
@@ -329,20 +338,22 @@ TEST_CASE("chunks: borders are watertight in the written glb", "[export][chunks]
       ++border_edges;
     }
   }
-  CHECK(border_edges == 20 * 16 * 3 * 4);  // 3 m edges per chunk, m = 4
-  size_t matched = 0;
+  size_t matched = 0, seam_edges = 0;
   for (const auto& [key, uses] : edges) {
     REQUIRE(uses.size() == 1);
     const auto reverse = edges.find({key.second, key.first});
     REQUIRE(reverse != edges.end());
     const auto& [c1, e1] = uses[0];
     const auto& [c2, e2] = reverse->second[0];
-    REQUIRE(c1 != c2);
+    // Within one chunk only along the texture seam, where vertices are copied (engine_pieces.h).
+    if (c1 == c2) ++seam_edges;
     REQUIRE(sameVertex(chunks[c1].vertices[e1.first], chunks[c2].vertices[e2.second]));
     REQUIRE(sameVertex(chunks[c1].vertices[e1.second], chunks[c2].vertices[e2.first]));
     ++matched;
   }
   CHECK(matched == border_edges);
+  CHECK(seam_edges > 0);
+  CHECK(border_edges - seam_edges == 20 * 16 * 3 * 4);  // 3 m edges per chunk, m = 4
 
   // All chunks together hold each mesh vertex once per chunk that touches it, at its true
   // position within the grid, with the full mesh's normal.
@@ -462,7 +473,7 @@ TEST_CASE("lods: MSFT_lod levels, each chunked", "[export][lods]") {
   for (int i = 0; i < 2; ++i) {
     const int id = ids.Get(i).GetNumberAsInt();
     const tinygltf::Node& level = model.nodes[size_t(id)];
-    CHECK(level.name == "Land_LOD" + std::to_string(i + 1));
+    CHECK(level.name == "Land_LOD" + std::to_string(i + 1) + "-noimp");  // Godot drops it
     CHECK(in_scene.count(id) == 0);
     REQUIRE(level.children.size() == 80);
     const std::vector<ChunkView> chunks = readChunks(model, level.children);
@@ -496,14 +507,16 @@ TEST_CASE("biomes: COLOR_0 shows the biome palette and _BIOME holds the class",
   const tinygltf::Primitive& land = model.meshes[0].primitives[0];
   const std::vector<float> ids = accessorData<float>(model, land.attributes.at("_BIOME"));
   const std::vector<float> colours = accessorData<float>(model, land.attributes.at("COLOR_0"));
-  REQUIRE(ids.size() == planet.mesh.vertexCount());
-  for (size_t v = 0; v < ids.size(); ++v) {
+  REQUIRE(ids.size() >= planet.mesh.vertexCount());  // then the seam copies
+  for (size_t v = 0; v < planet.mesh.vertexCount(); ++v) {
     REQUIRE(ids[v] == float(planet.biome[v]));
     const Rgb expected = biomeColour(planet.biome[v]);
     REQUIRE(colours[3 * v] == srgbToLinear(expected.r));
     REQUIRE(colours[3 * v + 1] == srgbToLinear(expected.g));
   }
-  CHECK(model.nodes[1].extras.Get("biome_legend").ArrayLen() == size_t(kBiomeCount));
+  // JSON text rather than an array (assimp 5.2 aborts on nested extras).
+  const std::string legend = model.nodes[1].extras.Get("biome_legend").Get<std::string>();
+  CHECK(nlohmann::json::parse(legend).size() == size_t(kBiomeCount));
 
   PlanetSurface no_biome = planet.surface;
   no_biome.biome = {};

@@ -15,6 +15,7 @@
 
 #include "export/biomes.h"
 #include "export/mesh_export.h"
+#include "export/meshopt_codec.h"
 #include "export/viewer_server.h"
 #include "geodesy/sphere_mesh.h"
 
@@ -54,8 +55,14 @@ int main(int argc, char** argv) {
   surface.attributes = {{"_RAINFALL", rainfall}, {"_EROSION", erosion}};
   surface.extras_json = R"({"seed": 1, "frequency": 48})";
   surface.biome = biome;
+  // Quantized as [export] writes it by default, and compressed when meshoptimizer is there, so
+  // the viewer's three.js decodes both.
   writeGlb(out / "planet.glb", surface,
-           GlbOptions{.chunks = 2, .skirt_depth_m = 3000.0, .lods = 2});
+           GlbOptions{.chunks = 2,
+                      .skirt_depth_m = 3000.0,
+                      .lods = 2,
+                      .quantize = true,
+                      .meshopt = meshoptAvailable()});
 
   std::atomic<bool> stop{false};
   std::thread watcher([&stop] {

@@ -12,6 +12,7 @@
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 
 const $ = (id) => document.getElementById(id);
 const statusBox = $('status');
@@ -274,7 +275,8 @@ function describe(level) {
 
 const modelUrl = new URLSearchParams(window.location.search).get('model') || 'planet.glb';
 
-new GLTFLoader().load(
+// [export] meshopt = true files need the decoder; KHR_mesh_quantization needs nothing.
+new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).load(
   modelUrl,
   (gltf) => {
     state.gltf = gltf;

@@ -19,9 +19,10 @@ try {
     writeTimestamp: false,
   });
   report.validatorVersion = version();
-  process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   const clean = report.issues.numErrors === 0 && report.issues.numWarnings === 0;
-  process.exit(clean ? 0 : 1);
+  // exitCode, not exit(): exit() would cut a report longer than the pipe's buffer (64 KB).
+  process.exitCode = clean ? 0 : 1;
+  process.stdout.write(JSON.stringify(report, null, 2) + '\n');
 } catch (error) {
   console.error(`validate.mjs: ${file}: ${error}`);
   process.exit(2);
