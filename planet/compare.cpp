@@ -217,8 +217,7 @@ void runCompare(const Config& config, const std::filesystem::path& out_dir, int 
 
   on_stage("export");
   timer.start("export");
-  std::filesystem::create_directories(out_dir);
-  planet_export::OutputTransaction out(out_dir);
+  planet_export::OutputTransaction out(out_dir);  // creates out_dir only when it commits
   // initial.glb carries the terrain before erosion; weather/uniform carry their own fields.
   PlanetState initial = base;
   const planet_export::PlanetSurface s0 = surfaceOf(initial, config);

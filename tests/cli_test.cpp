@@ -41,6 +41,13 @@ RunResult run(const std::string& args) {
   return r;
 }
 
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 fs::path freshDir(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("planetgen_cli_" + name);
   fs::remove_all(dir);
@@ -183,6 +190,15 @@ TEST_CASE("cli: bad input exits 2, names the problem and leaves the output folde
       {"threads 0", "[planet]\nfrequency = 8\n", "--threads 0", 2, {"--threads 0", "[1, 1024]"}},
       {"threads -3", "[planet]\nfrequency = 8\n", "--threads -3", 2, {"--threads -3"}},
       {"seed negative", "[planet]\nfrequency = 8\n", "--seed -1", 2, {"--seed -1"}},
+      // Issue 21: 2^63 and more were clamped, "" meant 0.
+      {"seed 2^64",
+       "[planet]\nfrequency = 8\n",
+       "--seed 18446744073709551616",
+       2,
+       {"--seed 18446744073709551616", "18446744073709551615]"}},
+      {"seed empty", "[planet]\nfrequency = 8\n", "--seed ''", 2, {"--seed ''"}},
+      {"seed plus", "[planet]\nfrequency = 8\n", "--seed +5", 2, {"--seed +5"}},
+      {"seed fraction", "[planet]\nfrequency = 8\n", "--seed 1.5", 2, {"--seed 1.5"}},
       {"too large",
        "[planet]\nfrequency = 100000\n",
        "",
@@ -206,4 +222,42 @@ TEST_CASE("cli: bad input exits 2, names the problem and leaves the output folde
     CHECK(std::count(r.output.begin(), r.output.end(), '\n') <= 3);  // one paragraph
     CHECK(snapshot(out) == before);
   }
+}
+
+// Issue 21: a bad --out failed only after all the work; bench aborted on out-of-range values.
+TEST_CASE("cli: --out, --seed and bench arguments are checked before any work", "[cli]") {
+  const fs::path dir = freshDir("args");
+  const fs::path config = writeConfig(dir, "ok.toml", "[planet]\nfrequency = 8\n");
+  std::ofstream(dir / "file") << "keep me";
+  fs::create_symlink(dir / "nowhere", dir / "dangling");
+  struct Case {
+    std::string args;
+    int exit_code;
+    std::string expected;
+  };
+  const std::string gen = "generate --config " + config.string() + " --out ";
+  const std::vector<Case> cases = {
+      {gen + (dir / "file").string(), 2, "exists and is not a folder"},
+      {gen + (dir / "dangling").string(), 2, "dangling symbolic link"},
+      {gen + "/", 2, "root folder"},
+      {gen + (dir / "file" / "sub").string(), 2, "not a folder"},
+      {"bench --droplets -1", 2, "--droplets"},
+      {"bench --droplets 1e11", 2, "--droplets"},
+      {"bench --frequency 0", 2, "--frequency"},
+      {"bench --threads 0", 2, "--threads 0"},
+  };
+  for (const Case& c : cases) {
+    const RunResult r = run(c.args);
+    INFO(c.args << "\n" << r.output);
+    CHECK(r.exit_code == c.exit_code);
+    CHECK(r.output.find(c.expected) != std::string::npos);
+    CHECK(r.output.find("error:") != std::string::npos);
+  }
+  CHECK(readFile(dir / "file") == "keep me");
+  // The largest seed works.
+  const RunResult ok = run(gen + (dir / "out").string() + " --seed 18446744073709551615");
+  INFO(ok.output);
+  CHECK(ok.exit_code == 0);
+  CHECK(nlohmann::json::parse(readFile(dir / "out" / "summary.json"))["seed"].get<uint64_t>() ==
+        18446744073709551615ull);
 }
