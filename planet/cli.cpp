@@ -7,6 +7,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -91,7 +92,7 @@ int seedOrError(const std::string& text, std::optional<uint64_t>& seed) {
 
 // Loads and checks everything a run needs before any work: config, seed, output, memory.
 // Returns 0 and fills config, or prints the error and returns the exit code.
-int prepareRun(const GenerateArgs& args, Config& config) {
+int prepareRun(const GenerateArgs& args, Config& config, RunKind kind) {
   try {
     config = loadConfig(args.config_file, args.overrides);
   } catch (const ConfigError& e) {
@@ -103,15 +104,11 @@ int prepareRun(const GenerateArgs& args, Config& config) {
     return fail(kExitBadInput, "--out " + args.out_dir + " " + problem + ".");
   }
   config.heightmap_file = args.heightmap;
-  const MemoryEstimate memory = estimateMemory(config);
-  if (memory.available_bytes > 0 && memory.required_bytes > memory.available_bytes) {
-    return fail(kExitTooLarge, args.config_file + ": [planet] frequency = " +
-                                   std::to_string(config.planet.frequency) + " needs about " +
-                                   std::to_string(memory.required_bytes >> 20) + " MiB but only " +
-                                   std::to_string(memory.available_bytes >> 20) +
-                                   " MiB are available; the largest frequency that fits is " +
-                                   std::to_string(memory.largest_fitting_frequency) + ".");
-  }
+  const int threads =
+      args.threads_given ? args.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  const MemoryEstimate memory = estimateMemory(config, threads, kind);
+  if (!memory.fits())
+    return fail(kExitTooLarge, args.config_file + ": " + describeShortfall(memory));
   return kExitOk;
 }
 
@@ -119,7 +116,9 @@ enum class Command { kGenerate, kCompare };
 
 int runPipeline(Command command, const GenerateArgs& args) {
   Config config;
-  if (int rc = prepareRun(args, config)) return rc;
+  if (int rc = prepareRun(args, config,
+                          command == Command::kCompare ? RunKind::kCompare : RunKind::kGenerate))
+    return rc;
   std::optional<tbb::global_control> limit;
   if (args.threads_given)
     limit.emplace(tbb::global_control::max_allowed_parallelism, size_t(args.threads));
