@@ -21,6 +21,7 @@
 #include "planet/config.h"
 #include "planet/memory_estimate.h"
 #include "planet/pipeline.h"
+#include "planet/run_checks.h"
 #include "planet/signals.h"
 
 namespace planet {
@@ -104,6 +105,11 @@ int prepareRun(const GenerateArgs& args, Config& config, RunKind kind) {
     return fail(kExitBadInput, "--out " + args.out_dir + " " + problem + ".");
   }
   config.heightmap_file = args.heightmap;
+  try {
+    checkRun(config, args.config_file);
+  } catch (const ConfigError& e) {
+    return fail(kExitBadInput, e.what());
+  }
   const int threads =
       args.threads_given ? args.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   const MemoryEstimate memory = estimateMemory(config, threads, kind);
