@@ -3,14 +3,24 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
 
 #include "export/file_writer.h"
 
@@ -28,6 +38,7 @@ constexpr size_t kMaxPathBytes = 4096;
 
 struct LiveSlot {
   std::atomic<bool> live{false};
+  bool folder = false;  // a staging folder: removed (rmdir) after the files
   char path[kMaxPathBytes] = {};
 };
 static_assert(std::atomic<bool>::is_always_lock_free);
@@ -36,13 +47,14 @@ std::array<LiveSlot, kMaxLiveTemporaries> g_live_slots;
 std::mutex g_live_mutex;
 std::atomic<uint64_t> g_temporary_counter{0};
 
-void registerTemporary(const fs::path& path) {
+void registerTemporary(const fs::path& path, bool folder = false) {
   const std::string& text = path.native();
   if (text.size() >= kMaxPathBytes) return;
   std::lock_guard lock(g_live_mutex);
   for (LiveSlot& slot : g_live_slots) {
     if (slot.live.load(std::memory_order_relaxed)) continue;
     std::memcpy(slot.path, text.c_str(), text.size() + 1);
+    slot.folder = folder;
     slot.live.store(true, std::memory_order_release);
     return;
   }
@@ -113,6 +125,166 @@ void writeTemporary(const fs::path& temporary, std::string_view bytes) {
   out.close();
 }
 
+// Test hook (tests/fault_test.cpp): PLANETGEN_KILL_AT_COMMIT_STEP=k sends SIGKILL to the
+// process just before the k-th change a commit makes to the file system (1-based), to check
+// that every instant of a commit leaves a complete run behind. Read once; unset: no effect.
+void commitStep() {
+  static const long kill_at = [] {
+    const char* text = std::getenv("PLANETGEN_KILL_AT_COMMIT_STEP");
+    return text != nullptr ? std::atol(text) : 0L;
+  }();
+  static std::atomic<long> step{0};
+  if (kill_at > 0 && step.fetch_add(1) + 1 == kill_at) std::raise(SIGKILL);
+}
+
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+};
+
+struct Entry {
+  std::string name;
+  bool folder = false;
+};
+
+// The entries of an open folder, without "." and "..".
+std::vector<Entry> listEntries(int dir_fd) {
+  std::vector<Entry> entries;
+  const int copy = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (copy < 0) return entries;
+  DIR* dir = ::fdopendir(copy);
+  if (dir == nullptr) {
+    ::close(copy);
+    return entries;
+  }
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    bool folder = e->d_type == DT_DIR;
+    if (e->d_type == DT_UNKNOWN) {
+      struct stat info {};
+      folder =
+          ::fstatat(dir_fd, e->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(info.st_mode);
+    }
+    entries.push_back({name, folder});
+  }
+  ::closedir(dir);
+  return entries;
+}
+
+// The names a folder's manifest lists; nullopt if it has none.
+std::optional<std::set<std::string>> readManifest(int dir_fd) {
+  const Fd file(::openat(dir_fd, kManifestName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (file.fd < 0) return std::nullopt;
+  struct stat info {};
+  if (::fstat(file.fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_size > (1 << 20))
+    return std::nullopt;
+  std::string text(size_t(info.st_size), '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(file.fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += size_t(n);
+  }
+  text.resize(got);
+  std::set<std::string> names;
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    if (end > start) names.insert(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return names;
+}
+
+void writeManifest(int dir_fd, const std::set<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += name + "\n";
+  const Fd file(
+      ::openat(dir_fd, kManifestName, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (file.fd < 0) throw std::runtime_error(std::string(kManifestName) + ": " + errorText(errno));
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(file.fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error(std::string(kManifestName) + ": " + errorText(errno));
+    done += size_t(n);
+  }
+  if (::fsync(file.fd) != 0)
+    throw std::runtime_error(std::string(kManifestName) + ": " + errorText(errno));
+}
+
+bool startsWith(const std::string& s, std::string_view prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+bool endsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// `.<name>.tmp.<pid>.<n>` of writeFileAtomic, or of the per-file commits before staging
+// folders, whose process is gone.
+bool isDeadRunTemporary(const std::string& name) {
+  const size_t tmp = name.rfind(".tmp.");
+  if (name.empty() || name[0] != '.' || tmp == std::string::npos) return false;
+  const std::string rest = name.substr(tmp + 5);
+  const size_t dot = rest.find('.');
+  if (dot == std::string::npos || dot == 0) return false;
+  for (size_t i = 0; i < rest.size(); ++i)
+    if (i != dot && !std::isdigit(static_cast<unsigned char>(rest[i]))) return false;
+  const long pid = std::atol(rest.substr(0, dot).c_str());
+  return pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH;
+}
+
+// What a folder without a manifest (written before manifests existed) counts as the tool's.
+bool legacyOutput(const std::string& name, const std::set<std::string>& this_run) {
+  return this_run.count(name) || name == "planet.obj" || name == "planet.mtl" ||
+         (startsWith(name, "planet_lod") && endsWith(name, ".glb")) ||
+         (startsWith(name, "cube_") && endsWith(name, ".png")) || isDeadRunTemporary(name);
+}
+
+// Moves the user's entries (those `tool` does not list) from one folder into another where
+// that name is free. Best effort: an entry that cannot move stays where it was.
+void moveBackUserEntries(int from_fd, const std::set<std::string>& tool, int to_fd,
+                         bool count_steps) {
+  for (const Entry& e : listEntries(from_fd)) {
+    if (e.name == kManifestName || tool.count(e.name) || isDeadRunTemporary(e.name)) continue;
+    if (count_steps) commitStep();
+    ::renameat2(from_fd, e.name.c_str(), to_fd, e.name.c_str(), RENAME_NOREPLACE);
+  }
+}
+
+std::string stagingPrefix(const std::string& name) {
+  return "." + name + ".planetgen.";
+}
+
+// Staging folders of dead runs beside `name` in `parent`: user entries back, then deleted.
+void recoverLeftovers(const fs::path& parent, const std::string& name) {
+  const Fd parent_fd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (parent_fd.fd < 0) return;
+  for (const Entry& e : listEntries(parent_fd.fd)) {
+    if (!e.folder || !startsWith(e.name, stagingPrefix(name))) continue;
+    const Fd leftover(
+        ::openat(parent_fd.fd, e.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (leftover.fd < 0 || ::flock(leftover.fd, LOCK_EX | LOCK_NB) != 0) continue;  // live
+    // With a manifest it may be a previous folder swapped out (it holds the user's entries
+    // not yet moved back); without one it is a staging folder killed before its commit, which
+    // holds only this tool's files.
+    if (const auto tool = readManifest(leftover.fd)) {
+      const Fd target(
+          ::openat(parent_fd.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (target.fd >= 0) moveBackUserEntries(leftover.fd, *tool, target.fd, false);
+    }
+    std::error_code ignored;
+    fs::remove_all(parent / e.name, ignored);
+  }
+}
+
 }  // namespace
 
 void writeFileAtomic(const fs::path& path, std::string_view bytes) {
@@ -129,27 +301,89 @@ void writeFileAtomic(const fs::path& path, std::string_view bytes) {
   syncFolder(path.parent_path());
 }
 
-OutputTransaction::OutputTransaction(fs::path folder) : folder_(std::move(folder)) {}
+std::string outputFolderProblem(const fs::path& folder) {
+  if (folder.empty()) return "is empty";
+  std::error_code error;
+  const fs::path path = fs::absolute(folder, error).lexically_normal();
+  if (error) return error.message();
+  const fs::file_status link = fs::symlink_status(path, error);
+  if (fs::is_symlink(link)) {
+    const fs::file_status target = fs::status(path, error);
+    if (!fs::exists(target)) return "is a dangling symbolic link";
+    if (!fs::is_directory(target)) return "is a symbolic link to something that is not a folder";
+  } else if (fs::exists(link) && !fs::is_directory(link)) {
+    return "exists and is not a folder";
+  }
+  fs::path real = fs::weakly_canonical(path, error);
+  if (error) return error.message();
+  if (!real.has_filename()) real = real.parent_path();
+  if (real == real.root_path()) return "is the root folder (the run replaces its output folder)";
+  // The run writes beside the folder (the staging folder) and may create missing parents.
+  fs::path existing = real.parent_path();
+  while (!existing.empty() && !fs::exists(existing, error)) {
+    if (existing == existing.parent_path()) break;
+    existing = existing.parent_path();
+  }
+  if (!fs::is_directory(existing, error)) return "has a parent that is not a folder";
+  if (::access(existing.c_str(), W_OK | X_OK) != 0) {
+    return "cannot be written: " + existing.string() + ": " + errorText(errno);
+  }
+  return "";
+}
+
+OutputTransaction::OutputTransaction(fs::path folder) : folder_(std::move(folder)) {
+  const std::string problem = outputFolderProblem(folder_);
+  if (!problem.empty()) throw std::runtime_error(folder_.string() + " " + problem);
+  std::error_code error;
+  target_ = fs::weakly_canonical(fs::absolute(folder_), error);
+  if (error) throw std::runtime_error(folder_.string() + ": " + error.message());
+  if (!target_.has_filename()) target_ = target_.parent_path();
+  const fs::path parent = target_.parent_path();
+  for (fs::path p = parent; !fs::exists(p, error) && p != p.parent_path(); p = p.parent_path())
+    created_parents_.insert(created_parents_.begin(), p);
+  for (const fs::path& p : created_parents_) {
+    if (!fs::create_directory(p, error) && error) {
+      throw std::runtime_error("cannot create " + p.string() + ": " + error.message());
+    }
+  }
+  recoverLeftovers(parent, target_.filename().string());
+  const uint64_t n = g_temporary_counter.fetch_add(1, std::memory_order_relaxed);
+  staging_ = parent / (stagingPrefix(target_.filename().string()) + std::to_string(::getpid()) +
+                       "." + std::to_string(n));
+  if (::mkdir(staging_.c_str(), 0777) != 0) {
+    const int e = errno;
+    for (auto p = created_parents_.rbegin(); p != created_parents_.rend(); ++p) ::rmdir(p->c_str());
+    throw std::runtime_error("cannot create " + staging_.string() + ": " + errorText(e));
+  }
+  registerTemporary(staging_, true);
+  staging_fd_ = ::open(staging_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (staging_fd_ >= 0) ::flock(staging_fd_, LOCK_EX);  // "live" for other runs' recovery
+}
 
 OutputTransaction::~OutputTransaction() {
-  for (const auto& [temporary, final_path] : staged_) discardTemporary(temporary);
+  if (!committed_) {
+    for (const std::string& name : names_) discardTemporary(staging_ / name);
+    std::error_code ignored;
+    fs::remove_all(staging_, ignored);
+    releaseTemporary(staging_);
+    for (auto p = created_parents_.rbegin(); p != created_parents_.rend(); ++p) ::rmdir(p->c_str());
+  }
+  if (staging_fd_ >= 0) ::close(staging_fd_);
 }
 
 fs::path OutputTransaction::temporaryFor(const std::string& name) {
-  if (name.empty() || fs::path(name).filename() != fs::path(name)) {
+  if (name.empty() || name[0] == '.' || fs::path(name).filename() != fs::path(name)) {
     throw std::invalid_argument("OutputTransaction: '" + name + "' is not a plain file name");
   }
-  const fs::path final_path = folder_ / name;
-  const auto earlier = std::find_if(staged_.begin(), staged_.end(),
-                                    [&](const auto& entry) { return entry.second == final_path; });
-  if (earlier != staged_.end()) {
-    discardTemporary(earlier->first);
-    staged_.erase(earlier);
+  const fs::path path = staging_ / name;
+  const auto earlier = std::find(names_.begin(), names_.end(), name);
+  if (earlier != names_.end()) {
+    discardTemporary(path);
+    names_.erase(earlier);
   }
-  fs::path temporary = temporaryPathFor(final_path);
-  registerTemporary(temporary);
-  staged_.emplace_back(temporary, final_path);
-  return temporary;
+  registerTemporary(path);
+  names_.push_back(name);
+  return path;
 }
 
 void OutputTransaction::stage(const std::string& name, std::string_view bytes) {
@@ -157,41 +391,100 @@ void OutputTransaction::stage(const std::string& name, std::string_view bytes) {
   try {
     writeTemporary(temporary, bytes);
   } catch (const std::exception& e) {
-    // A partial temporary must never be committed: drop it here, not only in the destructor.
+    // A partial file must never be committed: drop it here, not only in the destructor.
     discardTemporary(temporary);
-    staged_.pop_back();
-    throw std::runtime_error("cannot write " + (folder_ / name).string() + ": " + e.what());
+    names_.pop_back();
+    throw std::runtime_error("cannot write " + (target_ / name).string() + ": " + e.what());
   }
+}
+
+std::vector<std::string> OutputTransaction::names() const {
+  return names_;
 }
 
 void OutputTransaction::commit() {
-  for (const auto& [temporary, final_path] : staged_) {
-    try {
-      syncFile(temporary);
-    } catch (const std::exception& e) {
-      throw std::runtime_error("cannot write " + final_path.string() + ": " + e.what());
-    }
-  }
-  size_t renamed = 0;
+  const std::set<std::string> this_run(names_.begin(), names_.end());
+  const std::string name = target_.filename().string();
+  const fs::path parent = target_.parent_path();
   try {
-    for (; renamed < staged_.size(); ++renamed) {
-      const auto& [temporary, final_path] = staged_[renamed];
-      renameOver(temporary, final_path);
-      releaseTemporary(temporary);
-    }
+    for (const std::string& n : names_) syncFile(staging_ / n);
+    writeManifest(staging_fd_, this_run);
   } catch (const std::exception& e) {
-    const fs::path failed = staged_[renamed].second;
-    staged_.erase(staged_.begin(), staged_.begin() + ptrdiff_t(renamed));
-    throw std::runtime_error("cannot write " + failed.string() + ": " + e.what());
+    throw std::runtime_error("cannot write into " + target_.string() + ": " + e.what());
   }
-  staged_.clear();
-  committed_ = true;
-  syncFolder(folder_);
-}
+  ::fsync(staging_fd_);
+  const Fd parent_fd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (parent_fd.fd < 0) throw std::runtime_error(parent.string() + ": " + errorText(errno));
+  const std::string staging_name = staging_.filename().string();
+  const auto fail = [&](const char* what) {
+    throw std::runtime_error(std::string("cannot ") + what + " " + target_.string() + ": " +
+                             errorText(errno));
+  };
 
+  const Fd old(
+      ::openat(parent_fd.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  std::set<std::string> old_tool;
+  if (old.fd < 0) {
+    if (errno != ENOENT) fail("open");
+    // A new folder: it appears complete, in one rename.
+    commitStep();
+    if (::renameat2(parent_fd.fd, staging_name.c_str(), parent_fd.fd, name.c_str(),
+                    RENAME_NOREPLACE) != 0)
+      fail("create");
+  } else {
+    struct stat info {};
+    if (::fstat(old.fd, &info) == 0) ::fchmod(staging_fd_, info.st_mode & 07777);
+    if (const auto manifest = readManifest(old.fd)) {
+      old_tool = *manifest;
+    } else {
+      for (const Entry& e : listEntries(old.fd))
+        if (!e.folder && legacyOutput(e.name, this_run)) old_tool.insert(e.name);
+      // Recorded in the folder itself so that, if this run is killed after the swap, the
+      // next run's recovery can tell the user's entries from the tool's.
+      commitStep();
+      try {
+        writeManifest(old.fd, old_tool);
+      } catch (const std::exception&) {
+        fail("record the files of");
+      }
+    }
+    // The user's files are in both folders from here on, so they never disappear.
+    for (const Entry& e : listEntries(old.fd)) {
+      if (e.folder || e.name == kManifestName || old_tool.count(e.name) || this_run.count(e.name) ||
+          isDeadRunTemporary(e.name))
+        continue;
+      commitStep();
+      ::linkat(old.fd, e.name.c_str(), staging_fd_, e.name.c_str(), 0);
+    }
+    commitStep();
+    if (::renameat2(parent_fd.fd, staging_name.c_str(), parent_fd.fd, name.c_str(),
+                    RENAME_EXCHANGE) != 0)
+      fail("replace");
+  }
+  // Committed: the staging path now holds the previous folder (or nothing).
+  committed_ = true;
+  for (const std::string& n : names_) releaseTemporary(staging_ / n);
+  releaseTemporary(staging_);
+  if (old.fd >= 0) {
+    const Fd now(
+        ::openat(parent_fd.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (now.fd >= 0) moveBackUserEntries(old.fd, old_tool, now.fd, true);
+    commitStep();
+    std::error_code ignored;
+    fs::remove_all(staging_, ignored);
+  }
+  ::fsync(parent_fd.fd);
+}
 void removeLiveTemporaries() noexcept {
-  for (LiveSlot& slot : g_live_slots) {
-    if (slot.live.load(std::memory_order_acquire)) ::unlink(slot.path);
+  for (const bool folders : {false, true}) {
+    for (LiveSlot& slot : g_live_slots) {
+      if (!slot.live.load(std::memory_order_acquire) || slot.folder != folders) continue;
+      if (folders) {
+        ::rmdir(slot.path);
+      } else {
+        ::unlink(slot.path);
+      }
+    }
   }
 }
 

@@ -4,8 +4,8 @@
 // file intact and at most a temporary file, which the caller's transaction removes.
 //
 // Temporary files are hidden and unique per process and call: `.<name>.tmp.<pid>.<counter>`
-// next to the target. Every live temporary is also listed in a process-wide registry so that
-// removeLiveTemporaries() can delete them from a signal handler.
+// next to the target. Every live temporary (and staging folder) is also listed in a
+// process-wide registry so that removeLiveTemporaries() can delete them from a signal handler.
 
 #include <filesystem>
 #include <string>
@@ -20,40 +20,83 @@ namespace planet_export {
 // Thread-safe for distinct paths.
 void writeFileAtomic(const std::filesystem::path& path, std::string_view bytes);
 
-// Groups several outputs: each stage() writes a temporary file; commit() renames them all.
-// If commit() is never reached (exception, early return), the destructor removes the
-// temporaries, so the output folder keeps exactly what it had before.
-// Not thread-safe: one thread drives a transaction (the files themselves may be written by
-// any thread through the paths temporaryFor returns).
+// Writes a whole run into a folder, all or nothing at every instant, even under SIGKILL.
+//
+// The run is written into a hidden staging folder beside the output folder,
+// `.<name>.planetgen.<pid>.<n>`. commit() swaps the two folders with one
+// renameat2(RENAME_EXCHANGE) (or, for a new output folder, renames the staging folder into
+// place with RENAME_NOREPLACE), so the output path shows either the complete previous set or
+// the complete new set, never a mix. Entries of the folder that no run of the tool wrote (the
+// user's own files and folders) are kept: before the swap every such file is hard-linked into
+// the staging folder; after it, the rest (folders, or files created meanwhile) are moved back;
+// then the previous folder is deleted. Which entries the tool wrote is recorded in a manifest,
+// `.planetgen-files` (one name a line), in the folder itself; files the previous run wrote
+// that this run does not are thereby dropped. A folder written before manifests existed
+// counts the names this run writes and planet.obj, planet.mtl, planet_lod*.glb and cube_*.png
+// as the tool's.
+//
+// A killed run leaves at most its staging folder (or the previous folder, if the kill fell
+// after the swap); each transaction first recovers the leftovers of dead runs beside its output
+// folder: entries the leftover's manifest does not list are the user's and go back into the
+// output folder if absent there, then the leftover is deleted. A live run's staging folder is
+// recognised by the flock its transaction holds on it, and left alone.
+//
+// Limits: the output folder must be on the same file system as its parent (not a mount point:
+// the swap fails with EXDEV, reported as an error before anything changed); a user's folder
+// inside the output folder is absent for the moment between the swap and its move back (and, if
+// the run is killed in that moment, until the next run recovers it); the output folder itself
+// is replaced, so a shell inside it still sees the previous run until it changes directory.
+// Not thread-safe: one thread drives a transaction (the files themselves may be written by any
+// thread through the paths temporaryFor returns).
 class OutputTransaction {
  public:
-  // The folder must exist; it is not created.
+  // Creates the missing parents of `folder` (removed again if the transaction is not
+  // committed) and the staging folder, after recovering dead runs' leftovers. `folder` may be
+  // missing (it appears at commit) or a folder or a symlink to one. Throws std::runtime_error
+  // naming the path if it is something else, or if the staging folder cannot be created.
   explicit OutputTransaction(std::filesystem::path folder);
   ~OutputTransaction();
   OutputTransaction(const OutputTransaction&) = delete;
   OutputTransaction& operator=(const OutputTransaction&) = delete;
 
-  // Path of a fresh temporary file for `name` inside the folder; the caller writes it before
-  // commit(). `name` is a plain file name (no folder part). Asking again for the same name
-  // drops the earlier temporary.
+  // Path of the file for `name` in the staging folder; the caller writes it before commit().
+  // `name` is a plain file name (no folder part, not hidden). Asking again for the same name
+  // drops the earlier file.
   std::filesystem::path temporaryFor(const std::string& name);
-  // Writes bytes to a temporary for `name`, checked and flushed. Throws std::runtime_error
-  // naming the final path on failure.
+  // Writes bytes to the file for `name`, checked and flushed. Throws std::runtime_error naming
+  // the final path on failure.
   void stage(const std::string& name, std::string_view bytes);
-  // fsyncs every temporary, then renames each over its final name, in staging order, and
-  // fsyncs the folder. Throws std::runtime_error naming the final path on failure; files
-  // renamed before the failure stay, the others are removed by the destructor.
+  // Names staged so far, in staging order.
+  std::vector<std::string> names() const;
+  // fsyncs every file and the staging folder, writes the manifest, then swaps the folders as
+  // described above. Throws std::runtime_error naming the folder on failure; the output folder
+  // then holds the previous set (a failure after the swap, e.g. in deleting the previous folder,
+  // is not reported: the next run removes what is left).
   void commit();
   const std::filesystem::path& folder() const { return folder_; }
 
  private:
-  std::filesystem::path folder_;
-  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> staged_;  // tmp, final
+  std::filesystem::path folder_;   // as given
+  std::filesystem::path target_;   // the real folder (symlinks resolved), absolute
+  std::filesystem::path staging_;  // hidden sibling of target_
+  std::vector<std::filesystem::path> created_parents_;  // deepest last
+  int staging_fd_ = -1;                                 // holds the flock
+  std::vector<std::string> names_;
   bool committed_ = false;
 };
 
+// Name of the manifest file in an output folder.
+inline constexpr const char* kManifestName = ".planetgen-files";
+
+// What is wrong with `folder` as an output folder, checked before any work: empty if it is fine
+// (an existing folder, a symlink to one, or a missing path whose nearest existing parent is a
+// writable folder), else a sentence such as "is a file", "is a dangling symbolic link", "is the
+// root folder", "is not writable".
+std::string outputFolderProblem(const std::filesystem::path& folder);
+
 // Deletes every temporary file of this process that is still live (created by
-// writeFileAtomic or temporaryFor and neither renamed nor removed yet). Meant for a SIGINT or
+// writeFileAtomic or temporaryFor and neither renamed nor removed yet), then removes the
+// staging folders left empty. Meant for a SIGINT or
 // SIGTERM handler before the process exits: it takes no lock and allocates nothing, and only
 // calls unlink(2). Best effort: a temporary being registered or released by another thread at
 // that instant may be missed. Paths longer than 4095 bytes, or beyond 128 live temporaries,

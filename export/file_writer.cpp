@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace planet_export {
@@ -76,6 +77,30 @@ void FileWriter::writeAll(const char* data, size_t size) {
 
 void FileWriter::fail(const char* what, int error) const {
   throw std::runtime_error(std::string(what) + " " + path_.string() + ": " + std::strerror(error));
+}
+
+int openInputFile(const std::filesystem::path& path, uint64_t max_bytes, std::string& problem) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    problem = errno == ENOENT ? "does not exist" : std::strerror(errno);
+    return -1;
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    problem = std::strerror(errno);
+  } else if (S_ISDIR(info.st_mode)) {
+    problem = "is a folder";
+  } else if (!S_ISREG(info.st_mode)) {
+    problem = "is not a regular file (a FIFO, device or socket)";
+  } else if (uint64_t(info.st_size) > max_bytes) {
+    problem = "is larger than " + std::to_string(max_bytes) + " bytes";
+  } else {
+    // Reads block as usual from here on (a regular file never would anyway).
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+  }
+  ::close(fd);
+  return -1;
 }
 
 }  // namespace planet_export

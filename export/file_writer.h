@@ -3,6 +3,7 @@
 // an I/O error surfaces as an exception instead of a silently short file.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -44,5 +45,12 @@ class FileWriter {
   std::string buffer_;
   size_t used_ = 0;
 };
+
+// Opens an input file for reading: it must be a regular file (symlinks are followed, as for any
+// input name) of at most max_bytes. O_NONBLOCK, so a FIFO never blocks the open; the type is
+// checked on the opened descriptor. Returns the descriptor (the caller closes it), or -1 with
+// `problem` set: "does not exist", "is a folder", "is not a regular file (a FIFO, device or
+// socket)", "is larger than N bytes", or the OS error.
+int openInputFile(const std::filesystem::path& path, uint64_t max_bytes, std::string& problem);
 
 }  // namespace planet_export

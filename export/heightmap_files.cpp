@@ -1,6 +1,7 @@
 #include "export/heightmap_files.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -8,9 +9,11 @@
 #include <stdexcept>
 
 #include <tbb/parallel_for.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include "export/equirect_sampler.h"
+#include "export/file_writer.h"
 #include "export/map_input.h"
 
 namespace planet_export {
@@ -102,13 +105,27 @@ std::string heightmapSidecarJson(const std::vector<HeightmapSidecar>& files) {
 }
 
 std::optional<HeightmapRange> readHeightmapSidecar(const std::filesystem::path& json_path) {
-  std::ifstream in(json_path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
+  constexpr uint64_t kMaxSidecarBytes = 1 << 20;  // a sidecar lists a few files
+  std::string problem;
+  const int fd = openInputFile(json_path, kMaxSidecarBytes, problem);
+  if (fd < 0 && problem == "does not exist") return std::nullopt;
+  if (fd < 0) throw std::runtime_error("heightmap sidecar " + json_path.string() + " " + problem);
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw std::runtime_error("heightmap sidecar " + json_path.string() + ": " +
+                               std::strerror(error));
+    }
+    text.append(buffer, size_t(n));
+  }
+  ::close(fd);
   Json doc;
   try {
-    doc = Json::parse(text.str());
+    doc = Json::parse(text);
   } catch (const Json::exception& e) {
     throw std::runtime_error("heightmap sidecar " + json_path.string() +
                              " is not valid JSON: " + e.what());

@@ -13,7 +13,9 @@
 
 #include <png.h>
 #include <tbb/parallel_for.h>
+#include <unistd.h>
 
+#include "export/file_writer.h"
 #include "geodesy/latlon.h"
 
 namespace planet_export {
@@ -147,6 +149,9 @@ const char* decodeRows(ReadState* state, HeightmapImage* out) {
   return nullptr;
 }
 
+// A 16-bit PNG within the pixel limits is far smaller; a larger file is not a heightmap.
+constexpr uint64_t kMaxHeightmapFileBytes = uint64_t(1) << 30;
+
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
@@ -158,8 +163,14 @@ HeightmapImage readHeightmapPng(const std::filesystem::path& path, const Heightm
   const auto fail = [&](const std::string& problem) {
     return std::runtime_error("cannot read heightmap " + name + ": " + problem);
   };
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(name.c_str(), "rb"));
-  if (!file) throw fail(std::strerror(errno));
+  std::string problem;
+  const int fd = openInputFile(path, kMaxHeightmapFileBytes, problem);
+  if (fd < 0) throw fail("the file " + problem);
+  std::unique_ptr<std::FILE, FileCloser> file(::fdopen(fd, "rb"));
+  if (!file) {
+    ::close(fd);
+    throw fail(std::strerror(errno));
+  }
   png_byte signature[8] = {};
   const size_t got = std::fread(signature, 1, sizeof(signature), file.get());
   if (got < sizeof(signature) || png_sig_cmp(signature, 0, sizeof(signature)) != 0) {

@@ -2,22 +2,26 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
 #include <tbb/global_control.h>
 #include <CLI/CLI.hpp>
 
+#include "export/atomic_file.h"
 #include "export/viewer_server.h"
 #include "planet/bench.h"
 #include "planet/compare.h"
 #include "planet/config.h"
 #include "planet/memory_estimate.h"
 #include "planet/pipeline.h"
+#include "planet/run_checks.h"
 #include "planet/signals.h"
 
 namespace planet {
@@ -28,7 +32,7 @@ struct GenerateArgs {
   std::string out_dir;
   int threads = 0;  // 0 = not given: all cores
   bool threads_given = false;
-  std::optional<int64_t> seed;
+  std::optional<uint64_t> seed;
   std::vector<std::string> overrides;
   std::string heightmap;
 };
@@ -52,6 +56,8 @@ class ProgressLine {
   bool shown_ = false;
 };
 
+constexpr uint64_t kMaxBenchDroplets = 100'000'000;  // about 10 GB of droplet spawns
+
 int fail(int code, const std::string& message) {
   std::cerr << "planetgen: error: " << message << "\n";
   return code;
@@ -71,31 +77,44 @@ int threadsOrError(const std::string& text, int& threads) {
   }
 }
 
-// Loads and checks everything a run needs before any work: config, seed, memory.
+// --seed: exactly the decimal integers 0 .. 2^64-1 (no sign, no blanks, not empty).
+int seedOrError(const std::string& text, std::optional<uint64_t>& seed) {
+  uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [used, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || text[0] < '0' || text[0] > '9' || error != std::errc() || used != end) {
+    return fail(kExitBadInput, "--seed " + (text.empty() ? "''" : text) +
+                                   " is not allowed; allowed: an integer in [0, "
+                                   "18446744073709551615].");
+  }
+  seed = value;
+  return kExitOk;
+}
+
+// Loads and checks everything a run needs before any work: config, seed, output, memory.
 // Returns 0 and fills config, or prints the error and returns the exit code.
-int prepareRun(const GenerateArgs& args, Config& config) {
+int prepareRun(const GenerateArgs& args, Config& config, RunKind kind) {
   try {
     config = loadConfig(args.config_file, args.overrides);
   } catch (const ConfigError& e) {
     return fail(kExitBadInput, e.what());
   }
-  if (args.seed) {
-    if (*args.seed < 0) {
-      return fail(kExitBadInput, "--seed " + std::to_string(*args.seed) +
-                                     " is not allowed; allowed: an integer >= 0.");
-    }
-    config.planet.seed = uint64_t(*args.seed);
+  if (args.seed) config.planet.seed = *args.seed;
+  if (const std::string problem = planet_export::outputFolderProblem(args.out_dir);
+      !problem.empty()) {
+    return fail(kExitBadInput, "--out " + args.out_dir + " " + problem + ".");
   }
   config.heightmap_file = args.heightmap;
-  const MemoryEstimate memory = estimateMemory(config);
-  if (memory.available_bytes > 0 && memory.required_bytes > memory.available_bytes) {
-    return fail(kExitTooLarge, args.config_file + ": [planet] frequency = " +
-                                   std::to_string(config.planet.frequency) + " needs about " +
-                                   std::to_string(memory.required_bytes >> 20) + " MiB but only " +
-                                   std::to_string(memory.available_bytes >> 20) +
-                                   " MiB are available; the largest frequency that fits is " +
-                                   std::to_string(memory.largest_fitting_frequency) + ".");
+  try {
+    checkRun(config, args.config_file);
+  } catch (const ConfigError& e) {
+    return fail(kExitBadInput, e.what());
   }
+  const int threads =
+      args.threads_given ? args.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  const MemoryEstimate memory = estimateMemory(config, threads, kind);
+  if (!memory.fits())
+    return fail(kExitTooLarge, args.config_file + ": " + describeShortfall(memory));
   return kExitOk;
 }
 
@@ -103,13 +122,15 @@ enum class Command { kGenerate, kCompare };
 
 int runPipeline(Command command, const GenerateArgs& args) {
   Config config;
-  if (int rc = prepareRun(args, config)) return rc;
+  if (int rc = prepareRun(args, config,
+                          command == Command::kCompare ? RunKind::kCompare : RunKind::kGenerate))
+    return rc;
   std::optional<tbb::global_control> limit;
   if (args.threads_given)
     limit.emplace(tbb::global_control::max_allowed_parallelism, size_t(args.threads));
   // What the run really gets: --threads, or every core (reported in summary.json).
-  const int threads = int(tbb::global_control::active_value(
-      tbb::global_control::max_allowed_parallelism));
+  const int threads =
+      int(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
 
   ProgressLine progress;
   StageCallback on_stage = [&](const std::string& stage) { progress(stage); };
@@ -146,7 +167,7 @@ int runView(const std::string& dir, int port) {
   }
 }
 
-void addRunOptions(CLI::App* cmd, GenerateArgs& args, std::string& threads, int64_t& seed) {
+void addRunOptions(CLI::App* cmd, GenerateArgs& args, std::string& threads, std::string& seed) {
   cmd->add_option("--config", args.config_file, "TOML config file")->required();
   cmd->add_option("--out", args.out_dir, "Output folder")->required();
   cmd->add_option("--threads", threads, "Worker threads (default: all cores)");
@@ -166,7 +187,7 @@ int runCli(int argc, char** argv) {
 
   GenerateArgs gen, cmp;
   std::string gen_threads, cmp_threads;
-  int64_t gen_seed = 0, cmp_seed = 0;
+  std::string gen_seed, cmp_seed;
   auto* generate = app.add_subcommand("generate", "Generate a planet and write its files");
   addRunOptions(generate, gen, gen_threads, gen_seed);
   auto* compare = app.add_subcommand(
@@ -186,7 +207,8 @@ int runCli(int argc, char** argv) {
   bench_cmd->add_option("--frequency", bench.frequencies, "Icosphere frequencies")
       ->check(CLI::Range(1, 4096));
   bench_cmd->add_option("--threads", bench_threads, "Thread counts");
-  bench_cmd->add_option("--droplets", bench.droplets, "Erosion droplets (0 skips erosion)");
+  bench_cmd->add_option("--droplets", bench.droplets, "Erosion droplets (0 skips erosion)")
+      ->check(CLI::Range(uint64_t(0), kMaxBenchDroplets));
   bench_cmd->add_flag("!--no-export", bench.with_export, "Skip the export figures");
   bench_cmd->add_flag("!--no-fluvial", bench.fluvial, "Skip the fluvial stage figures");
 
@@ -208,7 +230,9 @@ int runCli(int argc, char** argv) {
       if (int rc = threadsOrError(*threads, args->threads)) return rc;
       args->threads_given = true;
     }
-    if (cmd->count("--seed")) args->seed = *seed;
+    if (cmd->count("--seed")) {
+      if (int rc = seedOrError(*seed, args->seed)) return rc;
+    }
     return runPipeline(command, *args);
   }
   if (*view) return runView(view_dir, view_port);
@@ -221,7 +245,13 @@ int runCli(int argc, char** argv) {
         bench.threads.push_back(n);
       }
     }
-    runBench(bench);
+    try {
+      runBench(bench);
+    } catch (const std::bad_alloc&) {
+      return fail(kExitTooLarge, "out of memory; try a smaller --frequency or --droplets.");
+    } catch (const std::exception& e) {
+      return fail(kExitFailure, e.what());
+    }
     return kExitOk;
   }
   return kExitBadInput;

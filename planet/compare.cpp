@@ -264,8 +264,7 @@ void runCompare(const Config& config, const std::filesystem::path& out_dir, int 
 
   on_stage("export");
   timer.start("export");
-  std::filesystem::create_directories(out_dir);
-  planet_export::OutputTransaction out(out_dir);
+  planet_export::OutputTransaction out(out_dir);  // creates out_dir only when it commits
   // initial.glb carries the terrain before erosion; weather/uniform carry their own fields.
   PlanetState initial = base;
   const planet_export::PlanetSurface s0 = surfaceOf(initial, config);
@@ -287,10 +286,9 @@ void runCompare(const Config& config, const std::filesystem::path& out_dir, int 
   // river networks of both runs.
   {
     planet_export::ReliefOptions close = relief;
-    close.width = 2 * width;
     close.vertical_exaggeration = 100.0;
     const auto [cx, cy] = highestPixel(base, close.width);
-    const int w = close.width / 6, h = close.width / 8;
+    const int w = close.width / 4, h = close.width / 8;
     for (const auto& [name, surface] :
          {std::pair{"initial", &s0}, std::pair{"weather", &sw}, std::pair{"uniform", &su}}) {
       stagePng(out, std::string("range_") + name + ".png",

@@ -513,8 +513,7 @@ void writePlanet(const PlanetState& planet, const Config& config,
                  const StageCallback& on_stage, int threads) {
   on_stage("export");
   timer.start("export");
-  std::filesystem::create_directories(out_dir);
-  planet_export::OutputTransaction out(out_dir);
+  planet_export::OutputTransaction out(out_dir);  // creates out_dir only when it commits
 
   planet_export::PlanetSurface surface = surfaceOf(planet, config);
   const std::vector<uint8_t> biomes = planet_export::classifyBiomes(
@@ -544,7 +543,10 @@ void writePlanet(const PlanetState& planet, const Config& config,
   if (config.output.heightmaps) writeEngineMaps(config, surface, out);
   timer.stop();
   // summary.json goes last so it can report the export time; it is staged like the rest.
-  out.stage("summary.json", summaryJson(planet, config, timer, threads).dump(2) + "\n");
+  Json summary = summaryJson(planet, config, timer, threads);
+  summary["files"] = out.names();  // this run's files; the commit drops any earlier run's others
+  summary["files"].push_back("summary.json");
+  out.stage("summary.json", summary.dump(2) + "\n");
   const CommitGuard hold_signals;
   out.commit();
 }

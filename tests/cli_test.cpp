@@ -1,6 +1,7 @@
 // The planetgen command line, run as a user runs it: real processes, real files.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -42,6 +43,13 @@ RunResult run(const std::string& args) {
   r.output = s.str();
   fs::remove(log);
   return r;
+}
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 fs::path freshDir(const std::string& name) {
@@ -192,11 +200,20 @@ TEST_CASE("cli: bad input exits 2, names the problem and leaves the output folde
        "",
        2,
        {"bad.toml:2", "collision", "\"godot\""}},
+      // Issue 21: 2^63 and more were clamped, "" meant 0.
+      {"seed 2^64",
+       "[planet]\nfrequency = 8\n",
+       "--seed 18446744073709551616",
+       2,
+       {"--seed 18446744073709551616", "18446744073709551615]"}},
+      {"seed empty", "[planet]\nfrequency = 8\n", "--seed ''", 2, {"--seed ''"}},
+      {"seed plus", "[planet]\nfrequency = 8\n", "--seed +5", 2, {"--seed +5"}},
+      {"seed fraction", "[planet]\nfrequency = 8\n", "--seed 1.5", 2, {"--seed 1.5"}},
       {"too large",
        "[planet]\nfrequency = 100000\n",
        "",
        3,
-       {"frequency = 100000", "largest frequency"}},
+       {"frequency = 100000", "the largest that fits"}},
   };
   for (const Case& c : cases) {
     const fs::path dir = freshDir("bad");
@@ -287,5 +304,96 @@ TEST_CASE("cli: planet_lodN.glb holds level N, planet.glb shows level 0", "[cli]
     }
     CHECK_FALSE(fs::exists(out / ("planet_lod" + std::to_string(lods + 1) + ".glb")));
     CHECK_FALSE(fs::exists(out / "planet_lod0.glb"));
+  }
+}
+
+// Issue 21: a bad --out failed only after all the work; bench aborted on out-of-range values.
+TEST_CASE("cli: --out, --seed and bench arguments are checked before any work", "[cli]") {
+  const fs::path dir = freshDir("args");
+  const fs::path config = writeConfig(dir, "ok.toml", "[planet]\nfrequency = 8\n");
+  std::ofstream(dir / "file") << "keep me";
+  fs::create_symlink(dir / "nowhere", dir / "dangling");
+  struct Case {
+    std::string args;
+    int exit_code;
+    std::string expected;
+  };
+  const std::string gen = "generate --config " + config.string() + " --out ";
+  const std::vector<Case> cases = {
+      {gen + (dir / "file").string(), 2, "exists and is not a folder"},
+      {gen + (dir / "dangling").string(), 2, "dangling symbolic link"},
+      {gen + "/", 2, "root folder"},
+      {gen + (dir / "file" / "sub").string(), 2, "not a folder"},
+      {"bench --droplets -1", 2, "--droplets"},
+      {"bench --droplets 1e11", 2, "--droplets"},
+      {"bench --frequency 0", 2, "--frequency"},
+      {"bench --threads 0", 2, "--threads 0"},
+  };
+  for (const Case& c : cases) {
+    const RunResult r = run(c.args);
+    INFO(c.args << "\n" << r.output);
+    CHECK(r.exit_code == c.exit_code);
+    CHECK(r.output.find(c.expected) != std::string::npos);
+    CHECK(r.output.find("error:") != std::string::npos);
+  }
+  CHECK(readFile(dir / "file") == "keep me");
+  // The largest seed works.
+  const RunResult ok = run(gen + (dir / "out").string() + " --seed 18446744073709551615");
+  INFO(ok.output);
+  CHECK(ok.exit_code == 0);
+  CHECK(nlohmann::json::parse(readFile(dir / "out" / "summary.json"))["seed"].get<uint64_t>() ==
+        18446744073709551615ull);
+}
+
+// Issue 21: values each key accepts but that fail together, and inputs that are not regular
+// files, were found late (exit 1, an internal message, or a hang). Each is refused up front
+// with exit 2, naming the file or option, the key, the value and what is allowed.
+TEST_CASE("cli: joint constraints and input files are checked before any work", "[cli]") {
+  const fs::path dir = freshDir("joint");
+  const fs::path config = writeConfig(dir, "p.toml", "[planet]\nfrequency = 8\n");
+  std::ofstream(dir / "map.png") << "not read: the checks come first";
+  REQUIRE(::mkfifo((dir / "fifo.png").c_str(), 0600) == 0);
+  fs::create_directories(dir / "folder.png");
+  fs::create_directories(dir / "zero");
+  std::ofstream(dir / "zero" / "map.png") << "x";
+  fs::create_symlink("/dev/zero", dir / "zero" / "map.json");
+  fs::create_directories(dir / "wide");
+  std::ofstream(dir / "wide" / "map.png") << "x";
+  std::ofstream(dir / "wide" / "map.json") << R"({"files": [{"min_m": -1e7, "max_m": 1e7}]})";
+  struct Case {
+    std::string args;
+    std::vector<std::string> expected;
+  };
+  const std::vector<Case> cases = {
+      {"--set planet.radius_m=1000", {"p.toml", "radius_m = 1000", "at least 38280 m"}},
+      {"--set planet.radius_m=0.001", {"p.toml", "radius_m = 0.001"}},
+      {"--set weather.mode=clouds --set weather.moisture_capacity=1e-310",
+       {"p.toml", "moisture_capacity = 1e-310", "at least 1e-06"}},
+      {"--set weather.mode=clouds --set weather.spawn_rate=1000 --set weather.ticks=100000",
+       {"p.toml", "spawn_rate = 1000", "at most 1e+09"}},
+      {"--heightmap " + (dir / "fifo.png").string(), {"fifo.png", "not a regular file"}},
+      {"--heightmap " + (dir / "folder.png").string(), {"folder.png", "is a folder"}},
+      {"--heightmap " + (dir / "missing.png").string(), {"missing.png", "does not exist"}},
+      {"--heightmap " + (dir / "zero" / "map.png").string(), {"map.json", "not a regular file"}},
+      {"--heightmap " + (dir / "wide" / "map.png").string(),
+       {"p.toml", "radius_m", "1e+07", "map.json"}},
+  };
+  for (const Case& c : cases) {
+    const fs::path out = dir / "out";
+    const RunResult r =
+        run("generate --config " + config.string() + " --out " + out.string() + " " + c.args);
+    INFO(c.args << "\n" << r.output);
+    CHECK(r.exit_code == 2);
+    for (const std::string& e : c.expected) CHECK(r.output.find(e) != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  }
+  // The smallest allowed values work.
+  for (const std::string args : {"--set planet.radius_m=38280",
+                                 "--set weather.mode=clouds --set weather.moisture_capacity=1e-6 "
+                                 "--set weather.dry_moisture=0 --set weather.ticks=40"}) {
+    const RunResult r = run("generate --config " + config.string() + " --out " +
+                            (dir / "ok").string() + " " + args);
+    INFO(args << "\n" << r.output);
+    CHECK(r.exit_code == 0);
   }
 }

@@ -16,6 +16,8 @@
 
 #include <png.h>
 #include <catch2/catch.hpp>
+
+#include <sys/stat.h>
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
 
@@ -502,7 +504,14 @@ TEST_CASE("import: bad files give clear errors naming the file", "[export][impor
   };
   const fs::path missing = dir.path / "missing.png";
   CHECK_THAT(message(missing),
-             Catch::Contains(missing.string()) && Catch::Contains("No such file"));
+             Catch::Contains(missing.string()) && Catch::Contains("does not exist"));
+  // Issue 21: a FIFO hung the read, a folder was reported as an empty file.
+  REQUIRE(::mkfifo((dir.path / "fifo.png").c_str(), 0600) == 0);
+  CHECK_THAT(message(dir.path / "fifo.png"),
+             Catch::Contains("fifo.png") && Catch::Contains("not a regular file"));
+  fs::create_directories(dir.path / "folder.png");
+  CHECK_THAT(message(dir.path / "folder.png"),
+             Catch::Contains("folder.png") && Catch::Contains("is a folder"));
   writeFile(dir.path / "empty.png", "");
   CHECK_THAT(message(dir.path / "empty.png"), Catch::Contains("empty"));
   writeFile(dir.path / "text.png", "this is not a picture at all");

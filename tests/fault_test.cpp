@@ -45,9 +45,13 @@ std::map<std::string, std::string> snapshot(const fs::path& dir) {
   return files;
 }
 
+// Temporary files in the folder, or staging folders beside it.
 bool hasTemporaries(const fs::path& dir) {
   for (const auto& entry : fs::directory_iterator(dir))
     if (entry.path().filename().string().find(".tmp") != std::string::npos) return true;
+  const std::string staging = "." + dir.filename().string() + ".planetgen.";
+  for (const auto& entry : fs::directory_iterator(dir.parent_path()))
+    if (entry.path().filename().string().rfind(staging, 0) == 0) return true;
   return false;
 }
 
@@ -123,7 +127,9 @@ TEST_CASE("faults: a failed write names the path and keeps the previous files", 
                                     " --out " + out.string());
   INFO(output);
   CHECK(code == 1);
-  CHECK(output.find(out.string()) != std::string::npos);
+  // The file being written, in the run's staging folder beside out/.
+  CHECK(output.find((dir / ".out.planetgen.").string()) != std::string::npos);
+  CHECK(output.find("planet.glb") != std::string::npos);
   CHECK(output.find("error:") != std::string::npos);
   CHECK_FALSE(hasTemporaries(out));
   CHECK(snapshot(out) == before);
@@ -136,8 +142,8 @@ TEST_CASE("faults: an output path that is a file is an error, not a crash", "[fa
       runShell("", "generate --config " + writeConfig(dir, 8, 100).string() + " --out " +
                        (dir / "taken").string());
   INFO(output);
-  CHECK(code == 1);
-  CHECK(output.find("taken") != std::string::npos);
+  CHECK(code == 2);  // refused before the work (issue 21)
+  CHECK(output.find("taken exists and is not a folder") != std::string::npos);
   CHECK(readFile(dir / "taken") == "keep me");
 }
 
@@ -177,4 +183,78 @@ TEST_CASE("faults: two runs into one folder leave each file whole from one run",
       CHECK((from_a || from_b));
     }
   }
+}
+
+// Issue 21: SIGKILL during the final renames left 14 of 15 folders with some new and some old
+// files. Here a run is killed just before each change its commit makes to the file system
+// (PLANETGEN_KILL_AT_COMMIT_STEP, see export/atomic_file.cpp), over a folder that holds a
+// previous run with other files (planet.obj, LOD files, cube faces) and the user's own file
+// and folder. After every kill the folder must hold exactly one run's files, whole: the
+// elevation hash in summary.json names the run, and planet.glb and every other file listed
+// must be that run's bytes.
+TEST_CASE("faults: SIGKILL at each step of a commit leaves the old or the new run whole",
+          "[faults]") {
+  const fs::path dir = freshDir("kill");
+  const fs::path out = dir / "out";
+  const auto config = [&](const std::string& name, int seed, bool extras) {
+    const fs::path path = dir / name;
+    std::ofstream(path) << "[planet]\nseed = " << seed
+                        << "\nfrequency = 8\n[erosion]\ndroplets = 100\n[export]\nmap_width = 64\n"
+                        << (extras ? "obj = true\nlods = 1\nlod_files = true\ncube_size = 8\n"
+                                   : "obj = false\nmaps = false\n");
+    return path;
+  };
+  const fs::path old_config = config("old.toml", 1, true),
+                 new_config = config("new.toml", 2, false);
+  std::map<std::string, std::map<std::string, std::string>> reference;  // hash -> files
+  for (const fs::path& c : {old_config, new_config}) {
+    const fs::path ref = dir / ("ref_" + c.stem().string());
+    REQUIRE(runShell("", "generate --config " + c.string() + " --out " + ref.string()).first == 0);
+    auto files = snapshot(ref);
+    const auto summary = nlohmann::json::parse(files.at("summary.json"));
+    reference[summary["elevation_hash"].dump()] = files;
+  }
+  REQUIRE(reference.size() == 2);
+  int kills = 0;
+  for (int step = 1; step < 100; ++step) {
+    REQUIRE(
+        runShell("", "generate --config " + old_config.string() + " --out " + out.string()).first ==
+        0);
+    std::ofstream(out / "notes.txt") << "mine";
+    fs::create_directories(out / "mine");
+    std::ofstream(out / "mine" / "keep.txt") << "mine too";
+    const auto [code, output] =
+        runShell("PLANETGEN_KILL_AT_COMMIT_STEP=" + std::to_string(step),
+                 "generate --config " + new_config.string() + " --out " + out.string());
+    INFO("killed before commit step " << step << ": " << output);
+    REQUIRE((code == 0 || code == 128 + SIGKILL));
+    const auto files = snapshot(out);
+    const auto summary = nlohmann::json::parse(files.at("summary.json"));
+    const std::string hash = summary["elevation_hash"].dump();
+    REQUIRE(reference.count(hash) == 1);
+    const auto& expected = reference.at(hash);
+    std::vector<std::string> listed = summary["files"];
+    CHECK(listed.size() + 1 == expected.size());  // the run's files and .planetgen-files
+    for (const auto& [name, bytes] : expected) {
+      INFO(name);
+      if (name == "summary.json") continue;  // timings differ
+      REQUIRE(files.count(name) == 1);
+      CHECK(files.at(name) == bytes);
+    }
+    for (const auto& [name, bytes] : files) {
+      INFO(name);
+      CHECK((expected.count(name) == 1 || name == "notes.txt" || name == ".planetgen-files" ||
+             name == "mine"));
+    }
+    CHECK(files.at("notes.txt") == "mine");  // the user's file, at every instant
+    if (code == 0) break;
+    ++kills;
+  }
+  CHECK(kills >= 3);  // at least: the user's file linked, the exchange, the move back
+  // The next run finds what the killed ones left, and the user's folder is back.
+  REQUIRE(
+      runShell("", "generate --config " + new_config.string() + " --out " + out.string()).first ==
+      0);
+  CHECK_FALSE(hasTemporaries(out));
+  CHECK(fs::exists(out / "mine" / "keep.txt"));
 }

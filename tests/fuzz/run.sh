@@ -18,7 +18,7 @@ root=$PWD
 seconds=${1:-60}
 jobs=${JOBS:-$(nproc)}
 build=build-fuzz
-targets=(config heightmap)
+targets=(config heightmap viewer_path)
 
 start=$SECONDS
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -1,0 +1,89 @@
+#include "planet/run_checks.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <optional>
+#include <sstream>
+
+#include "export/file_writer.h"
+#include "export/heightmap_files.h"
+
+namespace planet {
+namespace {
+
+constexpr double kMaxClouds = 1e9;
+constexpr double kMinMoistureCapacity = 1e-6;
+constexpr double kMinRadiusM = 1.0;
+constexpr uint64_t kMaxHeightmapBytes = uint64_t(1) << 30;
+
+std::string number(double v) {
+  std::ostringstream out;
+  out.precision(6);
+  out << v;
+  return out.str();
+}
+
+}  // namespace
+
+double reliefBoundM(const Config& config, double heightmap_min_m, double heightmap_max_m) {
+  if (!config.heightmap_file.empty())
+    return std::max(std::abs(heightmap_min_m), std::abs(heightmap_max_m));
+  const TerrainParams& t = config.terrain;
+  return 1.1 * (std::max(t.ocean_depth_m, t.continent_amplitude_m) + t.amplitude_m +
+                t.ridged_amplitude_m);
+}
+
+void checkRun(const Config& config, const std::string& origin) {
+  double hm_min = config.terrain.heightmap_min_m, hm_max = config.terrain.heightmap_max_m;
+  std::string relief_source = "[terrain] amplitudes";
+  if (!config.heightmap_file.empty()) {
+    relief_source = "[terrain] heightmap_min_m/heightmap_max_m";
+    std::string problem;
+    const int fd = planet_export::openInputFile(config.heightmap_file, kMaxHeightmapBytes, problem);
+    if (fd < 0) throw ConfigError("--heightmap " + config.heightmap_file + " " + problem + ".");
+    ::close(fd);
+    std::filesystem::path sidecar = config.heightmap_file;
+    sidecar.replace_extension(".json");
+    try {
+      if (const auto range = planet_export::readHeightmapSidecar(sidecar)) {
+        hm_min = range->min_m;
+        hm_max = range->max_m;
+        relief_source = "the heightmap sidecar " + sidecar.string() + " (min_m/max_m)";
+      }
+    } catch (const std::runtime_error& e) {
+      throw ConfigError(std::string("--heightmap: ") + e.what() + ".");
+    }
+  }
+  const double relief = reliefBoundM(config, hm_min, hm_max);
+  const double radius = config.planet.radius_m;
+  if (!(radius >= kMinRadiusM) || !(radius >= 4.0 * relief)) {
+    throw ConfigError(origin + ": [planet] radius_m = " + number(radius) +
+                      " is not allowed with a relief of up to " + number(relief) + " m (from " +
+                      relief_source + "); allowed: at least " +
+                      number(std::max(kMinRadiusM, 4.0 * relief)) +
+                      " m (4 x the relief), or lower the relief.");
+  }
+  if (config.weather.mode == "clouds") {
+    const weather::WeatherParams& w = config.weather;
+    const double clouds =
+        w.spawn_rate * 4.0 * std::numbers::pi * (double(w.ticks) + double(w.spinup_ticks));
+    if (clouds > kMaxClouds) {
+      throw ConfigError(origin + ": [weather] spawn_rate = " + number(w.spawn_rate) +
+                        " with ticks = " + std::to_string(w.ticks) + " and spinup_ticks = " +
+                        std::to_string(w.spinup_ticks) + " would spawn up to " + number(clouds) +
+                        " clouds (spawn_rate * 4 pi * (ticks + spinup_ticks)); allowed: at most " +
+                        number(kMaxClouds) + ".");
+    }
+  }
+  if (config.weather.mode == "clouds" &&
+      !(config.weather.moisture_capacity >= kMinMoistureCapacity)) {
+    throw ConfigError(
+        origin + ": [weather] moisture_capacity = " + number(config.weather.moisture_capacity) +
+        " is not allowed; allowed: at least " + number(kMinMoistureCapacity) + ".");
+  }
+}
+
+}  // namespace planet
