@@ -29,6 +29,7 @@ struct Stage {
   FluvialStats stats;
   std::vector<uint32_t> land;  // land vertices of the last routing, outlets first
   double shortest_edge_m = 0.0;
+  double min_area_m2 = 0.0;  // smallest dual area (the diffusion's stability bound)
 
   bool isSea(std::span<const float> h, uint32_t v) const { return double(h[v]) < sea; }
   double erodibility(uint32_t v) const {
@@ -149,8 +150,7 @@ void incise(Stage& s, std::vector<float>& h) {
 void diffuse(Stage& s, std::vector<float>& h) {
   if (s.p.diffusion_m2_per_yr <= 0.0) return;
   const auto& mesh = s.mesh;
-  double min_area = std::numeric_limits<double>::infinity();
-  for (double a : s.area_m2) min_area = std::min(min_area, a);
+  const double min_area = s.min_area_m2;
   const double conductance = s.p.diffusion_m2_per_yr / std::numbers::sqrt3;
   // Stable while the six outflows of the smallest cell take at most half its excess. Past
   // kMaxDiffusionSubsteps the land is as smooth as diffusion makes it within a step anyway, so
@@ -239,10 +239,11 @@ void slide(Stage& s, std::vector<float>& h) {
 void runSteps(const FluvialInput& input, const FluvialParams& params, double dt, int steps,
               std::vector<float>& h, FluvialStats& stats) {
   const geodesy::SphereMesh& mesh = *input.mesh;
-  Stage s{mesh, input, params, input.sea_level_m, dt, {}, {}, stats, {}, 0.0};
+  Stage s{mesh, input, params, input.sea_level_m, dt, {}, {}, stats, {}, 0.0, 0.0};
   s.area_m2.resize(mesh.vertexCount());
   for (size_t v = 0; v < s.area_m2.size(); ++v)
     s.area_m2[v] = double(mesh.vertex_areas[v]) * input.radius_m * input.radius_m;
+  s.min_area_m2 = *std::min_element(s.area_m2.begin(), s.area_m2.end());
   s.rain = relativeRain(mesh, input.rainfall, h, s.sea);
   s.shortest_edge_m = 2.0 * std::sin(0.5 * geodesy::edgeLengthStats(mesh).min_rad) * input.radius_m;
   for (int it = 0; it < steps; ++it) {
@@ -313,6 +314,11 @@ void coarsePass(const FluvialInput& input, const FluvialParams& params, double d
 
 }  // namespace
 
+double sedimentBalanceError(const FluvialStats& s) {
+  const double settled = s.deposited_m3 + s.deposited_sea_m3 + s.exported_m3;
+  return s.incised_m3 > 0.0 ? std::abs(s.incised_m3 - settled) / s.incised_m3 : 0.0;
+}
+
 FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params,
                           std::span<float> elevation_m, std::span<float> change_m) {
   const geodesy::SphereMesh& mesh = *input.mesh;
@@ -331,9 +337,7 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
     if (!change_m.empty()) change_m[v] += h[v] - elevation_m[v];
     elevation_m[v] = h[v];
   }
-  const double settled = stats.deposited_m3 + stats.deposited_sea_m3 + stats.exported_m3;
-  if (stats.incised_m3 > 0.0)
-    stats.sediment_balance_error = std::abs(stats.incised_m3 - settled) / stats.incised_m3;
+  stats.sediment_balance_error = sedimentBalanceError(stats);
   return stats;
 }
 

@@ -77,6 +77,9 @@ struct FluvialStats {
   double sediment_balance_error = 0.0;
 };
 
+// |incised - deposited - deposited_sea - exported| / incised (0 when nothing was incised).
+double sedimentBalanceError(const FluvialStats& stats);
+
 // Runs params.iterations steps of params.duration_yr / iterations on elevation_m in place and
 // adds the change to change_m (may be empty). Spans have one entry per vertex (or are empty
 // where allowed above). Parallel parts use the caller's oneTBB arena.

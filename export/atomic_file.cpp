@@ -23,6 +23,7 @@
 #include <set>
 
 #include "export/file_writer.h"
+#include "export/unique_fd.h"
 
 namespace planet_export {
 namespace {
@@ -137,16 +138,6 @@ void commitStep() {
   if (kill_at > 0 && step.fetch_add(1) + 1 == kill_at) std::raise(SIGKILL);
 }
 
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-};
-
 struct Entry {
   std::string name;
   bool folder = false;
@@ -179,7 +170,8 @@ std::vector<Entry> listEntries(int dir_fd) {
 
 // The names a folder's manifest lists; nullopt if it has none.
 std::optional<std::set<std::string>> readManifest(int dir_fd) {
-  const Fd file(::openat(dir_fd, kManifestName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  const UniqueFd file(
+      ::openat(dir_fd, kManifestName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (file.fd < 0) return std::nullopt;
   struct stat info {};
   if (::fstat(file.fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_size > (1 << 20))
@@ -205,7 +197,7 @@ std::optional<std::set<std::string>> readManifest(int dir_fd) {
 void writeManifest(int dir_fd, const std::set<std::string>& names) {
   std::string text;
   for (const std::string& name : names) text += name + "\n";
-  const Fd file(
+  const UniqueFd file(
       ::openat(dir_fd, kManifestName, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (file.fd < 0) throw std::runtime_error(std::string(kManifestName) + ": " + errorText(errno));
   size_t done = 0;
@@ -265,18 +257,18 @@ std::string stagingPrefix(const std::string& name) {
 
 // Staging folders of dead runs beside `name` in `parent`: user entries back, then deleted.
 void recoverLeftovers(const fs::path& parent, const std::string& name) {
-  const Fd parent_fd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const UniqueFd parent_fd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (parent_fd.fd < 0) return;
   for (const Entry& e : listEntries(parent_fd.fd)) {
     if (!e.folder || !startsWith(e.name, stagingPrefix(name))) continue;
-    const Fd leftover(
+    const UniqueFd leftover(
         ::openat(parent_fd.fd, e.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (leftover.fd < 0 || ::flock(leftover.fd, LOCK_EX | LOCK_NB) != 0) continue;  // live
     // With a manifest it may be a previous folder swapped out (it holds the user's entries
     // not yet moved back); without one it is a staging folder killed before its commit, which
     // holds only this tool's files.
     if (const auto tool = readManifest(leftover.fd)) {
-      const Fd target(
+      const UniqueFd target(
           ::openat(parent_fd.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       if (target.fd >= 0) moveBackUserEntries(leftover.fd, *tool, target.fd, false);
     }
@@ -413,7 +405,7 @@ void OutputTransaction::commit() {
     throw std::runtime_error("cannot write into " + target_.string() + ": " + e.what());
   }
   ::fsync(staging_fd_);
-  const Fd parent_fd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const UniqueFd parent_fd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (parent_fd.fd < 0) throw std::runtime_error(parent.string() + ": " + errorText(errno));
   const std::string staging_name = staging_.filename().string();
   const auto fail = [&](const char* what) {
@@ -421,7 +413,7 @@ void OutputTransaction::commit() {
                              errorText(errno));
   };
 
-  const Fd old(
+  const UniqueFd old(
       ::openat(parent_fd.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   std::set<std::string> old_tool;
   if (old.fd < 0) {
@@ -466,7 +458,7 @@ void OutputTransaction::commit() {
   for (const std::string& n : names_) releaseTemporary(staging_ / n);
   releaseTemporary(staging_);
   if (old.fd >= 0) {
-    const Fd now(
+    const UniqueFd now(
         ::openat(parent_fd.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (now.fd >= 0) moveBackUserEntries(old.fd, old_tool, now.fd, true);
     commitStep();

@@ -19,6 +19,7 @@
 
 #include <httplib.h>
 
+#include "export/unique_fd.h"
 #include "export/viewer_server_paths.h"
 
 namespace planet_export {
@@ -35,16 +36,6 @@ constexpr time_t kKeepAliveSeconds = 2;      // an idle kept-alive connection is
 constexpr size_t kKeepAliveRequests = 100;
 constexpr size_t kChunkBytes = 64 * 1024;
 constexpr auto kStopPoll = std::chrono::milliseconds(100);
-
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-};
 
 // Opens a served folder by its canonical path (fixed at start), refusing a symlink in any
 // component: a folder swapped for a link while serving is not followed. Opened again for every
@@ -116,13 +107,13 @@ class Handler {
   }
 
   static int openIn(const fs::path& folder, const std::vector<std::string>& segments) {
-    const Fd dir(openFolder(folder));
+    const UniqueFd dir(openFolder(folder));
     if (dir.fd < 0) return -1;
     return openBeneath(dir.fd, segments);
   }
 
   static void sendFile(httplib::Response& res, int file, const std::string& name) {
-    auto guard = std::make_shared<Fd>(file);
+    auto guard = std::make_shared<UniqueFd>(file);
     struct stat info {};
     if (::fstat(file, &info) != 0) return sendText(res, 500, "cannot stat file\n");
     res.status = 200;

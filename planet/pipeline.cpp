@@ -126,9 +126,7 @@ void addFluvial(erosion::FluvialStats& total, const erosion::FluvialStats& part)
   total.diffused_to_sea_m3 += part.diffused_to_sea_m3;
   total.talus_moved_m3 += part.talus_moved_m3;
   total.hollows_filled_m3 += part.hollows_filled_m3;
-  const double settled = total.deposited_m3 + total.deposited_sea_m3 + total.exported_m3;
-  total.sediment_balance_error =
-      total.incised_m3 > 0.0 ? std::abs(total.incised_m3 - settled) / total.incised_m3 : 0.0;
+  total.sediment_balance_error = erosion::sedimentBalanceError(total);
 }
 
 // The fluvial stage's share of the run: iterations and duration of epoch e of epochs.
