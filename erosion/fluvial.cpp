@@ -44,7 +44,7 @@ struct Stage {
 };
 
 std::vector<double> relativeRain(const geodesy::SphereMesh& mesh, std::span<const float> rainfall,
-                                 std::span<const float> h, double sea) {
+                                 std::span<const float> h, double sea, double min_rain) {
   std::vector<double> rain(mesh.vertexCount(), 1.0);
   if (rainfall.empty()) return rain;
   double sum = 0.0, area = 0.0;
@@ -55,7 +55,7 @@ std::vector<double> relativeRain(const geodesy::SphereMesh& mesh, std::span<cons
   }
   const double mean = area > 0.0 ? sum / area : 0.0;
   for (size_t v = 0; v < rain.size(); ++v)
-    rain[v] = mean > 0.0 ? std::max(0.0, double(rainfall[v]) / mean) : 1.0;
+    rain[v] = mean > 0.0 ? std::max(min_rain, double(rainfall[v]) / mean) : 1.0;
   return rain;
 }
 
@@ -244,7 +244,7 @@ void runSteps(const FluvialInput& input, const FluvialParams& params, double dt,
   for (size_t v = 0; v < s.area_m2.size(); ++v)
     s.area_m2[v] = double(mesh.vertex_areas[v]) * input.radius_m * input.radius_m;
   s.min_area_m2 = *std::min_element(s.area_m2.begin(), s.area_m2.end());
-  s.rain = relativeRain(mesh, input.rainfall, h, s.sea);
+  s.rain = relativeRain(mesh, input.rainfall, h, s.sea, params.min_rain);
   s.shortest_edge_m = 2.0 * std::sin(0.5 * geodesy::edgeLengthStats(mesh).min_rad) * input.radius_m;
   for (int it = 0; it < steps; ++it) {
     incise(s, h);

@@ -35,9 +35,9 @@ struct FluvialParams {
   // valleys at full resolution. 0 (or a frequency not below the mesh's) = all steps on the mesh.
   int coarse_frequency = 128;
   int fine_iterations = 2;
-  double stream_power_k = 2.0e-6;   // K in m^(1-2m)/yr, times the erodibility field
-  double area_exponent = 0.45;      // m in K Q^m S (n = 1)
-  double uplift_m_per_yr = 3.0e-4;  // U where the uplift pattern is 1
+  double stream_power_k = 4.0e-8;   // K in m^(1-2m)/yr, times the erodibility field
+  double area_exponent = 0.6;       // m in K Q^m S (n = 1)
+  double uplift_m_per_yr = 2.0e-4;  // U where the uplift pattern is 1
   // The pipeline's uplift pattern: this share of U everywhere on land, the rest in the
   // terrain's mountain belts (planet::upliftPattern). Not read by erodeFluvial.
   double uplift_floor = 0.3;
@@ -45,6 +45,9 @@ struct FluvialParams {
   double diffusion_m2_per_yr = 50.0;  // hillslope diffusivity D
   double talus_angle_deg = 35.0;      // no slope stays steeper than this
   double receiver_jitter = 0.3;       // hydrology::RoutingParams::receiver_jitter
+  // The least rain the stage counts at a land vertex, relative to the mean land rainfall: over
+  // the stage's millions of years climate belts move, so even today's deserts had floods.
+  double min_rain = 0.05;
   // Lake evaporation relative to the mean land rainfall: a lake whose catchment's rain is
   // less than this times its surface is endorheic (for the metrics and rivers, not read here).
   double lake_evaporation = 0.5;

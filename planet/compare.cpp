@@ -440,9 +440,12 @@ void runCompare(const Config& config, const std::filesystem::path& out_dir, int 
            "lakes", "%.0f", 1.0);
   riverRow("endorheic lakes", "lakes whose catchment's rain does not make up their evaporation",
            "endorheic_lakes", "%.0f", 1.0);
-  riverRow("slope-area exponent θ", "S ~ A^-θ on channel vertices (least squares, log-log)",
+  riverRow("slope-area exponent θ",
+           "S ~ A^-θ on channel vertices (log-log least squares of 0.1-decade bin means)",
            "slope_area_theta", "%.2f", 1.0);
   riverRow("slope-area R²", "of that fit", "slope_area_r2", "%.2f", 1.0);
+  riverRow("slope-area R², per vertex", "the same fit over every channel vertex (scatter included)",
+           "slope_area_vertex_r2", "%.2f", 1.0);
   riverRow("mean channel depth (m)", "channel vertices below the mean of their 1-ring",
            "mean_channel_depth_m", "%.1f", 1.0);
   for (const char* mode : {"weather", "uniform"}) {

@@ -166,6 +166,7 @@ const std::vector<KeySpec>& schema() {
       realKey("fluvial", "diffusion_m2_per_yr", FIELD(fluvial.diffusion_m2_per_yr), 0, 1e6),
       realKey("fluvial", "talus_angle_deg", FIELD(fluvial.talus_angle_deg), 1, 89),
       realKey("fluvial", "receiver_jitter", FIELD(fluvial.receiver_jitter), 0, 0.9),
+      realKey("fluvial", "min_rain", FIELD(fluvial.min_rain), 0, 1),
       realKey("fluvial", "lake_evaporation", FIELD(fluvial.lake_evaporation), 0, 1000),
 
       choiceKey("weather", "mode", FIELD(weather.mode), {"uniform", "clouds"}),

@@ -3,10 +3,58 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <tuple>
+#include <utility>
 
 namespace planet {
 
 using hydrology::kNoLake;
+
+namespace {
+
+// Least squares y = a + b x; theta = -b.
+struct LineFit {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
+  uint64_t n = 0;
+  void add(double x, double y) { sx += x, sy += y, sxx += x * x, sxy += x * y, syy += y * y, ++n; }
+  // {theta, r2}; zeros when fewer than 3 points or no spread.
+  std::pair<double, double> result() const {
+    if (n < 3) return {0.0, 0.0};
+    const double k = double(n);
+    const double cov = sxy - sx * sy / k, vx = sxx - sx * sx / k, vy = syy - sy * sy / k;
+    if (vx <= 0.0 || vy <= 0.0) return {0.0, 0.0};
+    return {-cov / vx, cov * cov / (vx * vy)};
+  }
+};
+
+}  // namespace
+
+SlopeAreaFit slopeAreaFit(std::span<const double> log_area, std::span<const double> log_slope) {
+  SlopeAreaFit fit;
+  if (log_area.empty()) return fit;
+  LineFit vertices;
+  double lowest = log_area[0], highest = log_area[0];
+  for (size_t i = 0; i < log_area.size(); ++i) {
+    vertices.add(log_area[i], log_slope[i]);
+    lowest = std::min(lowest, log_area[i]);
+    highest = std::max(highest, log_area[i]);
+  }
+  std::tie(fit.vertex_theta, fit.vertex_r2) = vertices.result();
+  const auto bins = size_t((highest - lowest) / kSlopeAreaBinDecades) + 1;
+  std::vector<LineFit> bin(bins);
+  for (size_t i = 0; i < log_area.size(); ++i) {
+    const auto b = std::min(bins - 1, size_t((log_area[i] - lowest) / kSlopeAreaBinDecades));
+    bin[b].add(log_area[i], log_slope[i]);
+  }
+  LineFit means;
+  for (const LineFit& b : bin) {
+    if (b.n < kSlopeAreaMinBin) continue;
+    means.add(b.sx / double(b.n), b.sy / double(b.n));
+  }
+  fit.bins = means.n;
+  std::tie(fit.theta, fit.r2) = means.result();
+  return fit;
+}
 
 DrainageNetwork drainageOf(const DrainageInput& in) {
   const geodesy::SphereMesh& mesh = *in.mesh;
@@ -90,8 +138,9 @@ DrainageMetrics drainageMetrics(const DrainageInput& in, const DrainageNetwork& 
   // Channels: rain-weighted drainage area of at least kChannelAreaCells mean vertex areas.
   const double cell_m2 = 4.0 * std::numbers::pi * r2 / double(mesh.vertexCount());
   const double threshold = kChannelAreaCells * cell_m2;
-  double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, depth = 0, length_m = 0;
-  uint64_t fitted = 0, valleys = 0;
+  double depth = 0, length_m = 0;
+  uint64_t valleys = 0;
+  std::vector<double> log_area, log_slope;
   for (uint32_t v : rt.order) {
     if (!counted(v) || rt.lake_of[v] != kNoLake) continue;
     // Valley depth on the channels of the ground (drainage area, whatever the rain), so that a
@@ -115,21 +164,17 @@ DrainageMetrics drainageMetrics(const DrainageInput& in, const DrainageNetwork& 
     const double slope =
         (double(in.elevation_m[v]) - std::max(double(in.elevation_m[r]), sea)) / dist;
     if (slope <= 0.0) continue;
-    const double x = std::log10(d.area_m2[v]), y = std::log10(slope);
-    sx += x, sy += y, sxx += x * x, sxy += x * y, syy += y * y;
-    fitted += 1;
+    log_area.push_back(std::log10(d.area_m2[v]));
+    log_slope.push_back(std::log10(slope));
   }
   if (valleys > 0) m.mean_channel_depth_m = depth / double(valleys);
   if (land_area > 0.0)
     m.channel_length_km_per_1000km2 = (length_m * 1e-3) / (land_area * r2 * 1e-9);
-  if (fitted >= 3) {
-    const double k = double(fitted);
-    const double cov = sxy - sx * sy / k, vx = sxx - sx * sx / k, vy = syy - sy * sy / k;
-    if (vx > 0.0 && vy > 0.0) {
-      m.slope_area_theta = -cov / vx;
-      m.slope_area_r2 = cov * cov / (vx * vy);
-    }
-  }
+  const SlopeAreaFit fit = slopeAreaFit(log_area, log_slope);
+  m.slope_area_theta = fit.theta;
+  m.slope_area_r2 = fit.r2;
+  m.slope_area_vertex_theta = fit.vertex_theta;
+  m.slope_area_vertex_r2 = fit.vertex_r2;
   return m;
 }
 

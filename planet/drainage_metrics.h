@@ -28,8 +28,11 @@ struct DrainageMetrics {
   uint64_t endorheic_lakes = 0;  // lakes whose catchment's rain does not fill them
   double lake_area_km2 = 0.0;
   uint64_t channel_vertices = 0;  // rain-weighted drainage area >= kChannelAreaCells
-  double slope_area_theta = 0.0;  // S ~ A^-theta, least squares in log-log on channels
+  // S ~ A^-theta on the channel vertices (slopeAreaFit): log-binned, and vertex by vertex.
+  double slope_area_theta = 0.0;
   double slope_area_r2 = 0.0;
+  double slope_area_vertex_theta = 0.0;
+  double slope_area_vertex_r2 = 0.0;
   // Below the mean of its 1-ring, over the vertices draining kChannelAreaCells of ground
   // (drainage area, not rain-weighted: the same valleys whatever the rain).
   double mean_channel_depth_m = 0.0;
@@ -47,6 +50,25 @@ struct DrainageInput {
   double lake_evaporation = 0.5;
   uint64_t seed = 0;  // routing jitter
 };
+
+// The slope-area relation S ~ A^-theta of channel vertices, fitted by least squares in
+// log10-log10 two ways:
+//  - binned (the usual slope-area plot of fluvial geomorphology, e.g. Wobus et al. 2006): the
+//    vertices grouped in bins of kSlopeAreaBinDecades of area, the mean log S of each bin of at
+//    least kSlopeAreaMinBin vertices against its mean log A. It measures the trend, which is what
+//    the exponent describes;
+//  - per vertex: every (A, S) pair. Its R^2 also counts the scatter around the trend from
+//    uplift, hardness and rain varying over the planet (S = (U/K)^(1/n) A^(-m/n) with U/K
+//    differing from one river to the next).
+// log_area and log_slope are log10 values, one pair per channel vertex (S > 0).
+constexpr double kSlopeAreaBinDecades = 0.1;
+constexpr uint64_t kSlopeAreaMinBin = 10;
+struct SlopeAreaFit {
+  double theta = 0.0, r2 = 0.0;                // binned
+  double vertex_theta = 0.0, vertex_r2 = 0.0;  // per vertex
+  uint64_t bins = 0;
+};
+SlopeAreaFit slopeAreaFit(std::span<const double> log_area, std::span<const double> log_slope);
 
 // The routing the metrics use (also for rivers): hydrology::routeFlow with the pipeline's
 // jitter, plus per-vertex rain-weighted drainage area (m^2) and endorheic flags per lake.

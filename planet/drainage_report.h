@@ -17,6 +17,8 @@ inline nlohmann::json drainageJson(const DrainageMetrics& m) {
           {"channel_vertices", m.channel_vertices},
           {"slope_area_theta", m.slope_area_theta},
           {"slope_area_r2", m.slope_area_r2},
+          {"slope_area_vertex_theta", m.slope_area_vertex_theta},
+          {"slope_area_vertex_r2", m.slope_area_vertex_r2},
           {"mean_channel_depth_m", m.mean_channel_depth_m},
           {"channel_length_km_per_1000km2", m.channel_length_km_per_1000km2}};
 }

@@ -211,6 +211,7 @@ std::string drawConfig(int index) {
   fluvial.real("diffusion_m2_per_yr", d.chance(0.1) ? 0.0 : d.logUniform(1e-3, 1e6));
   fluvial.real("talus_angle_deg", d.uniform(1, 89));
   fluvial.real("receiver_jitter", d.uniform(0, 0.9));
+  fluvial.real("min_rain", d.unit());
 
   output.boolean("glb", false);
   output.boolean("obj", false);

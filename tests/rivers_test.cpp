@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planet/config.h"
+#include "planet/drainage_metrics.h"
 #include "planet/pipeline.h"
 
 using namespace planet;
@@ -43,6 +44,10 @@ TEST_CASE("rivers: the default planet drains, keeps its coast and its peaks", "[
   CHECK(after["land_draining_to_sea"].get<double>() >= 0.8);
   CHECK(after["mean_channel_depth_m"].get<double>() >=
         2.0 * before["mean_channel_depth_m"].get<double>());
+  // The channels follow a stream-power slope-area law (binned fit, drainage_metrics.h).
+  CHECK(after["slope_area_theta"].get<double>() >= 0.35);
+  CHECK(after["slope_area_theta"].get<double>() <= 0.65);
+  CHECK(after["slope_area_r2"].get<double>() >= 0.8);
   CHECK(d["former_sea_raised_over_100m"].get<uint64_t>() == 0);
   CHECK(d["final_max_m"].get<double>() <= d["initial_max_m"].get<double>());
   CHECK(d["coastline_moved"].get<double>() <= 0.01);
@@ -66,4 +71,43 @@ TEST_CASE("rivers: clouds, fluvial stage and droplets bit-identical at 1, 2 and 
   }
   CHECK(results[0] == results[1]);
   CHECK(results[0] == results[2]);
+}
+
+TEST_CASE("rivers: slope-area fit, binned and per vertex, against hand-computed cases",
+          "[rivers]") {
+  // S = 0.01 A^-0.5 exactly, A over three decades: both fits give theta 0.5 and R^2 1.
+  std::vector<double> x, y;
+  for (int i = 0; i < 3000; ++i) {
+    x.push_back(6.0 + 0.001 * i);
+    y.push_back(-2.0 - 0.5 * x.back());
+  }
+  SlopeAreaFit exact = slopeAreaFit(x, y);
+  CHECK(exact.theta == Approx(0.5).epsilon(1e-9));
+  CHECK(exact.r2 == Approx(1.0).epsilon(1e-9));
+  CHECK(exact.vertex_theta == Approx(0.5).epsilon(1e-9));
+  CHECK(exact.vertex_r2 == Approx(1.0).epsilon(1e-9));
+  CHECK(exact.bins == 30);
+
+  // Alternating scatter of +-e around the trend: within each bin it cancels, so the binned fit
+  // keeps theta 0.5 and R^2 ~1, while per vertex R^2 = var(trend) / (var(trend) + e^2), with
+  // var(trend) = 0.25 (range^2 / 12) for x uniform over a range of 3.
+  const double e = 0.3;
+  for (size_t i = 0; i < y.size(); ++i) y[i] += (i % 2 ? e : -e);
+  SlopeAreaFit noisy = slopeAreaFit(x, y);
+  CHECK(noisy.theta == Approx(0.5).margin(1e-3));
+  CHECK(noisy.r2 > 0.999);
+  const double trend = 0.25 * 9.0 / 12.0;
+  CHECK(noisy.vertex_r2 == Approx(trend / (trend + e * e)).epsilon(2e-3));
+
+  // Bins of fewer than kSlopeAreaMinBin vertices are left out of the binned fit.
+  // Here one vertex per bin: no bin counts, the per-vertex fit still does.
+  std::vector<double> sx, sy;
+  for (int i = 0; i < 25; ++i) {
+    sx.push_back(6.0 + kSlopeAreaBinDecades * (i + 0.5));
+    sy.push_back(-2.0 - 0.5 * sx.back());
+  }
+  SlopeAreaFit sparse = slopeAreaFit(sx, sy);
+  CHECK(sparse.bins == 0);
+  CHECK(sparse.theta == 0.0);
+  CHECK(sparse.vertex_theta == Approx(0.5).epsilon(1e-9));
 }
