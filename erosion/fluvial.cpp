@@ -238,6 +238,7 @@ void slide(Stage& s, std::vector<float>& h) {
 // params.iterations - skip steps of dt on input's mesh, in place on h.
 void runSteps(const FluvialInput& input, const FluvialParams& params, double dt, int steps,
               std::vector<float>& h, FluvialStats& stats) {
+  if (steps <= 0) return;
   const geodesy::SphereMesh& mesh = *input.mesh;
   Stage s{mesh, input, params, input.sea_level_m, dt, {}, {}, stats, {}, 0.0, 0.0};
   s.area_m2.resize(mesh.vertexCount());

@@ -135,15 +135,28 @@ void summariseLakes(const geodesy::SphereMesh& mesh, std::span<const float> h,
 
 }  // namespace
 
-FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
-                      double sea_level_m, const RoutingParams& params) {
+namespace {
+
+// The flood's part of routeFlow: order, water levels and lakes, no receivers.
+FlowRouting floodLakes(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
+                       double sea_level_m, Flood* f) {
   FlowRouting routing;
-  const size_t n = mesh.vertexCount();
-  const float sea = float(sea_level_m);
-  routing.order.reserve(n);
-  const Flood f = flood(mesh, elevation_m, sea, routing);
+  routing.order.reserve(mesh.vertexCount());
+  Flood local;
+  (f ? *f : local) = flood(mesh, elevation_m, float(sea_level_m), routing);
   routing.land_vertices = routing.order.size();
   summariseLakes(mesh, elevation_m, routing);
+  return routing;
+}
+
+}  // namespace
+
+FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
+                      double sea_level_m, const RoutingParams& params) {
+  const size_t n = mesh.vertexCount();
+  const float sea = float(sea_level_m);
+  Flood f;
+  FlowRouting routing = floodLakes(mesh, elevation_m, sea_level_m, &f);
 
   routing.receiver.resize(n);
   const auto& off = mesh.neighbour_offsets;
@@ -162,11 +175,10 @@ FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> el
             const double hv = elevation_m[v];
             for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
               const uint32_t m = nb[k];
-              if (f.rank[m] >= f.rank[v]) continue;
               const double hm = std::max(double(elevation_m[m]), double(sea));
+              if (hm >= hv || f.rank[m] >= f.rank[v]) continue;
               const glm::vec3 d = mesh.positions[v] - mesh.positions[m];
               const double slope = (hv - hm) / double(glm::length(d));
-              if (slope <= 0.0) continue;
               const double u =
                   geodesy::unitFromHash(geodesy::hash3(params.seed ^ kJitterStream, v, m));
               const double score = slope * (1.0 - jitter * u);
@@ -191,7 +203,7 @@ std::vector<double> accumulate(const FlowRouting& routing, std::span<const doubl
 
 double fillSmallDepressions(const geodesy::SphereMesh& mesh, std::span<float> elevation_m,
                             double sea_level_m, uint32_t max_vertices) {
-  const FlowRouting routing = routeFlow(mesh, elevation_m, sea_level_m);
+  const FlowRouting routing = floodLakes(mesh, elevation_m, sea_level_m, nullptr);
   double added = 0.0;
   for (uint32_t v : routing.order) {
     const uint32_t l = routing.lake_of[v];
