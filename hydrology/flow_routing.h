@@ -3,14 +3,16 @@
 // upstream, and the lakes of the closed depressions. Stands on geodesy alone and takes plain
 // per-vertex arrays, so erosion, export (rivers) and the metrics share one routing.
 //
-// Method: a priority-flood (Barnes, Lehman & Mulla 2014) from the coast over the land gives
-// every land vertex its water-surface level (the level a closed depression fills to before it
-// spills) and a visiting order in which every vertex comes after the vertex it can drain to.
-// A vertex drains by steepest descent (metric slopes, a small per-vertex hash perturbation so
-// channels do not follow the lattice's six directions) to a neighbour visited before it; a
-// vertex at the bottom of a depression, or on a flat, drains along the flood's path towards
-// the depression's spill point. Every depression is therefore crossed, as in the lake routing
-// of Cordonnier, Bovy & Braun 2019, and the filled part of each is reported as a lake.
+// Method: a priority-flood (Barnes, Lehman & Mulla 2014; rising slopes visited breadth-first
+// off the heap as in Zhou, Sun & Fu 2016) from the coast over the land gives every land vertex
+// its water-surface level (the level a closed depression fills to before it spills). A vertex
+// drains by steepest descent (metric slopes, a small per-vertex hash perturbation so channels
+// do not follow the lattice's six directions) to a lower neighbour whose water level is lower
+// (or equal and reached first by the flood), so no cycle can form; a vertex inside a lake or
+// on a flat drains along the flood's path towards the spill point. Every depression is
+// therefore crossed, as in the lake routing of Cordonnier, Bovy & Braun 2019, and the filled
+// part of each is reported as a lake. The order is then rebuilt breadth-first from the outlets
+// over the receivers (the stack order of Braun & Willett 2013).
 
 #include <cstdint>
 #include <limits>
@@ -57,8 +59,9 @@ struct FlowRouting {
 };
 
 // Routes the land (elevation_m >= sea_level_m) of mesh. elevation_m has one value per vertex.
-// Serial priority-flood (O(L log L) for L land vertices) then a parallel receiver choice in
-// the caller's oneTBB arena; the result is identical for any thread count.
+// Serial priority-flood (O(L log L) for L land vertices, fewer heap operations on rising land),
+// a parallel receiver choice in the caller's oneTBB arena, then a serial O(L) ordering; the
+// result is identical for any thread count.
 FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
                       double sea_level_m, const RoutingParams& params = {});
 
