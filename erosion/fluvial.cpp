@@ -256,61 +256,91 @@ void runSteps(const FluvialInput& input, const FluvialParams& params, double dt,
   stats = s.stats;
 }
 
-// A per-vertex field of `from` at every vertex of `to`, interpolated barycentrically; empty
-// stays empty. Parallel, identical for any thread count.
-std::vector<float> resample(const geodesy::SphereMesh& from, std::span<const float> values,
-                            const geodesy::SphereMesh& to) {
+// A per-vertex field of `from` at points located on it; empty stays empty. Parallel,
+// identical for any thread count.
+std::vector<float> interpolate(const geodesy::SphereMesh& from, std::span<const float> values,
+                               std::span<const geodesy::SurfacePoint> at) {
   if (values.empty()) return {};
-  std::vector<float> out(to.vertexCount());
-  tbb::parallel_for(
-      tbb::blocked_range<size_t>(0, out.size(), 2048), [&](const tbb::blocked_range<size_t>& r) {
-        uint32_t hint = 0;
-        for (size_t v = r.begin(); v != r.end(); ++v) {
-          const geodesy::SurfacePoint at = from.locateFrom(hint, to.positions[v]);
-          hint = at.face;
-          const uint32_t* c = &from.indices[3 * size_t(at.face)];
-          out[v] = at.bary.x * values[c[0]] + at.bary.y * values[c[1]] + at.bary.z * values[c[2]];
-        }
-      });
+  std::vector<float> out(at.size());
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, out.size(), 4096),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t v = r.begin(); v != r.end(); ++v) {
+                        const uint32_t* c = &from.indices[3 * size_t(at[v].face)];
+                        const glm::vec3& b = at[v].bary;
+                        out[v] = b.x * values[c[0]] + b.y * values[c[1]] + b.z * values[c[2]];
+                      }
+                    });
   return out;
 }
 
-// The coarse pass: the fields sampled onto an icosphere of params.coarse_frequency, most of the
-// steps run there, and the change it made interpolated back onto the land of input's mesh
-// (land stays land, nothing rises above the ceiling).
-void coarsePass(const FluvialInput& input, const FluvialParams& params, double dt, int steps,
-                std::vector<float>& h, FluvialStats& stats) {
+// Where every vertex of `to` lies on `from` (walks from the previous vertex's face).
+std::vector<geodesy::SurfacePoint> locateAll(const geodesy::SphereMesh& from,
+                                             const geodesy::SphereMesh& to) {
+  std::vector<geodesy::SurfacePoint> at(to.vertexCount());
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, at.size(), 2048),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      uint32_t hint = 0;
+                      for (size_t v = r.begin(); v != r.end(); ++v) {
+                        at[v] = from.locateFrom(hint, to.positions[v]);
+                        hint = at[v].face;
+                      }
+                    });
+  return at;
+}
+
+// The coarse pass: the fields sampled onto the coarse icosphere, most of the steps run there,
+// and the change it made interpolated back onto the land of input's mesh (land stays land,
+// nothing rises above the ceiling).
+void coarsePass(const FluvialInput& input, const FluvialCoarseGrid& grid,
+                const FluvialParams& params, double dt, int steps, std::vector<float>& h,
+                FluvialStats& stats) {
   const geodesy::SphereMesh& fine = *input.mesh;
-  const geodesy::SphereMesh coarse = geodesy::buildIcosphere(params.coarse_frequency);
-  const std::vector<float> h0 = resample(fine, h, coarse);
-  const std::vector<float> rain = resample(fine, input.rainfall, coarse);
-  const std::vector<float> erodibility = resample(fine, input.erodibility, coarse);
-  const std::vector<float> uplift = resample(fine, input.uplift, coarse);
-  const std::vector<float> ceiling = resample(fine, input.ceiling_m, coarse);
+  const geodesy::SphereMesh& coarse = grid.mesh;
+  const std::vector<float> h0 = interpolate(fine, h, grid.on_fine);
+  const std::vector<float> rain = interpolate(fine, input.rainfall, grid.on_fine);
+  const std::vector<float> erodibility = interpolate(fine, input.erodibility, grid.on_fine);
+  const std::vector<float> uplift = interpolate(fine, input.uplift, grid.on_fine);
+  const std::vector<float> ceiling = interpolate(fine, input.ceiling_m, grid.on_fine);
   FluvialInput c = input;
   c.mesh = &coarse;
   c.rainfall = rain;
   c.erodibility = erodibility;
   c.uplift = uplift;
   c.ceiling_m = ceiling;
+  c.coarse = nullptr;
   std::vector<float> hc = h0;
   runSteps(c, params, dt, steps, hc, stats);
   std::vector<float> delta(hc.size());
   for (size_t v = 0; v < hc.size(); ++v) delta[v] = hc[v] - h0[v];
-  const std::vector<float> change = resample(coarse, delta, fine);
+  // Back onto the fine mesh, located on the fly: a table of it would cost 16 bytes per fine
+  // vertex for the whole run.
   const float sea = float(input.sea_level_m);
-  for (size_t v = 0; v < h.size(); ++v) {
-    if (h[v] < sea) continue;
-    float next = std::max(h[v] + change[v], sea);
-    if (!input.ceiling_m.empty()) next = std::min(next, std::max(h[v], input.ceiling_m[v]));
-    h[v] = next;
-  }
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, h.size(), 2048), [&](const tbb::blocked_range<size_t>& r) {
+        uint32_t hint = 0;
+        for (size_t v = r.begin(); v != r.end(); ++v) {
+          if (h[v] < sea) continue;
+          const geodesy::SurfacePoint at = coarse.locateFrom(hint, fine.positions[v]);
+          hint = at.face;
+          const uint32_t* k = &coarse.indices[3 * size_t(at.face)];
+          const float change =
+              at.bary.x * delta[k[0]] + at.bary.y * delta[k[1]] + at.bary.z * delta[k[2]];
+          float next = std::max(h[v] + change, sea);
+          if (!input.ceiling_m.empty()) next = std::min(next, std::max(h[v], input.ceiling_m[v]));
+          h[v] = next;
+        }
+      });
   // Interpolating a coarse valley onto the finer lattice leaves closed hollows smaller than a
   // coarse cell; they are not lakes of the landscape, so they are filled to their spill level.
-  const double ratio = double(fine.frequency) / double(params.coarse_frequency);
+  const double ratio = double(fine.frequency) / double(coarse.frequency);
   const auto hollow = uint32_t(std::ceil(ratio * ratio));
   const double filled = hydrology::fillSmallDepressions(fine, h, input.sea_level_m, hollow + 1);
   stats.hollows_filled_m3 += filled * input.radius_m * input.radius_m;
+}
+
+bool runsCoarse(const geodesy::SphereMesh& mesh, const FluvialParams& params) {
+  return params.coarse_frequency > 0 && params.coarse_frequency < mesh.frequency &&
+         params.fine_iterations < params.iterations;
 }
 
 }  // namespace
@@ -318,6 +348,14 @@ void coarsePass(const FluvialInput& input, const FluvialParams& params, double d
 double sedimentBalanceError(const FluvialStats& s) {
   const double settled = s.deposited_m3 + s.deposited_sea_m3 + s.exported_m3;
   return s.incised_m3 > 0.0 ? std::abs(s.incised_m3 - settled) / s.incised_m3 : 0.0;
+}
+
+FluvialCoarseGrid fluvialCoarseGrid(const geodesy::SphereMesh& fine, const FluvialParams& params) {
+  FluvialCoarseGrid grid;
+  if (!runsCoarse(fine, params)) return grid;
+  grid.mesh = geodesy::buildIcosphere(params.coarse_frequency);
+  grid.on_fine = locateAll(fine, grid.mesh);
+  return grid;
 }
 
 FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params,
@@ -328,10 +366,12 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   FluvialStats stats;
   std::vector<float> h(elevation_m.begin(), elevation_m.end());
   int fine_steps = steps;
-  if (params.coarse_frequency > 0 && params.coarse_frequency < mesh.frequency &&
-      params.fine_iterations < steps) {
+  if (runsCoarse(mesh, params)) {
     fine_steps = std::max(0, params.fine_iterations);
-    coarsePass(input, params, dt, steps - fine_steps, h, stats);
+    FluvialCoarseGrid own;
+    const bool reuse = input.coarse && input.coarse->mesh.frequency == params.coarse_frequency;
+    if (!reuse) own = fluvialCoarseGrid(mesh, params);
+    coarsePass(input, reuse ? *input.coarse : own, params, dt, steps - fine_steps, h, stats);
   }
   runSteps(input, params, dt, fine_steps, h, stats);
   for (size_t v = 0; v < h.size(); ++v) {

@@ -53,6 +53,16 @@ struct FluvialParams {
   double lake_evaporation = 0.5;
 };
 
+// The coarse icosphere of the coarse-to-fine scheme and where each of its vertices lies on
+// the fine mesh: built once per mesh and frequency, shared by the calls of one run (the
+// pipeline's weather epochs).
+struct FluvialCoarseGrid {
+  geodesy::SphereMesh mesh;
+  std::vector<geodesy::SurfacePoint> on_fine;  // per coarse vertex
+};
+// Empty (mesh without vertices) when params would run every step on `fine`.
+FluvialCoarseGrid fluvialCoarseGrid(const geodesy::SphereMesh& fine, const FluvialParams& params);
+
 struct FluvialInput {
   const geodesy::SphereMesh* mesh = nullptr;
   double radius_m = 6371000.0;
@@ -64,6 +74,8 @@ struct FluvialInput {
   // talus rule may still lift a low vertex above it, never above the highest ceiling.
   std::span<const float> ceiling_m;
   uint64_t seed = 0;  // receiver jitter
+  // fluvialCoarseGrid(*mesh, params), to reuse; null: erodeFluvial builds it when needed.
+  const FluvialCoarseGrid* coarse = nullptr;
 };
 
 struct FluvialStats {

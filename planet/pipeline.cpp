@@ -156,6 +156,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
   }
   std::vector<float> uplift;
   erosion::FluvialInput river;
+  erosion::FluvialCoarseGrid coarse_grid;  // built once, shared by the epochs
   if (fluvial) {
     timer.start("fluvial");
     // An imported heightmap has no mountain belts: uniform uplift.
@@ -172,6 +173,8 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     river.uplift = uplift;
     river.ceiling_m = planet.initial_elevation_m;
     river.seed = config.planet.seed;
+    coarse_grid = erosion::fluvialCoarseGrid(*planet.mesh, config.fluvial);
+    river.coarse = &coarse_grid;
     timer.start("erosion");
   }
   std::unique_ptr<erosion::ErosionWorkspace> workspace;
