@@ -22,7 +22,9 @@
 #include "planet/drainage_report.h"
 #include "planet/hardness.h"
 #include "planet/latitude_bands.h"
+#include "planet/masks_output.h"
 #include "planet/ocean.h"
+#include "planet/rivers_output.h"
 #include "planet/signals.h"
 #include "planet/terrain.h"
 #include "weather/rainfall.h"
@@ -518,6 +520,27 @@ void writePlanet(const PlanetState& planet, const Config& config,
       *planet.mesh, planet.elevation_m, planet.sea_level_m, moistureOf(planet, config));
   surface.biome = biomes;
   if (config.output.color == "biome") surface.land_colour = planet_export::LandColour::kBiome;
+  hydrology::RiverNetwork rivers;
+  planet_export::WaterGeometry water;
+  std::vector<MaskLayer> masks;
+  if (config.rivers.enabled || config.output.masks || config.output.mask_attributes) {
+    on_stage("rivers");
+    timer.start("rivers");
+    rivers = riversOf(planet, config);
+    if (config.rivers.enabled) {
+      water = waterGeometryOf(rivers);
+      surface.water = &water;
+      out.stage("rivers.geojson", riversGeoJson(rivers, planet));
+    }
+    if (config.output.masks || config.output.mask_attributes)
+      masks = maskLayers(planet, config, rivers, biomes);
+    if (config.output.mask_attributes) {
+      for (const MaskLayer& m : masks)
+        if (!m.attribute.empty()) surface.attributes.push_back({m.attribute, m.values});
+    }
+    if (config.output.masks) writeMasks(masks, surface, config.output.map_width, out);
+    timer.start("export");
+  }
   if (config.output.glb) {
     const planet_export::GlbOptions options = glbOptions(config.output);
     const auto lods = planet_export::buildLodLevels(surface, config.output.lods);
@@ -542,6 +565,7 @@ void writePlanet(const PlanetState& planet, const Config& config,
   timer.stop();
   // summary.json goes last so it can report the export time; it is staged like the rest.
   Json summary = summaryJson(planet, config, timer, threads);
+  if (config.rivers.enabled) summary["rivers"] = riversSummary(rivers, planet, config);
   summary["files"] = out.names();  // this run's files; the commit drops any earlier run's others
   summary["files"].push_back("summary.json");
   out.stage("summary.json", summary.dump(2) + "\n");

@@ -17,7 +17,9 @@
 #include "export/mesh_export.h"
 #include "export/meshopt_codec.h"
 #include "export/viewer_server.h"
+#include "export/water_geometry.h"
 #include "geodesy/sphere_mesh.h"
+#include "hydrology/rivers.h"
 
 int main(int argc, char** argv) {
   using namespace planet_export;
@@ -53,8 +55,36 @@ int main(int argc, char** argv) {
   surface.radius_m = 6371000.0;
   surface.sea_level_m = 0.0;
   surface.attributes = {{"_RAINFALL", rainfall}, {"_EROSION", erosion}};
-  surface.extras_json = R"({"seed": 1, "frequency": 48})";
+  surface.extras_json =
+      R"({"seed": 1, "frequency": 48, "radius_m": 6371000.0, "sea_level_m": 0.0})";
   surface.biome = biome;
+  // Rivers and lakes (issue 19) from uniform runoff on this relief.
+  const hydrology::FlowRouting routing = hydrology::routeFlow(mesh, elevation, 0.0);
+  std::vector<double> runoff(mesh.vertexCount(), 0.0);
+  for (uint32_t v : routing.order) runoff[v] = 1.0;
+  hydrology::RiverInput river_input;
+  river_input.mesh = &mesh;
+  river_input.radius_m = surface.radius_m;
+  river_input.elevation_m = elevation;
+  river_input.routing = &routing;
+  river_input.runoff_m3_s = runoff;
+  hydrology::RiverParams river_params;
+  river_params.min_discharge_m3_s = 8.0;
+  const hydrology::RiverNetwork network = hydrology::extractRivers(river_input, river_params);
+  WaterGeometry water;
+  for (const hydrology::River& r : network.rivers) {
+    WaterLine line;
+    for (const hydrology::RiverPoint& p : r.points) {
+      line.position_m.push_back(p.position_m);
+      line.discharge_m3_s.push_back(float(p.discharge_m3_s));
+      line.width_m.push_back(float(p.width_m));
+    }
+    water.rivers.push_back(std::move(line));
+  }
+  for (const hydrology::LakeShape& l : network.lakes)
+    water.lakes.push_back({l.surface_m, l.surface_indices});
+  surface.water = &water;
+  std::printf("rivers %zu lakes %zu\n", water.rivers.size(), water.lakes.size());
   // Quantized as [export] writes it by default, and compressed when meshoptimizer is there, so
   // the viewer's three.js decodes both.
   writeGlb(out / "planet.glb", surface,
