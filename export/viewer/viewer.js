@@ -286,7 +286,9 @@ new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).load(
     state.land = gltf.scene.getObjectByName('Land');
     state.ocean = gltf.scene.getObjectByName('Ocean');
     if (!state.land) throw new Error(`${modelUrl} has no node named Land`);
-    state.legend = state.land.userData.biome_legend || null;
+    // Land's extras hold the legend as JSON text (assimp 5.2 aborts on nested extras).
+    const legend = state.land.userData.biome_legend;
+    state.legend = typeof legend === 'string' ? JSON.parse(legend) : legend || null;
 
     const lod0 = state.land.getObjectByName('Land_LOD0');
     state.levels = [lod0 || state.land];
@@ -324,7 +326,7 @@ new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).load(
     });
     $('outlines').addEventListener('change', (e) => setOutlines(e.target.checked));
     // Issue 19: rivers and lakes, vertical exaggeration, hover readout (water.js).
-    const planet = gltf.scene.getObjectByName('Planet') || gltf.scene;
+    const planet = state.land.parent;  // the Planet node (the glTF scene is also named Planet)
     const water = waterNodes(gltf.scene);
     $('water').disabled = water.length === 0;
     $('water').addEventListener('change', (e) => {
