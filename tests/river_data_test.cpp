@@ -529,14 +529,14 @@ TEST_CASE("rivers: picture of a river network on a continent", "[.picture]") {
       for (int s = 0; s <= steps; ++s) dot(a + (b - a) * (double(s) / steps), radius, river);
     }
   }
-  // Crop: 1400 x 900 pixels around the mouth of the longest river.
+  // Crop: 1000 x 640 pixels around the middle of the longest river.
   const hydrology::River* longest = &net.rivers[0];
   for (const auto& r : net.rivers)
     if (r.length_m > longest->length_m) longest = &r;
   const glm::dvec2 centre = pixel(longest->points[longest->points.size() / 2].lon_deg,
                                   longest->points[longest->points.size() / 2].lat_deg);
   const planet_export::RgbImage crop =
-      planet_export::cropWrapped(image, int(centre.x) - 700, int(centre.y) - 450, 1400, 900);
+      planet_export::cropWrapped(image, int(centre.x) - 500, int(centre.y) - 320, 1000, 640);
   const fs::path dir = fs::path(PLANETGEN_BINARY_DIR) / "river_data";
   fs::create_directories(dir);
   std::ofstream(dir / "rivers_default.png", std::ios::binary) << planet_export::encodePngRgb8(crop);

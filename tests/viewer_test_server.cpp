@@ -1,7 +1,7 @@
 // Test driver for the browser test of the web viewer (tests/viewer/viewer_test.mjs): writes a
-// small synthetic planet.glb (relief, rainfall, erosion, biomes; chunks with skirts; two
-// MSFT_lod levels) into OUT_DIR, then serves it with the viewer through serveViewer and prints
-// "serving URL" on stdout. Stops when stdin reaches end of file (its parent went away).
+// small synthetic planet.glb (relief, rainfall, erosion, biomes, rivers and lakes; chunks with
+// skirts; two MSFT_lod levels) into OUT_DIR, then serves it with the viewer through serveViewer and
+// prints "serving URL" on stdout. Stops when stdin reaches end of file (its parent went away).
 //
 // usage: viewer_test_server OUT_DIR [VIEWER_DIR]
 
@@ -20,6 +20,7 @@
 #include "export/water_geometry.h"
 #include "geodesy/sphere_mesh.h"
 #include "hydrology/rivers.h"
+#include "planet/rivers_output.h"
 
 int main(int argc, char** argv) {
   using namespace planet_export;
@@ -71,18 +72,7 @@ int main(int argc, char** argv) {
   hydrology::RiverParams river_params;
   river_params.min_discharge_m3_s = 8.0;
   const hydrology::RiverNetwork network = hydrology::extractRivers(river_input, river_params);
-  WaterGeometry water;
-  for (const hydrology::River& r : network.rivers) {
-    WaterLine line;
-    for (const hydrology::RiverPoint& p : r.points) {
-      line.position_m.push_back(p.position_m);
-      line.discharge_m3_s.push_back(float(p.discharge_m3_s));
-      line.width_m.push_back(float(p.width_m));
-    }
-    water.rivers.push_back(std::move(line));
-  }
-  for (const hydrology::LakeShape& l : network.lakes)
-    water.lakes.push_back({l.surface_m, l.surface_indices});
+  const WaterGeometry water = planet::waterGeometryOf(network);
   surface.water = &water;
   std::printf("rivers %zu lakes %zu\n", water.rivers.size(), water.lakes.size());
   // Quantized as [export] writes it by default, and compressed when meshoptimizer is there, so
