@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include <stb_image.h>
+#include <tbb/task_arena.h>
 #include <tiny_gltf.h>
 #include <glm/geometric.hpp>
 #include <glm/vec2.hpp>
@@ -470,6 +471,17 @@ TEST_CASE("rivers: earthlike with cloud rain has 2x the river length in its wett
   CHECK(q.wettest > 0.0);
   CHECK(q.driest > 0.0);
   CHECK(q.wettest >= 2.0 * q.driest);
+}
+
+TEST_CASE("rivers: the same rivers.geojson at 1, 2 and 4 threads", "[river_data]") {
+  const Fixture& f = defaultPlanet();
+  std::vector<std::string> texts;
+  for (int threads : {1, 2, 4}) {
+    tbb::task_arena arena(threads);
+    arena.execute([&] { texts.push_back(riversGeoJson(riversOf(f.planet, f.config), f.planet)); });
+  }
+  CHECK(texts[0] == texts[1]);
+  CHECK(texts[0] == texts[2]);
 }
 
 TEST_CASE("rivers: config keys are validated", "[river_data]") {
