@@ -22,6 +22,7 @@
 #include "export/glb_builder.h"
 #include "export/glb_encoding.h"
 #include "export/glb_groups.h"
+#include "export/glb_water.h"
 #include "export/mesh_export.h"
 #include "export/meshopt_codec.h"
 
@@ -178,6 +179,10 @@ class GltfDocument {
       node(0)["scale"] = {s, s, s};
     }
 
+    Json all_materials = materials();
+    if (surface.water) {
+      addWaterNodes(glb_, *surface.water, kOceanMaterial, nodes_, meshes_, all_materials);
+    }
     Json gltf = Json::object();
     gltf["asset"] = {{"version", "2.0"}, {"generator", "planetgen"}};
     Json used = Json::array(), required = Json::array();
@@ -196,7 +201,7 @@ class GltfDocument {
     gltf["scenes"] = Json::array({Json{{"name", "Planet"}, {"nodes", Json::array({0})}}});
     gltf["nodes"] = std::move(nodes_);
     gltf["meshes"] = std::move(meshes_);
-    gltf["materials"] = materials();
+    gltf["materials"] = std::move(all_materials);
     glb_.write(path, std::move(gltf));
   }
 

@@ -12,6 +12,8 @@
 
 namespace planet_export {
 
+struct WaterGeometry;  // water_geometry.h
+
 // A float per land vertex, written as the custom glTF attribute `name` (e.g. "_ELEVATION").
 // Contract: name starts with '_' (glTF's rule for application-specific attributes), is not
 // "_ELEVATION" or "_BIOME", is unique in PlanetSurface::attributes, and values has one finite value
@@ -45,6 +47,8 @@ struct PlanetSurface {
   std::span<const uint8_t> biome;
   // kBiome requires biome.
   LandColour land_colour = LandColour::kTerrain;
+  // Rivers and lakes: planet.glb gets "Rivers" and "Lakes" nodes (glb_water.h) when set.
+  const WaterGeometry* water = nullptr;
 };
 
 }  // namespace planet_export

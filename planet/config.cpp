@@ -196,7 +196,15 @@ const std::vector<KeySpec>& schema() {
       realKey("weather", "terrain_deflection", FIELD(weather.terrain_deflection), 0, 1),
       realKey("weather", "velocity_relaxation", FIELD(weather.velocity_relaxation), 0, 1, true),
 
+      boolKey("rivers", "enabled", FIELD(rivers.enabled)),
+      realKey("rivers", "min_drainage_cells", FIELD(rivers.min_drainage_cells), 0, 1e9, true),
+      realKey("rivers", "runoff_mm_per_yr", FIELD(rivers.runoff_mm_per_yr), 0, 1e5, true),
+      realKey("rivers", "width_coefficient", FIELD(rivers.width_coefficient), 0, 1000, true),
+      intKey("rivers", "subdivisions", FIELD(rivers.subdivisions), 1, 32),
+
       boolKey("export", "glb", FIELD(output.glb)),
+      boolKey("export", "masks", FIELD(output.masks)),
+      boolKey("export", "mask_attributes", FIELD(output.mask_attributes)),
       boolKey("export", "obj", FIELD(output.obj)),
       boolKey("export", "maps", FIELD(output.maps)),
       intKey("export", "map_width", FIELD(output.map_width), 16, 16384),

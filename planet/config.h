@@ -43,12 +43,28 @@ struct OutputParams {
   bool tangents = false;           // TANGENT for normals.png on TEXCOORD_0
   std::string units = "m";         // file unit: "m" or "km" (Planet node scale)
   std::string collision = "none";  // collision meshes: "none", "godot" (-colonly), "unreal" (UCX_)
+  // Issue 19 (planet/masks_output.h): 16-bit texturing masks and climate maps + masks.json;
+  // the same fields as glb attributes (_FLOW, _WATER, _TEMPERATURE).
+  bool masks = true;
+  bool mask_attributes = false;
 };
 
 struct CompareParams {
   int globe_size_px = 512;
   int globe_views = 3;          // viewpoints spread evenly in longitude
   double globe_lat_deg = 25.0;  // latitude of every viewpoint
+};
+
+// [rivers]: rivers.geojson and planet.glb's Rivers and Lakes nodes (planet/rivers_output.h).
+struct RiverConfig {
+  bool enabled = true;
+  // Rivers are left out below this rain-weighted drainage area, in mean vertex areas.
+  double min_drainage_cells = 50.0;
+  // Mean runoff of the land (rain minus evapotranspiration); discharge is the rain-weighted
+  // drainage area times this. Earth's continents: about 300 mm/yr.
+  double runoff_mm_per_yr = 300.0;
+  double width_coefficient = 4.0;  // width_m = width_coefficient * discharge_m3_s^0.5
+  int subdivisions = 4;            // points per mesh edge after smoothing (1 = none)
 };
 
 struct LimitParams {
@@ -64,6 +80,7 @@ struct Config {
   weather::WeatherParams weather;
   OutputParams output;
   CompareParams compare;
+  RiverConfig rivers;
   LimitParams limits;
   // Not a config key: `--heightmap FILE.png` replaces the noise terrain with this image.
   std::string heightmap_file;

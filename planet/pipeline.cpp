@@ -22,7 +22,9 @@
 #include "planet/drainage_report.h"
 #include "planet/hardness.h"
 #include "planet/latitude_bands.h"
+#include "planet/masks_output.h"
 #include "planet/ocean.h"
+#include "planet/rivers_output.h"
 #include "planet/signals.h"
 #include "planet/terrain.h"
 #include "weather/rainfall.h"
@@ -521,6 +523,32 @@ void writePlanet(const PlanetState& planet, const Config& config,
       *planet.mesh, planet.elevation_m, planet.sea_level_m, moistureOf(planet, config));
   surface.biome = biomes;
   if (config.output.color == "biome") surface.land_colour = planet_export::LandColour::kBiome;
+  // Rivers and masks (issue 19): the network is dropped once its files are staged; only the
+  // glb's water geometry (and the mask attributes, when asked for) stay for the writers.
+  planet_export::WaterGeometry water;
+  std::vector<MaskLayer> masks;
+  Json rivers_summary;
+  if (config.rivers.enabled || config.output.masks || config.output.mask_attributes) {
+    on_stage("rivers");
+    timer.start("rivers");
+    const hydrology::RiverNetwork rivers = riversOf(planet, config);
+    if (config.rivers.enabled) {
+      water = waterGeometryOf(rivers);
+      surface.water = &water;
+      out.stage("rivers.geojson", riversGeoJson(rivers, planet));
+      rivers_summary = riversSummary(rivers, planet, config);
+    }
+    if (config.output.masks || config.output.mask_attributes)
+      masks = maskLayers(planet, config, rivers, biomes);
+    if (config.output.masks) writeMasks(masks, surface, config.output.map_width, out);
+    if (config.output.mask_attributes) {
+      for (const MaskLayer& m : masks)
+        if (!m.attribute.empty()) surface.attributes.push_back({m.attribute, m.values});
+    } else {
+      masks = {};
+    }
+    timer.start("export");
+  }
   if (config.output.glb) {
     const planet_export::GlbOptions options = glbOptions(config.output);
     const auto lods = planet_export::buildLodLevels(surface, config.output.lods);
@@ -545,6 +573,7 @@ void writePlanet(const PlanetState& planet, const Config& config,
   timer.stop();
   // summary.json goes last so it can report the export time; it is staged like the rest.
   Json summary = summaryJson(planet, config, timer, threads);
+  if (!rivers_summary.is_null()) summary["rivers"] = std::move(rivers_summary);
   summary["files"] = out.names();  // this run's files; the commit drops any earlier run's others
   summary["files"].push_back("summary.json");
   out.stage("summary.json", summary.dump(2) + "\n");

@@ -1,7 +1,7 @@
 // Test driver for the browser test of the web viewer (tests/viewer/viewer_test.mjs): writes a
-// small synthetic planet.glb (relief, rainfall, erosion, biomes; chunks with skirts; two
-// MSFT_lod levels) into OUT_DIR, then serves it with the viewer through serveViewer and prints
-// "serving URL" on stdout. Stops when stdin reaches end of file (its parent went away).
+// small synthetic planet.glb (relief, rainfall, erosion, biomes, rivers and lakes; chunks with
+// skirts; two MSFT_lod levels) into OUT_DIR, then serves it with the viewer through serveViewer and
+// prints "serving URL" on stdout. Stops when stdin reaches end of file (its parent went away).
 //
 // usage: viewer_test_server OUT_DIR [VIEWER_DIR]
 
@@ -17,7 +17,10 @@
 #include "export/mesh_export.h"
 #include "export/meshopt_codec.h"
 #include "export/viewer_server.h"
+#include "export/water_geometry.h"
 #include "geodesy/sphere_mesh.h"
+#include "hydrology/rivers.h"
+#include "planet/rivers_output.h"
 
 int main(int argc, char** argv) {
   using namespace planet_export;
@@ -53,8 +56,25 @@ int main(int argc, char** argv) {
   surface.radius_m = 6371000.0;
   surface.sea_level_m = 0.0;
   surface.attributes = {{"_RAINFALL", rainfall}, {"_EROSION", erosion}};
-  surface.extras_json = R"({"seed": 1, "frequency": 48})";
+  surface.extras_json =
+      R"({"seed": 1, "frequency": 48, "radius_m": 6371000.0, "sea_level_m": 0.0})";
   surface.biome = biome;
+  // Rivers and lakes (issue 19) from uniform runoff on this relief.
+  const hydrology::FlowRouting routing = hydrology::routeFlow(mesh, elevation, 0.0);
+  std::vector<double> runoff(mesh.vertexCount(), 0.0);
+  for (uint32_t v : routing.order) runoff[v] = 1.0;
+  hydrology::RiverInput river_input;
+  river_input.mesh = &mesh;
+  river_input.radius_m = surface.radius_m;
+  river_input.elevation_m = elevation;
+  river_input.routing = &routing;
+  river_input.runoff_m3_s = runoff;
+  hydrology::RiverParams river_params;
+  river_params.min_discharge_m3_s = 8.0;
+  const hydrology::RiverNetwork network = hydrology::extractRivers(river_input, river_params);
+  const WaterGeometry water = planet::waterGeometryOf(network);
+  surface.water = &water;
+  std::printf("rivers %zu lakes %zu\n", water.rivers.size(), water.lakes.size());
   // Quantized as [export] writes it by default, and compressed when meshoptimizer is there, so
   // the viewer's three.js decodes both.
   writeGlb(out / "planet.glb", surface,

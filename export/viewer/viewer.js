@@ -13,6 +13,7 @@ import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
+import { formatReadout, readoutAt, setExaggeration, waterNodes } from './water.js';
 
 const $ = (id) => document.getElementById(id);
 const statusBox = $('status');
@@ -188,8 +189,9 @@ function showLegend(layer) {
   } else if (layer !== 'tint' && state.ranges[layer]) {
     const r = state.ranges[layer];
     const ends = layer === 'erosion' ? [-r.magnitude, r.magnitude] : [layer === 'rainfall' ? 0 : r.lo, r.hi];
-    row(RAMPS[layer][0], `${ends[0].toPrecision(3)}`);
-    row(RAMPS[layer][RAMPS[layer].length - 1], `${ends[1].toPrecision(3)}`);
+    const unit = { elevation: ' m', rainfall: ' drops/sr', erosion: ' m' }[layer] || '';
+    row(RAMPS[layer][0], `${ends[0].toPrecision(3)}${unit}`);
+    row(RAMPS[layer][RAMPS[layer].length - 1], `${ends[1].toPrecision(3)}${unit}`);
   }
 }
 
@@ -284,7 +286,9 @@ new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).load(
     state.land = gltf.scene.getObjectByName('Land');
     state.ocean = gltf.scene.getObjectByName('Ocean');
     if (!state.land) throw new Error(`${modelUrl} has no node named Land`);
-    state.legend = state.land.userData.biome_legend || null;
+    // Land's extras hold the legend as JSON text (assimp 5.2 aborts on nested extras).
+    const legend = state.land.userData.biome_legend;
+    state.legend = typeof legend === 'string' ? JSON.parse(legend) : legend || null;
 
     const lod0 = state.land.getObjectByName('Land_LOD0');
     state.levels = [lod0 || state.land];
@@ -321,6 +325,33 @@ new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).load(
       render();
     });
     $('outlines').addEventListener('change', (e) => setOutlines(e.target.checked));
+    // Issue 19: rivers and lakes, vertical exaggeration, hover readout (water.js).
+    const planet = state.land.parent;  // the Planet node (the glTF scene is also named Planet)
+    const water = waterNodes(gltf.scene);
+    $('water').disabled = water.length === 0;
+    $('water').addEventListener('change', (e) => {
+      for (const node of water) node.visible = e.target.checked;
+      render();
+    });
+    $('exaggeration').addEventListener('input', (e) => {
+      setExaggeration(planet, Number(e.target.value));
+      $('exaggeration_value').textContent = `${e.target.value}×`;
+      render();
+      document.body.dataset.exaggeration = e.target.value;
+    });
+    const raycaster = new THREE.Raycaster();
+    const pointer = new THREE.Vector2();
+    renderer.domElement.addEventListener('pointermove', (e) => {
+      const rect = renderer.domElement.getBoundingClientRect();
+      pointer.set(((e.clientX - rect.left) / rect.width) * 2 - 1,
+                  -((e.clientY - rect.top) / rect.height) * 2 + 1);
+      raycaster.setFromCamera(pointer, camera);
+      const level = state.levels.find((l) => l && l.visible) || state.levels[0];
+      const meshes = landMeshes(level).filter((m) => m.userData.primitive === 0);
+      const r = readoutAt(planet, meshes, raycaster, state.legend);
+      $('readout').textContent = formatReadout(r);
+      document.body.dataset.hover = r ? JSON.stringify(r) : '';
+    });
     $('lod').addEventListener('change', (e) => showLevel(Number(e.target.value)).catch(fail));
 
     setSun(Number($('sun').value));

@@ -133,6 +133,45 @@ try {
   check(changedFraction(tint, night) > 0.05, 'moving the sun changes the lighting');
   await page.locator('#sun').fill('40');
 
+  // Issue 19: rivers and lakes toggle, vertical exaggeration, hover readout.
+  check(!(await page.locator('#water').isDisabled()), 'the planet has rivers and lakes to show');
+  await page.locator('#water').uncheck();
+  const dry = await canvasStats();
+  await page.screenshot({ path: path.join(outDir, 'viewer_no_water.png') });
+  const waterChanged = changedFraction(tint, dry);
+  console.log(`rivers and lakes off: ${(100 * waterChanged).toFixed(2)}% of sampled pixels changed`);
+  check(waterChanged > 0.001, 'hiding rivers and lakes changes the pixels');
+  await page.locator('#water').check();
+  check(changedFraction(tint, await canvasStats()) < 0.01, 'showing them again restores the picture');
+
+  await page.locator('#exaggeration').fill('30');
+  await page.waitForFunction(() => document.body.dataset.exaggeration === '30');
+  await page.screenshot({ path: path.join(outDir, 'viewer_exaggerated.png') });
+  const exaggerated = changedFraction(tint, await canvasStats());
+  console.log(`exaggeration 30x: ${(100 * exaggerated).toFixed(2)}% of sampled pixels changed`);
+  check(exaggerated > 0.01, 'vertical exaggeration 30x changes the picture');
+  await page.locator('#exaggeration').fill('1');
+  await page.waitForFunction(() => document.body.dataset.exaggeration === '1');
+
+  // Hover over the middle of the view: the readout's elevation against the relief formula of
+  // viewer_test_server.cpp at the readout's latitude and longitude. Tolerance 250 m: the f = 48
+  // mesh interpolates the formula linearly over triangles about 160 km wide (the ridge term
+  // changes by up to ~600 m per edge and has kinks).
+  const box = await page.locator('#view canvas').boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.waitForFunction(() => (document.body.dataset.hover || '') !== '');
+  const hover = JSON.parse(await page.evaluate(() => document.body.dataset.hover));
+  const lat = hover.lat * Math.PI / 180, lon = hover.lon * Math.PI / 180;
+  const [x, y, z] = [Math.cos(lat) * Math.cos(lon), Math.sin(lat), -Math.cos(lat) * Math.sin(lon)];
+  const continents = Math.sin(2.1 * x + 0.4) * Math.cos(1.7 * z - 0.3) + 0.6 * Math.sin(3.3 * y + 1.1 * x);
+  const ridges = Math.abs(Math.sin(9.0 * x + 5.0 * y) * Math.cos(7.0 * z));
+  const expected = 3500 * continents + 2500 * ridges * Math.max(0, continents) - 1200;
+  console.log(`hover: ${JSON.stringify(hover)}; formula ${expected.toFixed(0)} m`);
+  check(Math.abs(hover.elevation_m - expected) <= 250,
+        `hover readout elevation ${hover.elevation_m.toFixed(0)} m within 250 m of ${expected.toFixed(0)} m`);
+  check(Number.isFinite(hover.temperature_c) && typeof hover.biome === 'string', 'the readout has temperature and biome');
+  check((await page.locator('#readout').textContent()).includes('elevation'), 'the readout is shown');
+
   await page.locator('#ocean').uncheck();
   await page.locator('#outlines').check();
   await page.screenshot({ path: path.join(outDir, 'viewer_outlines.png') });

@@ -1,0 +1,103 @@
+// Rivers and lakes, vertical exaggeration and the hover readout of the planetgen viewer
+// (issue 19). Kept apart from viewer.js, which wires these into its controls.
+//
+// Frame: the Planet node's frame is planet-centred metres, +Y north, longitude 0 at +X and
+// east toward -Z (geodesy/sphere_mesh.h); its extras carry radius_m and sea_level_m.
+
+import * as THREE from 'three';
+
+// The Rivers and Lakes nodes (absent in files written without rivers).
+export function waterNodes(scene) {
+  return ['Rivers', 'Lakes'].map((name) => scene.getObjectByName(name)).filter(Boolean);
+}
+
+// Matrix from an object's local frame to the Planet node's frame.
+function toPlanet(planet, object) {
+  planet.updateWorldMatrix(true, true);
+  return new THREE.Matrix4().copy(planet.matrixWorld).invert().multiply(object.matrixWorld);
+}
+
+// Heights above the sea scaled by k about the sea-level sphere, for every mesh and line under
+// planet (land of every loaded level, ocean, rivers, lakes). The original positions are kept,
+// so any k can be set again; k = 1 restores the file's geometry.
+export function setExaggeration(planet, k) {
+  const extras = planet.userData || {};
+  const sea = (extras.radius_m || 0) + (extras.sea_level_m || 0);
+  const p = new THREE.Vector3();
+  planet.traverse((object) => {
+    if (!object.geometry || !object.geometry.getAttribute('position')) return;
+    const geometry = object.geometry;
+    const position = geometry.getAttribute('position');
+    const base = (geometry.userData.basePositions ||= position.array.slice());
+    const m = toPlanet(planet, object);
+    const inverse = m.clone().invert();
+    const out = position.array;
+    for (let i = 0; i < position.count; ++i) {
+      p.fromArray(base, 3 * i).applyMatrix4(m);
+      const r = p.length();
+      if (r > 0 && sea > 0) p.multiplyScalar((sea + k * (r - sea)) / r);
+      p.applyMatrix4(inverse).toArray(out, 3 * i);
+    }
+    position.needsUpdate = true;
+    geometry.computeBoundingSphere();
+    geometry.computeBoundingBox();
+  });
+}
+
+// Annual mean temperature (degrees C) as export/biomes.h computes it for the biomes.
+export function temperatureC(latDeg, heightAboveSeaM) {
+  return 27 - 52 * Math.pow(Math.abs(latDeg / 90), 1.7) - 6.5 * Math.max(heightAboveSeaM, 0) / 1000;
+}
+
+// What lies under the pointer: latitude, longitude and the land's attributes at the hit point
+// (barycentric interpolation over the hit triangle, the biome of its nearest corner). Returns
+// null when the ray misses the land.
+export function readoutAt(planet, meshes, raycaster, legend) {
+  const hits = raycaster.intersectObjects(meshes, false);
+  if (!hits.length || !hits[0].face) return null;
+  const hit = hits[0];
+  const object = hit.object;
+  const geometry = object.geometry;
+  const { a, b, c } = hit.face;
+  const local = object.worldToLocal(hit.point.clone());
+  const position = geometry.getAttribute('position');
+  const tri = new THREE.Triangle(
+    new THREE.Vector3().fromBufferAttribute(position, a),
+    new THREE.Vector3().fromBufferAttribute(position, b),
+    new THREE.Vector3().fromBufferAttribute(position, c));
+  const w = tri.getBarycoord(local, new THREE.Vector3());
+  const value = (name) => {
+    const attribute = geometry.getAttribute(name);
+    if (!attribute) return null;
+    return w.x * attribute.getX(a) + w.y * attribute.getX(b) + w.z * attribute.getX(c);
+  };
+  const p = local.clone().applyMatrix4(toPlanet(planet, object));
+  const lat = THREE.MathUtils.radToDeg(Math.asin(p.y / p.length()));
+  const lon = THREE.MathUtils.radToDeg(Math.atan2(-p.z, p.x));
+  const elevation = value('_elevation');
+  const sea = (planet.userData && planet.userData.sea_level_m) || 0;
+  const nearest = [a, b, c][[w.x, w.y, w.z].indexOf(Math.max(w.x, w.y, w.z))];
+  const biomeAttribute = geometry.getAttribute('_biome');
+  const biomeId = biomeAttribute ? Math.round(biomeAttribute.getX(nearest)) : null;
+  const biome = legend && biomeId !== null && legend[biomeId] ? legend[biomeId].name : null;
+  const flow = value('_flow');
+  const temperature = value('_temperature');
+  return {
+    lat, lon,
+    elevation_m: elevation,
+    rainfall: value('_rainfall'),
+    temperature_c: temperature !== null ? temperature
+                                        : temperatureC(lat, elevation !== null ? elevation - sea : 0),
+    biome,
+    discharge_m3_s: flow !== null ? Math.pow(10, flow) - 1 : null,
+  };
+}
+
+export function formatReadout(r) {
+  if (!r) return '';
+  const f = (v, digits, unit) => (v === null || v === undefined ? '–' : `${v.toFixed(digits)} ${unit}`);
+  return `lat ${r.lat.toFixed(2)}°, lon ${r.lon.toFixed(2)}°\n` +
+         `elevation ${f(r.elevation_m, 0, 'm')}, rainfall ${f(r.rainfall, 3, 'drops/sr')}\n` +
+         `temperature ${f(r.temperature_c, 1, '°C')}, biome ${r.biome || '–'}\n` +
+         `discharge ${f(r.discharge_m3_s, 0, 'm³/s')}`;
+}

@@ -1,0 +1,39 @@
+#pragma once
+// Texturing masks and climate layers of a generated planet: per-vertex fields written as
+// 16-bit equirectangular PNGs aligned with planet.glb's TEXCOORD_0 (the heightmap's pixel
+// layout, export/maps.h) with a masks.json sidecar giving each file's units and decoding, and
+// optionally as glb vertex attributes. README, "Rivers and lakes as data".
+
+#include <string>
+#include <vector>
+
+#include "export/atomic_file.h"
+#include "export/planet_surface.h"
+#include "hydrology/rivers.h"
+#include "planet/config.h"
+#include "planet/pipeline.h"
+
+namespace planet {
+
+// One per-vertex field; the PNG maps [min, max] to 0..65535.
+struct MaskLayer {
+  std::string file;       // e.g. "mask_flow.png"
+  std::string attribute;  // glb attribute name, or empty when it is not one
+  std::string units;
+  std::string meaning;
+  std::vector<float> values;
+  double min = 0.0, max = 1.0;
+};
+
+// flow (log10(1 + discharge)), wear and deposition (metres of elevation change), water
+// (rivers and lakes), one splat weight per biome group (water, ice, forest, open, desert),
+// temperature (degrees C) and precipitation (relative to the mean land rain, if any rain).
+std::vector<MaskLayer> maskLayers(const PlanetState& planet, const Config& config,
+                                  const hydrology::RiverNetwork& rivers,
+                                  std::span<const uint8_t> biomes);
+
+// Stages every layer's PNG at config.output.map_width and masks.json.
+void writeMasks(const std::vector<MaskLayer>& layers, const planet_export::PlanetSurface& surface,
+                int width, planet_export::OutputTransaction& out);
+
+}  // namespace planet
