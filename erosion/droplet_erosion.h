@@ -1,6 +1,6 @@
 #pragma once
 // Droplet (particle) hydraulic erosion on the icosphere, after Beyer 2015 eqs. 5.1-5.10
-// (../shared/papers/002_32d6344273ba1499.txt), stepped in the tangent plane (Kelley 2020 §4.4).
+// (docs/droplet_step.md), stepped in the tangent plane (Kelley 2020 §4.4).
 // Deterministic: the result is bit-identical for any thread count.
 
 #include <cstddef>
@@ -59,13 +59,12 @@ enum class BrushMode {
 };
 
 // What erodeDroplets builds once per mesh and brush radius and can reuse across calls (weather
-// epochs): per-vertex point, neighbour and brush records (68 bytes per vertex, ~90 ms at
-// f = 256), the fixed-point change buffer of each worker thread that ran droplets (8 bytes per
-// vertex each, made on first use, + 4 for a brush gatherer near the five-valent vertices, + a
-// 33 KB trap-test set per droplet in flight, of which a droplet of up to 64 steps touches 256
-// bytes) and, for kPrecomputed only, the per-vertex brushes.
-// Construction is parallel in the caller's oneTBB arena. Not thread-safe: one erodeDroplets
-// call at a time per workspace. The mesh must outlive it.
+// epochs): per-vertex point, neighbour and brush records (68 bytes per vertex), the fixed-point
+// change buffer of each worker thread that ran droplets (8 bytes per vertex each, made on first
+// use, + 4 for a brush gatherer near the five-valent vertices, + a 33 KB trap-test set per droplet
+// in flight, of which a droplet of up to 64 steps touches 256 bytes) and, for kPrecomputed only,
+// the per-vertex brushes. Construction is parallel in the caller's oneTBB arena. Not thread-safe:
+// one erodeDroplets call at a time per workspace. The mesh must outlive it.
 class ErosionWorkspace {
  public:
   ErosionWorkspace(const geodesy::SphereMesh& mesh, double radius,

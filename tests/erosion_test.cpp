@@ -804,7 +804,7 @@ TEST_CASE("erosion: the four-lane publish gives the scalar publish's heights", "
 }
 
 TEST_CASE("erosion: four-lane change adds round as the one-lane add", "[erosion]") {
-#if defined(__SSE2__) && defined(__x86_64__)
+#if PLANETGEN_SSE2
   erosion::ChangeAccumulator lanes(64, erosion::kBrushPadding), single(64, erosion::kBrushPadding);
   erosion::ChangeAccumulator::Writer four(lanes), one(single);
   geodesy::HashStream rng(17, 0, 0);
