@@ -14,12 +14,11 @@
 #include "export/mesh_export.h"
 #include "export/png_io.h"
 #include "geodesy/sphere_mesh.h"
+#include "geodesy/stopwatch.h"
 
 namespace {
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using geodesy::secondsSince;
 
 void report(const char* what, const std::filesystem::path& file, double seconds) {
   const double megabytes = double(std::filesystem::file_size(file)) / 1e6;

@@ -17,14 +17,13 @@
 
 #include "geodesy/hash.h"
 #include "geodesy/sphere_mesh.h"
+#include "geodesy/stopwatch.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using geodesy::secondsSince;
 
-double secondsSince(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using Clock = std::chrono::steady_clock;
 
 // CPU seconds (user + system) used by the process so far, and its minor page faults.
 double cpuSeconds() {

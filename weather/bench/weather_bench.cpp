@@ -18,15 +18,14 @@
 
 #include "geodesy/hash.h"
 #include "geodesy/sphere_mesh.h"
+#include "geodesy/stopwatch.h"
 #include "weather/cloud_simulation.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using geodesy::secondsSince;
 
-double secondsSince(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using Clock = std::chrono::steady_clock;
 
 double cpuSeconds() {
   rusage u{};
