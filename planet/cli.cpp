@@ -22,6 +22,7 @@
 #include "planet/cli_suggest.h"
 #include "planet/compare.h"
 #include "planet/config.h"
+#include "planet/config_reference.h"
 #include "planet/default_config.h"
 #include "planet/memory_estimate.h"
 #include "planet/pipeline.h"
@@ -213,12 +214,18 @@ int runCli(int argc, char** argv) {
       "compare", "Erode one terrain with cloud rain and with uniform rain; write a report");
   addRunOptions(compare, cmp, cmp_threads, cmp_seed);
 
-  bool print_default = false;
-  auto* config_cmd = app.add_subcommand("config", "Print the built-in default config");
+  bool print_default = false, print_reference = false;
+  auto* config_cmd =
+      app.add_subcommand("config", "Print the built-in default config or the config reference");
+  auto* default_flag =
+      config_cmd->add_flag("--print-default", print_default,
+                           "Print configs/default.toml as built in (the config without --config)");
   config_cmd
-      ->add_flag("--print-default", print_default,
-                 "Print configs/default.toml as built in (the config without --config)")
-      ->required();
+      ->add_flag("--print-reference", print_reference,
+                 "Print every config key with its default, allowed values and meaning "
+                 "(Markdown, docs/config.md)")
+      ->excludes(default_flag);
+  config_cmd->require_option(1);
 
   std::string view_dir;
   int view_port = 8080;
@@ -274,7 +281,9 @@ int runCli(int argc, char** argv) {
     return runPipeline(command, *args, verbosity);
   }
   if (*config_cmd) {
-    std::fwrite(defaultConfigText().data(), 1, defaultConfigText().size(), stdout);
+    const std::string text =
+        print_reference ? configReferenceMarkdown() : std::string(defaultConfigText());
+    std::fwrite(text.data(), 1, text.size(), stdout);
     return kExitOk;
   }
   if (*view) return runView(view_dir, view_port);

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 #include "export/mesh_export.h"
+#include "planet/config_reference.h"
 #include "planet/suggest.h"
 
 namespace planet {
@@ -404,6 +405,16 @@ std::string configToJson(const Config& config) {
   Json j = Json::object();
   for (const KeySpec& s : schema()) j[std::string(s.section)][std::string(s.key)] = s.dump(config);
   return j.dump();
+}
+
+std::vector<ConfigKeyInfo> configSchema() {
+  const Config defaults;
+  std::vector<ConfigKeyInfo> keys;
+  for (const KeySpec& s : schema()) {
+    keys.push_back({std::string(s.section), std::string(s.key), s.allowed,
+                    s.dump(defaults).dump()});
+  }
+  return keys;
 }
 
 std::vector<std::string> configKeys() {

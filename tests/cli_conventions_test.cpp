@@ -117,7 +117,7 @@ TEST_CASE("cli: on a terminal the progress line shows a percentage and the time"
   const std::string command = quoted(fs::path(PLANETGEN_BINARY_DIR) / "planetgen") +
                               " generate --out " + quoted(dir.path / "out") + kSmall;
   // script runs the command on a pseudo-terminal, so stderr is a terminal.
-  const auto r = test_support::run("script -qec " + quoted(command) + " /dev/null");
+  const auto r = test_support::run("script -qec " + test_support::quoted(command) + " /dev/null");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK(r.output.find("planetgen: [  0%] icosphere") != std::string::npos);
