@@ -86,6 +86,8 @@ const std::vector<KeyMeaning>& keyMeanings() {
       {"fluvial", "talus_angle_deg", R"md(steepest slope that stands (landslides))md"},
       {"fluvial", "receiver_jitter",
        R"md(how far a receiver's slope may be below the steepest and still win)md"},
+      {"fluvial", "min_rain",
+       R"md(the least rain the stage counts at a land vertex, relative to the mean land rainfall (climate belts move over the stage's millions of years))md"},
       {"fluvial", "lake_evaporation",
        R"md(lake evaporation per area relative to the mean land rain)md"},
       {"weather", "mode", R"md(where droplets fall: evenly over land, or rained by clouds)md"},

@@ -20,7 +20,8 @@ struct ConfigKeyInfo {
 std::vector<ConfigKeyInfo> configSchema();
 
 // docs/config.md: Markdown, one table per section. Throws std::logic_error naming a schema
-// key without a meaning, or a meaning without a schema key.
+// key without a meaning (a meaning of a key the schema does not have is left out, so a
+// meaning may be written before its key).
 std::string configReferenceMarkdown();
 
 namespace detail {
