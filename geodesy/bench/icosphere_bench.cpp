@@ -21,18 +21,12 @@
 
 namespace {
 
+using geodesy::cpuSeconds;
 using geodesy::secondsSince;
 
 using Clock = std::chrono::steady_clock;
 
-// CPU seconds (user + system) used by the process so far, and its minor page faults.
-double cpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
-
+// The process's minor page faults so far.
 long minorFaults() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
