@@ -37,6 +37,7 @@
 #include "export/surface_buffers.h"
 #include "export/surface_normals.h"
 #include "geodesy/sphere_mesh.h"
+#include "planetgen_version.h"
 #include "support/support.h"
 
 namespace fs = std::filesystem;
@@ -172,7 +173,7 @@ TEST_CASE("export: glb reads back with tinygltf", "[export]") {
   const size_t land_vertices = icosphereVertices(8);
 
   CHECK(model.asset.version == "2.0");
-  CHECK(model.asset.generator == "planetgen");
+  CHECK(model.asset.generator == std::string("planetgen ") + planetgen::kVersion);
 
   SECTION("scene: Planet with children Land and Ocean") {
     REQUIRE(model.scenes.size() == 1);
