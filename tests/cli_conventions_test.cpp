@@ -84,7 +84,7 @@ TEST_CASE("cli: without --config the built-in default config is used", "[cli]") 
   CHECK(bad.output.find("planet.frequency") != std::string::npos);
 }
 
-TEST_CASE("cli: the closing summary; --quiet prints nothing, --verbose each stage", "[cli]") {
+TEST_CASE("cli: the closing summary, --quiet prints nothing, --verbose each stage", "[cli]") {
   TempDir dir("planetgen_cli_summary");
   const fs::path out = dir.path / "out";
   const auto normal = runPlanetgen("generate --out " + quoted(out) + " --threads 1" + kSmall);
