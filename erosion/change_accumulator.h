@@ -3,7 +3,7 @@
 //
 // Integer addition is associative, so the sum over threads of these arrays does not depend on
 // which thread ran which droplet: this is what makes erosion bit-identical for any thread count
-// (see README, "Determinism"). Internal to erosion/.
+// (see docs/erosion.md, "Parallel and deterministic"). Internal to erosion/.
 
 #include <algorithm>
 #include <cmath>

@@ -223,7 +223,7 @@ TEST_CASE("erosion: no NaN or Inf with random parameters", "[erosion]") {
   auto uniform = [&](double lo, double hi) { return lo + (hi - lo) * rng.uniform(); };
   auto logUniform = [&](double lo, double hi) { return lo * std::pow(hi / lo, rng.uniform()); };
   for (size_t group = 0; group < 50; ++group) {
-    // The ranges [erosion] keys allow (README).
+    // The ranges [erosion] keys allow (docs/config.md).
     erosion::ErosionParams p;
     p.inertia = uniform(0.0, 1.0);
     p.capacity = logUniform(1e-3, 1000.0);

@@ -1,7 +1,7 @@
 // Property test (issue 7, "Numerical robustness"): 200 random configurations drawn from the
-// documented key ranges (README "Configuration", "Weather", "Erosion"), at small frequency,
+// documented key ranges (docs/config.md), at small frequency,
 // each run through terrain, ocean, weather (uniform or clouds) and erosion in-process. Every
-// accepted configuration must end with finite elevations, mass conserved within the README's
+// accepted configuration must end with finite elevations, mass conserved within docs/erosion.md's
 // tolerance and bounded change (no vertex moves more than the initial relief range).
 //
 // Draws are a pure function of (kSeed, case index) through geodesy::HashStream, so a failing
@@ -48,7 +48,7 @@ namespace {
 constexpr uint64_t kSeed = 0x7072'6f70'6572'7479ull;  // "property"
 constexpr uint64_t kStream = 7;                       // issue 7
 constexpr int kCases = 200;
-// README "Erosion": |sum dh*A| / sum |dh*A| is ~1e-9 at f = 256; its tests ask for <= 1e-5.
+// docs/erosion.md: |sum dh*A| / sum |dh*A| is ~1e-9 at f = 256; its tests ask for <= 1e-5.
 constexpr double kMassTolerance = 1e-5;
 
 // Draws from one case's stream.
