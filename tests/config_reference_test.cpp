@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "planet/config.h"
 #include "planet/config_reference.h"
@@ -30,4 +31,6 @@ TEST_CASE("config reference: every schema key has a row with its default", "[con
     CHECK(md.find("| `" + name + "` | `") != std::string::npos);
   }
   CHECK(planet::configSchema().size() == planet::configKeys().size());
+  INFO("add a row to planet/config_meanings.cpp for each of these");
+  CHECK(planet::keysWithoutMeaning() == std::vector<std::string>{});
 }
