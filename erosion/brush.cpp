@@ -1,7 +1,6 @@
 #include "erosion/brush.h"
 
 #include "erosion/change_accumulator.h"
-#include "erosion/large_array.h"
 
 #include <algorithm>
 #include <cassert>

@@ -6,7 +6,7 @@
 // the brush is one table of lattice offsets (a, b) with weights from lattice distances
 // sqrt(a^2 + ab + b^2) (LatticeBrush), no per-vertex memory. Inside a base face it is read as
 // runs of consecutive ids (the row brush); near the seams it is walked through the neighbour
-// lists from the droplet's nearest vertex (README, "The brush", has the measurements). The
+// lists from the droplet's nearest vertex (docs/erosion.md, "The brush", has the measurements). The
 // alternatives, kept to measure against:
 // - VertexBrushes: every vertex's ids and metric weights, CSR (8 bytes per entry);
 // - BrushGatherer: a breadth-first walk with metric distances from any point. Builds

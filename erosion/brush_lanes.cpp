@@ -2,8 +2,8 @@
 
 #include <cstdlib>
 
-#include "erosion/avx2.h"
 #include "erosion/change_accumulator.h"
+#include "erosion/simd.h"
 
 #if PLANETGEN_AVX2_KERNELS
 #include <immintrin.h>
@@ -13,7 +13,7 @@ namespace erosion {
 
 #if PLANETGEN_AVX2_KERNELS
 
-// Every function below is compiled for AVX2 (avx2.h) and only called where avx2Available().
+// Every function below is compiled for AVX2 (simd.h) and only called where avx2Available().
 namespace {
 
 // Four quanta (below 2^51 in magnitude) rounded to the nearest integers, as

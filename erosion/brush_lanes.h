@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
-#include "erosion/avx2.h"
 #include "erosion/brush.h"
+#include "erosion/simd.h"
 
 namespace erosion {
 

@@ -3,7 +3,7 @@
 //
 // Integer addition is associative, so the sum over threads of these arrays does not depend on
 // which thread ran which droplet: this is what makes erosion bit-identical for any thread count
-// (see README, "Determinism"). Internal to erosion/.
+// (see docs/erosion.md, "Parallel and deterministic"). Internal to erosion/.
 
 #include <algorithm>
 #include <cmath>
@@ -11,11 +11,12 @@
 #include <cstdint>
 #include <vector>
 
-#if defined(__SSE2__) && defined(__x86_64__)
+#include "erosion/simd.h"
+#if PLANETGEN_SSE2
 #include <emmintrin.h>
 #endif
 
-#include "erosion/large_array.h"
+#include "geodesy/large_array.h"
 
 namespace erosion {
 
@@ -32,7 +33,7 @@ class ChangeAccumulator {
   // Holds `padding` entries more than vertices (for blocks of a brush run that reach past the
   // last vertex; they only ever receive zeros).
   explicit ChangeAccumulator(size_t vertex_count, size_t padding = 0) {
-    assignLarge(sum_, vertex_count + padding, int64_t(0));
+    geodesy::assignLarge(sum_, vertex_count + padding, int64_t(0));
     dirty_.assign((vertex_count >> kBlockShift) + 1, 0);
   }
 
@@ -52,7 +53,7 @@ class ChangeAccumulator {
     // For a run of at most kBlock consecutive vertices: add without marking, then mark the
     // run (two blocks at most) once.
     void addUnmarked(uint32_t v, float dh) { sum_[v] += quantise(dh); }
-#if defined(__SSE2__) && defined(__x86_64__)
+#if PLANETGEN_SSE2
     // addUnmarked for vertices v .. v + 3 (dh in normalised height): the same sums as four
     // addUnmarked calls. Rounds through double: adding 1.5 * 2^52 leaves the nearest integer
     // (ties to even) in the low mantissa bits, which integer arithmetic reads off; exact below
@@ -106,7 +107,7 @@ class ChangeAccumulator {
 
   // dh in quanta, rounded to the nearest (ties to even, the default rounding mode).
   static int64_t quantise(float dh) {
-#if defined(__SSE2__) && defined(__x86_64__)
+#if PLANETGEN_SSE2
     return _mm_cvtss_si64(_mm_set_ss(dh * float(kScale)));
 #else
     return std::llrint(dh * float(kScale));

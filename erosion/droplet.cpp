@@ -9,7 +9,8 @@
 
 #include <glm/geometric.hpp>
 
-#if defined(__SSE2__) && defined(__x86_64__)
+#include "erosion/simd.h"
+#if PLANETGEN_SSE2
 #include <emmintrin.h>
 #endif
 
@@ -134,7 +135,7 @@ inline float takeRowBrush(const DropletContext& c, const Writer& changes, uint32
   const LatticeBrush& brush = *c.lattice;
   const RowBrushFrame frame(c.links, centre);
   if (c.brush_lanes) return takeRowBrush8(rowBrushTarget(c, out), brush, frame, amount);
-#if defined(__SSE2__) && defined(__x86_64__)
+#if PLANETGEN_SSE2
   const __m128 sea = _mm_set1_ps(c.sea_level), share = _mm_set1_ps(c.base_level_share);
   const __m128 amount4 = _mm_set1_ps(amount), zero = _mm_setzero_ps();
   __m128 volume = zero;

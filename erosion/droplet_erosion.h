@@ -1,6 +1,6 @@
 #pragma once
 // Droplet (particle) hydraulic erosion on the icosphere, after Beyer 2015 eqs. 5.1-5.10
-// (../shared/papers/002_32d6344273ba1499.txt), stepped in the tangent plane (Kelley 2020 §4.4).
+// (docs/droplet_step.md), stepped in the tangent plane (Kelley 2020 §4.4).
 // Deterministic: the result is bit-identical for any thread count.
 
 #include <cstddef>
@@ -14,7 +14,7 @@
 
 namespace erosion {
 
-// Defaults follow Lague's implementation of Beyer's algorithm; see README for each meaning.
+// Defaults follow Lague's implementation of Beyer's algorithm; see docs/config.md for each meaning.
 // Lengths and heights are in the dimensionless frame of erosion/droplet.h: one step = one mean
 // edge length, heights in edge lengths.
 struct ErosionParams {
@@ -29,10 +29,10 @@ struct ErosionParams {
   double gravity = 4.0;         // > 0, eq. 5.7
   double radius = 3.0;          // brush radius in edge lengths, eq. 5.9
   int max_lifetime = 30;        // steps
-  double initial_water = 0.03;  // Beyer: 1; see README "Strength at planet scale"
+  double initial_water = 0.03;  // Beyer: 1; see docs/erosion.md "Strength at planet scale"
   double initial_speed = 1.0;
   double blur = 0.0;  // [0,1] change-map blur blend factor b, eq. 5.10
-  // Droplets per deterministic batch (README, "Parallel and deterministic"); 0 = auto:
+  // Droplets per deterministic batch (docs/erosion.md, "Parallel and deterministic"); 0 = auto:
   // vertex count / 256 (2560 at f = 256), eroded volume within about 2 % of batch size 1.
   int batch_size = 0;
   // Hardness: erodibility in [0,1] per vertex from low-frequency noise (Beyer §5.2).
@@ -51,7 +51,8 @@ struct ErosionStats {
   uint64_t ended_dried = 0, ended_lifetime = 0, ended_sea = 0, ended_flat = 0;
 };
 
-// How the brush of eq. 5.9 is found at each erosion step (README, "The brush", compares them).
+// How the brush of eq. 5.9 is found at each erosion step (docs/erosion.md, "The brush", compares
+// them).
 enum class BrushMode {
   kLattice,      // lattice offsets: runs of ids inside base faces, else walked (default)
   kPrecomputed,  // per-vertex CSR of ids and metric weights (8 bytes per entry)
@@ -59,13 +60,12 @@ enum class BrushMode {
 };
 
 // What erodeDroplets builds once per mesh and brush radius and can reuse across calls (weather
-// epochs): per-vertex point, neighbour and brush records (68 bytes per vertex, ~90 ms at
-// f = 256), the fixed-point change buffer of each worker thread that ran droplets (8 bytes per
-// vertex each, made on first use, + 4 for a brush gatherer near the five-valent vertices, + a
-// 33 KB trap-test set per droplet in flight, of which a droplet of up to 64 steps touches 256
-// bytes) and, for kPrecomputed only, the per-vertex brushes.
-// Construction is parallel in the caller's oneTBB arena. Not thread-safe: one erodeDroplets
-// call at a time per workspace. The mesh must outlive it.
+// epochs): per-vertex point, neighbour and brush records (68 bytes per vertex), the fixed-point
+// change buffer of each worker thread that ran droplets (8 bytes per vertex each, made on first
+// use, + 4 for a brush gatherer near the five-valent vertices, + a 33 KB trap-test set per droplet
+// in flight, of which a droplet of up to 64 steps touches 256 bytes) and, for kPrecomputed only,
+// the per-vertex brushes. Construction is parallel in the caller's oneTBB arena. Not thread-safe:
+// one erodeDroplets call at a time per workspace. The mesh must outlive it.
 class ErosionWorkspace {
  public:
   ErosionWorkspace(const geodesy::SphereMesh& mesh, double radius,
@@ -94,7 +94,7 @@ struct ErosionInput {
   std::span<const float> erodibility;  // per vertex in [0,1]; empty = 1 everywhere
   uint64_t seed = 0;
   // Reused across calls if set (same mesh and radius as the params); null = a temporary one
-  // is built for the call (see README for its cost).
+  // is built for the call (see docs/erosion.md for its cost).
   ErosionWorkspace* workspace = nullptr;
 };
 

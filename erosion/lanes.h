@@ -5,7 +5,8 @@
 // in the same order, as glm's vec3 code: the results are bit-identical to it. Internal to
 // erosion/.
 
-#if defined(__SSE2__)
+#include "erosion/simd.h"
+#if PLANETGEN_SSE2
 #include <emmintrin.h>
 #endif
 
@@ -13,7 +14,7 @@
 
 namespace erosion {
 
-#if defined(__SSE2__)
+#if PLANETGEN_SSE2
 
 struct Lanes {
   __m128 m;

@@ -1,6 +1,6 @@
 #include "erosion/node_table.h"
 
-#include "erosion/large_array.h"
+#include "geodesy/large_array.h"
 
 #include <cassert>
 #include <cmath>
@@ -13,13 +13,13 @@ namespace erosion {
 NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth) {
   const size_t n = mesh.vertexCount();
   NodeTable t;
-  assignLarge(t.points, n);
-  assignLarge(t.links, n);
-  assignLarge(t.height, n + kBrushPadding, 0.0f);
-  assignLarge(t.erodibility, n + kBrushPadding, 1.0f);
-  assignLarge(t.area, n + kBrushPadding, 0.0f);
-  assignLarge(t.inv_area, n + kBrushPadding, 0.0f);
-  assignLarge(t.start_m, n);
+  geodesy::assignLarge(t.points, n);
+  geodesy::assignLarge(t.links, n);
+  geodesy::assignLarge(t.height, n + kBrushPadding, 0.0f);
+  geodesy::assignLarge(t.erodibility, n + kBrushPadding, 1.0f);
+  geodesy::assignLarge(t.area, n + kBrushPadding, 0.0f);
+  geodesy::assignLarge(t.inv_area, n + kBrushPadding, 0.0f);
+  geodesy::assignLarge(t.start_m, n);
   const double to_normalised = double(n) / (4.0 * 3.14159265358979323846);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 2048),
                     [&](const tbb::blocked_range<size_t>& range) {

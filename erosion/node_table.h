@@ -10,7 +10,8 @@
 #include <span>
 #include <vector>
 
-#if defined(__SSE2__)
+#include "erosion/simd.h"
+#if PLANETGEN_SSE2
 #include <xmmintrin.h>
 #endif
 
@@ -118,7 +119,7 @@ struct RingCoordinates {
 };
 
 inline void loadRing(const VertexPoint* points, const uint32_t* nbr, RingCoordinates& r) {
-#if defined(__SSE2__)
+#if PLANETGEN_SSE2
   for (int half = 0; half < 2; ++half) {
     __m128 a = _mm_load_ps(&points[nbr[(4 * half + 0) % 6]].x.x);
     __m128 b = _mm_load_ps(&points[nbr[(4 * half + 1) % 6]].x.x);
@@ -139,7 +140,7 @@ inline void loadRing(const VertexPoint* points, const uint32_t* nbr, RingCoordin
 
 // out[k] = (r_k - o) . w for the eight slots (the same operations as glm's dot).
 inline void ringDots(const RingCoordinates& r, Lanes o, Lanes w, float* out) {
-#if defined(__SSE2__)
+#if PLANETGEN_SSE2
   const __m128 ox = o.splat<0>(), oy = o.splat<1>(), oz = o.splat<2>();
   const __m128 wx = w.splat<0>(), wy = w.splat<1>(), wz = w.splat<2>();
   for (int k = 0; k < 8; k += 4) {
@@ -160,7 +161,7 @@ inline void ringDots(const RingCoordinates& r, Lanes o, Lanes w, float* out) {
 // the sign bits when they change from + to - exactly once (six-valent vertices, p not on top
 // of the vertex); otherwise the k with the largest margin min(side_k, -side_{k+1}).
 inline int fanSector(const float* side, int degree) {
-#if defined(__SSE2__)
+#if PLANETGEN_SSE2
   if (degree == 6) {
     // Bit k: side_k >= 0, for k = 0..7 (slots 6 and 7 repeat 0 and 1).
     const __m128 zero = _mm_setzero_ps();

@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "erosion/avx2.h"
 #include "erosion/node_table.h"
+#include "erosion/simd.h"
 
 namespace erosion {
 

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "erosion/avx2.h"
+#include "erosion/simd.h"
 
 #if PLANETGEN_AVX2_KERNELS
 #include <immintrin.h>
@@ -15,7 +15,7 @@ namespace erosion {
 
 #if PLANETGEN_AVX2_KERNELS
 
-// Every function below is compiled for AVX2 (avx2.h) and only called where avx2Available().
+// Every function below is compiled for AVX2 (simd.h) and only called where avx2Available().
 namespace {
 
 // A 3-vector per lane, and the operations sampleSurface uses, in its order (see lanes.h).
@@ -63,9 +63,8 @@ PLANETGEN_AVX2 inline __m256 maxOf(__m256 a, __m256 b) {
   return _mm256_max_ps(b, a);
 }
 
-// Point (x, y, z) and height of the vertices ids[0 .. 8): eight 16-byte loads and a transpose.
-// AVX2 gathers, one per coordinate, were slower on an AMD EPYC (a prototype's locate and
-// steering: 45-52 ns per step with gathers, 27-30 with these loads).
+// Point (x, y, z) and height of the vertices ids[0 .. 8): eight 16-byte loads and a transpose,
+// not AVX2 gathers, which were slower (docs/droplet_step.md, "Measurements").
 struct Points8 {
   V3 x;
   __m256 h;

@@ -8,9 +8,9 @@
 
 #include <cstdint>
 
-#include "erosion/avx2.h"
 #include "erosion/lanes.h"
 #include "erosion/node_table.h"
+#include "erosion/simd.h"
 
 namespace erosion {
 

@@ -11,7 +11,8 @@
 #include <array>
 #include <cstdint>
 
-#if defined(__SSE2__)
+#include "erosion/simd.h"
+#if PLANETGEN_SSE2
 #include <emmintrin.h>
 #endif
 
@@ -36,7 +37,7 @@ class VisitedSet {
   // Whether v was inserted since begin().
   bool contains(uint32_t v) const {
     const uint32_t listed = count_ < kRecent ? count_ : kRecent;
-#if defined(__SSE2__)
+#if PLANETGEN_SSE2
     const __m128i key = _mm_set1_epi32(int(v));
     for (uint32_t i = 0; i < listed; i += 4) {
       const __m128i four = _mm_load_si128(reinterpret_cast<const __m128i*>(recent_.data() + i));

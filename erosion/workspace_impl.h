@@ -19,8 +19,8 @@ namespace erosion {
 // Droplets a worker keeps in flight (see runDroplets), and the most runDroplets takes. Sixteen:
 // where the CPU has AVX2 they run as two groups of eight in lockstep, one locateStep8 for a
 // group's eight, the groups taking turns, so that what a group's next locates read arrives while
-// the other group steps (README, "Droplets in flight", has the measurements); without AVX2 they
-// step in turn.
+// the other group steps (docs/erosion.md, "Droplets in flight", has the measurements); without AVX2
+// they step in turn.
 inline constexpr size_t kDropletsInFlight = 16;
 inline constexpr size_t kMaxDropletsInFlight = 16;
 

@@ -9,7 +9,7 @@
 // Moisture is a number in [0, 1] per vertex from the caller: rainfall normalised when the
 // weather stage ran, otherwise a proxy (e.g. noise, or zonalMoistureProxy below).
 //
-// Classes (ids are stable; README lists names and colours):
+// Classes (ids are stable; docs/export.md lists names and colours):
 //   sea: ocean, or sea ice where T_sea < sea_ice_below_c;
 //   land: ice sheet (snow cap) where T < ice_below_c, tundra below tundra_below_c, boreal
 //   forest (or cold desert when dry) below boreal_below_c, temperate classes below

@@ -25,6 +25,7 @@
 #include "export/glb_water.h"
 #include "export/mesh_export.h"
 #include "export/meshopt_codec.h"
+#include "planetgen_version.h"
 
 namespace planet_export {
 namespace {
@@ -184,7 +185,8 @@ class GltfDocument {
       addWaterNodes(glb_, *surface.water, kOceanMaterial, nodes_, meshes_, all_materials);
     }
     Json gltf = Json::object();
-    gltf["asset"] = {{"version", "2.0"}, {"generator", "planetgen"}};
+    gltf["asset"] = {{"version", "2.0"},
+                     {"generator", std::string("planetgen ") + planetgen::kVersion}};
     Json used = Json::array(), required = Json::array();
     if (options_.quantize) {
       used.push_back("KHR_mesh_quantization");

@@ -2,7 +2,7 @@
 // Elevation rasters as files for other tools: raw little-endian samples (.r16, .r32) and the
 // sidecar JSON that says how to turn samples back into metres.
 //
-// Files (names are the caller's; these are the conventions the README documents):
+// Files (names are the caller's; these are the conventions docs/export.md documents):
 //   heightmap.png   16-bit grayscale PNG (renderHeightmap), value v -> min_m + v / 65535 *
 //                   (max_m - min_m)
 //   heightmap.r16   the same samples, raw uint16 little-endian, row-major from the top-left

@@ -1,5 +1,8 @@
 #pragma once
-// Sizing the mesh's big arrays. Internal to geodesy.
+// Big per-vertex arrays on transparent huge pages, for geodesy's mesh and erosion's tables
+// (one helper for both). A droplet step touches a few lines in each of several arrays far
+// apart, and the mesh's first touch is a serial fill, so 4 KB pages cost a TLB miss per line
+// and a fault per 4 KB. Hints only: the values are the same either way.
 
 #include <cstddef>
 #include <vector>
@@ -10,16 +13,30 @@ namespace geodesy {
 // touches it. A hint only: a no-op off Linux or when huge pages are off.
 void adviseHugePages(void* data, size_t bytes);
 
-// v.resize(n), but for large n first reserves the memory untouched and advises huge pages, so
-// that the first touch (the zero fill resize does, serially) faults 2 MB at a time instead of
-// 4 KB: at f = 1024 the mesh is 1 GB and 4 KB faults took about 0.5 s of the build.
+// When n elements take at least min_bytes and v cannot hold them yet: reserves room for n
+// untouched (keeping v's elements) and advises huge pages for it.
 template <typename T>
-void resizeLarge(std::vector<T>& v, size_t n) {
-  if (n * sizeof(T) >= (size_t(32) << 20) && v.capacity() < n) {
+void reserveLarge(std::vector<T>& v, size_t n, size_t min_bytes) {
+  if (n * sizeof(T) >= min_bytes && v.capacity() < n) {
     v.reserve(n);
     adviseHugePages(v.data(), n * sizeof(T));
   }
+}
+
+// v.resize(n), from 32 MB up on huge pages (the mesh: at f = 1024 it is 1 GB).
+template <typename T>
+void resizeLarge(std::vector<T>& v, size_t n) {
+  reserveLarge(v, n, size_t(32) << 20);
   v.resize(n);
+}
+
+// v.assign(n, value), from 4 MB up on huge pages (erosion's per-vertex tables). The old
+// elements are dropped first, so the reserve does not copy them.
+template <typename T>
+void assignLarge(std::vector<T>& v, size_t n, const T& value = T()) {
+  if (v.capacity() < n) std::vector<T>().swap(v);
+  reserveLarge(v, n, size_t(4) << 20);
+  v.assign(n, value);
 }
 
 }  // namespace geodesy

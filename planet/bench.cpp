@@ -14,6 +14,7 @@
 #include "erosion/fluvial.h"
 #include "export/mesh_export.h"
 #include "geodesy/sphere_mesh.h"
+#include "geodesy/stopwatch.h"
 #include "planet/config.h"
 #include "planet/hardness.h"
 #include "planet/ocean.h"
@@ -24,11 +25,9 @@
 namespace planet {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using geodesy::secondsSince;
 
-double secondsSince(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using Clock = std::chrono::steady_clock;
 
 void printFigure(const char* figure, int frequency, int threads, double value, const char* unit) {
   nlohmann::json j;

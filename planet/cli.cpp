@@ -1,6 +1,7 @@
 #include "planet/cli.h"
 
-#include <unistd.h>
+#include <algorithm>
+#include <filesystem>
 
 #include <charconv>
 #include <cstdio>
@@ -17,43 +18,31 @@
 #include "export/atomic_file.h"
 #include "export/viewer_server.h"
 #include "planet/bench.h"
+#include "planet/cli_progress.h"
+#include "planet/cli_suggest.h"
 #include "planet/compare.h"
 #include "planet/config.h"
+#include "planet/config_reference.h"
+#include "planet/default_config.h"
 #include "planet/memory_estimate.h"
 #include "planet/pipeline.h"
 #include "planet/run_checks.h"
 #include "planet/signals.h"
+#include "planetgen_version.h"
 
 namespace planet {
 namespace {
 
+namespace fs = std::filesystem;
+
 struct GenerateArgs {
-  std::string config_file;
+  std::string config_file;  // empty: the built-in default (configs/default.toml)
   std::string out_dir;
   int threads = 0;  // 0 = not given: all cores
   bool threads_given = false;
   std::optional<uint64_t> seed;
   std::vector<std::string> overrides;
   std::string heightmap;
-};
-
-// One line on stderr, rewritten in place, only when stderr is a terminal.
-class ProgressLine {
- public:
-  ProgressLine() : enabled_(isatty(STDERR_FILENO) == 1) {}
-  ~ProgressLine() {
-    if (enabled_ && shown_) std::fputs("\r\033[K", stderr);
-  }
-  void operator()(const std::string& stage) {
-    if (!enabled_) return;
-    std::fprintf(stderr, "\r\033[Kplanetgen: %s ...", stage.c_str());
-    std::fflush(stderr);
-    shown_ = true;
-  }
-
- private:
-  bool enabled_;
-  bool shown_ = false;
 };
 
 constexpr uint64_t kMaxBenchDroplets = 100'000'000;  // about 10 GB of droplet spawns
@@ -94,8 +83,12 @@ int seedOrError(const std::string& text, std::optional<uint64_t>& seed) {
 // Loads and checks everything a run needs before any work: config, seed, output, memory.
 // Returns 0 and fills config, or prints the error and returns the exit code.
 int prepareRun(const GenerateArgs& args, Config& config, RunKind kind) {
+  const std::string origin =
+      args.config_file.empty() ? std::string(kDefaultConfigOrigin) : args.config_file;
   try {
-    config = loadConfig(args.config_file, args.overrides);
+    config = args.config_file.empty()
+                 ? loadConfigText(std::string(defaultConfigText()), origin, args.overrides)
+                 : loadConfig(args.config_file, args.overrides);
   } catch (const ConfigError& e) {
     return fail(kExitBadInput, e.what());
   }
@@ -106,21 +99,20 @@ int prepareRun(const GenerateArgs& args, Config& config, RunKind kind) {
   }
   config.heightmap_file = args.heightmap;
   try {
-    checkRun(config, args.config_file);
+    checkRun(config, origin);
   } catch (const ConfigError& e) {
     return fail(kExitBadInput, e.what());
   }
   const int threads =
       args.threads_given ? args.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   const MemoryEstimate memory = estimateMemory(config, threads, kind);
-  if (!memory.fits())
-    return fail(kExitTooLarge, args.config_file + ": " + describeShortfall(memory));
+  if (!memory.fits()) return fail(kExitTooLarge, origin + ": " + describeShortfall(memory));
   return kExitOk;
 }
 
 enum class Command { kGenerate, kCompare };
 
-int runPipeline(Command command, const GenerateArgs& args) {
+int runPipeline(Command command, const GenerateArgs& args, Verbosity verbosity) {
   Config config;
   if (int rc = prepareRun(args, config,
                           command == Command::kCompare ? RunKind::kCompare : RunKind::kGenerate))
@@ -132,17 +124,20 @@ int runPipeline(Command command, const GenerateArgs& args) {
   const int threads =
       int(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
 
-  ProgressLine progress;
-  StageCallback on_stage = [&](const std::string& stage) { progress(stage); };
+  const FolderTimes before = folderTimes(args.out_dir);
+  double seconds = 0.0;
   try {
+    Progress progress(verbosity, command == Command::kCompare);
+    StageCallback on_stage = [&](const std::string& stage) { progress.stage(stage); };
     if (command == Command::kCompare) {
       runCompare(config, args.out_dir, threads, on_stage);
-      return kExitOk;
+    } else {
+      StageTimer timer;
+      PlanetState planet = buildPlanet(config, timer, on_stage);
+      erodePlanet(planet, config, timer, on_stage);
+      writePlanet(planet, config, args.out_dir, timer, on_stage, threads);
     }
-    StageTimer timer;
-    PlanetState planet = buildPlanet(config, timer, on_stage);
-    erodePlanet(planet, config, timer, on_stage);
-    writePlanet(planet, config, args.out_dir, timer, on_stage, threads);
+    seconds = progress.elapsedSeconds();
   } catch (const ConfigError& e) {
     return fail(kExitBadInput, e.what());
   } catch (const std::bad_alloc&) {
@@ -150,16 +145,36 @@ int runPipeline(Command command, const GenerateArgs& args) {
   } catch (const std::exception& e) {
     return fail(kExitFailure, e.what());
   }
+  if (verbosity != Verbosity::kQuiet) printRunSummary(args.out_dir, before, seconds, threads);
   return kExitOk;
 }
 
+// The viewer's folder: share/planetgen/viewer beside an installed bin/planetgen, else the
+// source tree's export/viewer this binary was built from.
+fs::path viewerDir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "share/planetgen/viewer";
+    if (fs::is_regular_file(installed / "index.html", ec)) return installed;
+  }
+  return planet_export::defaultViewerDir();
+}
+
 int runView(const std::string& dir, int port) {
+  const fs::path viewer = viewerDir();
+  std::error_code ec;
+  if (!fs::is_regular_file(viewer / "node_modules/three/build/three.module.js", ec)) {
+    return fail(kExitFailure, "the viewer in " + viewer.string() +
+                                  " has no three.js (node_modules/three); fetch it once with: "
+                                  "npm ci --prefix " +
+                                  viewer.string());
+  }
   try {
-    return planet_export::serveViewer(
-        dir, planet_export::defaultViewerDir(), port, [](const std::string& url) {
-          std::printf("planetgen: viewer at %s (Ctrl-C stops)\n", url.c_str());
-          std::fflush(stdout);
-        });
+    return planet_export::serveViewer(dir, viewer, port, [](const std::string& url) {
+      std::printf("planetgen: viewer at %s (Ctrl-C stops)\n", url.c_str());
+      std::fflush(stdout);
+    });
   } catch (const std::invalid_argument& e) {
     return fail(kExitBadInput, e.what());
   } catch (const std::exception& e) {
@@ -168,10 +183,11 @@ int runView(const std::string& dir, int port) {
 }
 
 void addRunOptions(CLI::App* cmd, GenerateArgs& args, std::string& threads, std::string& seed) {
-  cmd->add_option("--config", args.config_file, "TOML config file")->required();
+  cmd->add_option("--config", args.config_file,
+                  "TOML config file (default: the built-in configs/default.toml)");
   cmd->add_option("--out", args.out_dir, "Output folder")->required();
-  cmd->add_option("--threads", threads, "Worker threads (default: all cores)");
-  cmd->add_option("--seed", seed, "Overrides [planet] seed");
+  cmd->add_option("--threads", threads, "Worker threads (default: all cores)")->type_name("INT");
+  cmd->add_option("--seed", seed, "Overrides [planet] seed")->type_name("UINT");
   cmd->add_option("--set", args.overrides, "Override a config key: section.key=value")
       ->allow_extra_args(false);
   cmd->add_option("--heightmap", args.heightmap,
@@ -184,6 +200,10 @@ int runCli(int argc, char** argv) {
   installSignalHandlers();
   CLI::App app{"planetgen: eroded planets for games, from a seed to an engine file"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("planetgen ") + planetgen::kVersion);
+  bool quiet = false, verbose = false;
+  app.add_flag("-q,--quiet", quiet, "Print only errors (no progress, no closing summary)");
+  app.add_flag("-v,--verbose", verbose, "Also print each stage as it starts, with the time");
 
   GenerateArgs gen, cmp;
   std::string gen_threads, cmp_threads;
@@ -193,6 +213,19 @@ int runCli(int argc, char** argv) {
   auto* compare = app.add_subcommand(
       "compare", "Erode one terrain with cloud rain and with uniform rain; write a report");
   addRunOptions(compare, cmp, cmp_threads, cmp_seed);
+
+  bool print_default = false, print_reference = false;
+  auto* config_cmd =
+      app.add_subcommand("config", "Print the built-in default config or the config reference");
+  auto* default_flag =
+      config_cmd->add_flag("--print-default", print_default,
+                           "Print configs/default.toml as built in (the config without --config)");
+  config_cmd
+      ->add_flag("--print-reference", print_reference,
+                 "Print every config key with its default, allowed values and meaning "
+                 "(Markdown, docs/config.md)")
+      ->excludes(default_flag);
+  config_cmd->require_option(1);
 
   std::string view_dir;
   int view_port = 8080;
@@ -206,21 +239,33 @@ int runCli(int argc, char** argv) {
   auto* bench_cmd = app.add_subcommand("bench", "Print speed and memory figures as JSON lines");
   bench_cmd->add_option("--frequency", bench.frequencies, "Icosphere frequencies")
       ->check(CLI::Range(1, 4096));
-  bench_cmd->add_option("--threads", bench_threads, "Thread counts");
+  bench_cmd->add_option("--threads", bench_threads, "Thread counts")->type_name("INT ...");
   bench_cmd->add_option("--droplets", bench.droplets, "Erosion droplets (0 skips erosion)")
       ->check(CLI::Range(uint64_t(0), kMaxBenchDroplets));
   bench_cmd->add_flag("!--no-export", bench.with_export, "Skip the export figures");
   bench_cmd->add_flag("!--no-fluvial", bench.fluvial, "Skip the fluvial stage figures");
 
+  // -q and -v may come after the subcommand too.
+  for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();
+
+  const std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+  if (const std::string problem = unknownArgumentMessage(app, args); !problem.empty())
+    return fail(kExitBadInput, problem + ".");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return fail(kExitBadInput, std::string(e.what()) + " (see planetgen --help).");
   }
+  if (quiet && verbose) return fail(kExitBadInput, "--quiet and --verbose exclude each other.");
+  const Verbosity verbosity = quiet     ? Verbosity::kQuiet
+                              : verbose ? Verbosity::kVerbose
+                                        : Verbosity::kNormal;
 
   for (auto [cmd, args, threads, seed, command] :
        {std::tuple{generate, &gen, &gen_threads, &gen_seed, Command::kGenerate},
@@ -233,7 +278,13 @@ int runCli(int argc, char** argv) {
     if (cmd->count("--seed")) {
       if (int rc = seedOrError(*seed, args->seed)) return rc;
     }
-    return runPipeline(command, *args);
+    return runPipeline(command, *args, verbosity);
+  }
+  if (*config_cmd) {
+    const std::string text =
+        print_reference ? configReferenceMarkdown() : std::string(defaultConfigText());
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return kExitOk;
   }
   if (*view) return runView(view_dir, view_port);
   if (*bench_cmd) {

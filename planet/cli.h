@@ -1,6 +1,6 @@
 #pragma once
 // The planetgen command line: generate, bench. Returns the process exit code
-// (see README "Errors and exit codes").
+// (see README.md "Errors and exit codes").
 
 namespace planet {
 

@@ -468,14 +468,7 @@ void runCompare(const Config& config, const std::filesystem::path& out_dir, int 
   }
   out.stage("report.html", planet_export::compareReportHtml(report));
   timer.stop();
-  Json timings = Json::object();
-  double total = 0.0;
-  for (const auto& [name, seconds] : timer.stages()) {
-    timings[name + "_s"] = timings.value(name + "_s", 0.0) + seconds;
-    total += seconds;
-  }
-  timings["total_s"] = total;
-  metrics["timings"] = timings;
+  metrics["timings"] = timingsJson(timer);
   metrics["threads"] = threads;
   metrics["peak_rss_bytes"] = peakRssBytes();
   out.stage("metrics.json", metrics.dump(2) + "\n");

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 #include "export/mesh_export.h"
+#include "planet/config_reference.h"
+#include "planet/suggest.h"
 
 namespace planet {
 namespace {
@@ -231,19 +233,6 @@ const std::vector<KeySpec>& schema() {
 }
 #undef FIELD
 
-// Levenshtein distance, for "did you mean" suggestions.
-size_t editDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 std::string nearestKey(std::string_view section, std::string_view key) {
   std::string best;
   size_t best_d = std::numeric_limits<size_t>::max();
@@ -342,6 +331,11 @@ Config loadConfig(const std::filesystem::path& file, std::span<const std::string
   std::ifstream in(file, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!in.good() && !in.eof()) throw ConfigError(origin + ": cannot read config file.");
+  return loadConfigText(text, origin, overrides);
+}
+
+Config loadConfigText(const std::string& text, const std::string& origin,
+                      std::span<const std::string> overrides) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw ConfigError(origin +
                       ": the config file is empty; it needs at least [planet] "
@@ -420,6 +414,16 @@ std::string configToJson(const Config& config) {
   Json j = Json::object();
   for (const KeySpec& s : schema()) j[std::string(s.section)][std::string(s.key)] = s.dump(config);
   return j.dump();
+}
+
+std::vector<ConfigKeyInfo> configSchema() {
+  const Config defaults;
+  std::vector<ConfigKeyInfo> keys;
+  for (const KeySpec& s : schema()) {
+    keys.push_back({std::string(s.section), std::string(s.key), s.allowed,
+                    s.dump(defaults).dump()});
+  }
+  return keys;
 }
 
 std::vector<std::string> configKeys() {

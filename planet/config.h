@@ -1,6 +1,6 @@
 #pragma once
 // The run configuration: one TOML section per stage, loaded and validated against a schema
-// (config_schema.cpp). Algorithms never read files; they get the params structs below.
+// (the table in config.cpp; docs/config.md is generated from it). Algorithms never read files; they get the params structs below.
 
 #include <cstdint>
 #include <filesystem>
@@ -95,6 +95,11 @@ class ConfigError : public std::runtime_error {
 
 // Loads `file`, then applies each override "section.key=value" in order. Throws ConfigError.
 Config loadConfig(const std::filesystem::path& file, std::span<const std::string> overrides = {});
+
+// As loadConfig, for a config already in memory; origin names it in error messages (a file
+// name, or kDefaultConfigOrigin for the built-in default).
+Config loadConfigText(const std::string& text, const std::string& origin,
+                      std::span<const std::string> overrides = {});
 
 // Applies one "section.key=value" override. Throws ConfigError naming the expression.
 void applyOverride(Config& config, const std::string& expression);

@@ -27,6 +27,7 @@
 #include "planet/rivers_output.h"
 #include "planet/signals.h"
 #include "planet/terrain.h"
+#include "planetgen_version.h"
 #include "weather/rainfall.h"
 #include "weather/uniform_rain.h"
 
@@ -305,6 +306,7 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
                  int threads) {
   Json s;
   s["generator"] = "planetgen";
+  s["version"] = planetgen::kVersion;
   s["seed"] = config.planet.seed;
   s["frequency"] = config.planet.frequency;
   s["threads"] = threads;
@@ -317,14 +319,7 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
   s["elevation_max_m"] = *hi;
   s["elevation_hash"] = hashFloats(planet.elevation_m);
   s["initial_elevation_hash"] = hashFloats(planet.initial_elevation_m);
-  Json timings = Json::object();
-  double total = 0.0;
-  for (const auto& [name, seconds] : timer.stages()) {
-    timings[name + "_s"] = timings.value(name + "_s", 0.0) + seconds;
-    total += seconds;
-  }
-  timings["total_s"] = total;
-  s["timings"] = timings;
+  s["timings"] = timingsJson(timer);
   s["peak_rss_bytes"] = peakRssBytes();
   const erosion::ErosionStats& e = planet.erosion_stats;
   s["erosion"] = {{"droplets", e.droplets},

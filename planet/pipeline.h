@@ -64,7 +64,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
                  const StageCallback& on_stage, bool with_droplet_density = false);
 
 // Drainage metrics before and after erosion, by rain quarter, and at the coast: summary.json's
-// "drainage" section (README, "Rivers, valleys and lakes"), as a JSON text.
+// "drainage" section (docs/fluvial_stage.md), as a JSON text.
 nlohmann::json drainageSummary(const PlanetState& planet, const Config& config);
 
 // Number of droplets the config asks for on this planet.

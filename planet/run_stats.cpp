@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 namespace planet {
 namespace {
 
@@ -63,6 +65,17 @@ double StageTimer::seconds(const std::string& name) const {
   for (const auto& [n, s] : stages_)
     if (n == name) total += s;
   return total;
+}
+
+nlohmann::json timingsJson(const StageTimer& timer) {
+  nlohmann::json timings = nlohmann::json::object();
+  double total = 0.0;
+  for (const auto& [name, seconds] : timer.stages()) {
+    timings[name + "_s"] = timings.value(name + "_s", 0.0) + seconds;
+    total += seconds;
+  }
+  timings["total_s"] = total;
+  return timings;
 }
 
 }  // namespace planet

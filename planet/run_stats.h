@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace planet {
 
 // Peak resident set size of this process in bytes (VmHWM), 0 if unknown.
@@ -35,5 +37,9 @@ class StageTimer {
   std::string running_;
   std::chrono::steady_clock::time_point begin_;
 };
+
+// summary.json's and metrics.json's "timings": {"<stage>_s": seconds, summed over the
+// stages of that name, ..., "total_s": the sum of all}.
+nlohmann::json timingsJson(const StageTimer& timer);
 
 }  // namespace planet

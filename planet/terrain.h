@@ -13,7 +13,7 @@
 namespace planet {
 
 struct TerrainParams {
-  // Detail fBm (Perlin), documented in README "Configuration".
+  // Detail fBm (Perlin), documented in docs/config.md.
   int octaves = 8;
   double frequency = 2.0;  // first-octave frequency on the unit sphere
   double lacunarity = 2.0;

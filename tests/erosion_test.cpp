@@ -223,7 +223,7 @@ TEST_CASE("erosion: no NaN or Inf with random parameters", "[erosion]") {
   auto uniform = [&](double lo, double hi) { return lo + (hi - lo) * rng.uniform(); };
   auto logUniform = [&](double lo, double hi) { return lo * std::pow(hi / lo, rng.uniform()); };
   for (size_t group = 0; group < 50; ++group) {
-    // The ranges [erosion] keys allow (README).
+    // The ranges [erosion] keys allow (docs/config.md).
     erosion::ErosionParams p;
     p.inertia = uniform(0.0, 1.0);
     p.capacity = logUniform(1e-3, 1000.0);
@@ -804,7 +804,7 @@ TEST_CASE("erosion: the four-lane publish gives the scalar publish's heights", "
 }
 
 TEST_CASE("erosion: four-lane change adds round as the one-lane add", "[erosion]") {
-#if defined(__SSE2__) && defined(__x86_64__)
+#if PLANETGEN_SSE2
   erosion::ChangeAccumulator lanes(64, erosion::kBrushPadding), single(64, erosion::kBrushPadding);
   erosion::ChangeAccumulator::Writer four(lanes), one(single);
   geodesy::HashStream rng(17, 0, 0);

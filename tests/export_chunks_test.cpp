@@ -29,6 +29,7 @@
 #include "export/lod_levels.h"
 #include "export/mesh_export.h"
 #include "geodesy/sphere_mesh.h"
+#include "support/support.h"
 
 namespace fs = std::filesystem;
 using namespace planet_export;
@@ -37,27 +38,11 @@ namespace {
 
 constexpr double kRadius = 6371000.0;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("planetgen_chunks_test_" + std::to_string(::getpid()) +
-                                        "_" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test_support::CommandResult;
+using test_support::quoted;
+using test_support::readFile;
+using test_support::run;
+using test_support::TempDir;
 
 // A synthetic planet with relief, a second field and biomes.
 struct TestPlanet {
@@ -119,28 +104,6 @@ std::vector<uint32_t> indexData(const tinygltf::Model& model, int index) {
   REQUIRE(model.accessors[size_t(index)].componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT);
   const std::vector<uint16_t> small = accessorData<uint16_t>(model, index);
   return {small.begin(), small.end()};
-}
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
-
-CommandResult run(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer;
-  size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    result.output.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-std::string quoted(const fs::path& path) {
-  return "'" + path.string() + "'";
 }
 
 // One chunk vertex as an engine sees it.

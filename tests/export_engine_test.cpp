@@ -29,6 +29,7 @@
 #include "geodesy/hash.h"
 #include "geodesy/latlon.h"
 #include "geodesy/sphere_mesh.h"
+#include "support/support.h"
 
 namespace fs = std::filesystem;
 using namespace planet_export;
@@ -37,20 +38,7 @@ namespace {
 
 constexpr double kRadius = 6371000.0;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("planetgen_engine_test_" + std::to_string(::getpid()) +
-                                        "_" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
+using test_support::TempDir;
 
 // A synthetic planet: smooth continents, or with `rough` metres of per-vertex noise on top
 // (every vertex its own height: the worst case for an ocean surface between vertices).

@@ -31,6 +31,7 @@
 #include "export/surface_maps.h"
 #include "geodesy/latlon.h"
 #include "geodesy/sphere_mesh.h"
+#include "support/support.h"
 
 namespace fs = std::filesystem;
 using namespace planet_export;
@@ -40,27 +41,8 @@ namespace {
 constexpr double kRadius = 6371000.0;
 constexpr double kPi = 3.14159265358979323846;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("planetgen_maps_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test_support::readFile;
+using test_support::TempDir;
 
 void writeFile(const fs::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;

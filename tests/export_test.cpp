@@ -37,6 +37,8 @@
 #include "export/surface_buffers.h"
 #include "export/surface_normals.h"
 #include "geodesy/sphere_mesh.h"
+#include "planetgen_version.h"
+#include "support/support.h"
 
 namespace fs = std::filesystem;
 using namespace planet_export;
@@ -47,37 +49,11 @@ constexpr uint64_t kSeed = 18446744073709551557ull;  // needs all 64 bits
 constexpr double kRadius = 6371000.0;
 constexpr double kSeaLevel = 120.0;
 
-// A folder under the system temp folder, removed with everything in it.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("planetgen_export_test_" + std::to_string(::getpid()) +
-                                        "_" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ignored);
-    fs::remove_all(path, ignored);
-  }
-  std::vector<std::string> names() const {
-    std::vector<std::string> result;
-    for (const auto& entry : fs::directory_iterator(path)) {
-      result.push_back(entry.path().filename().string());
-    }
-    std::sort(result.begin(), result.end());
-    return result;
-  }
-};
-
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test_support::CommandResult;
+using test_support::quoted;
+using test_support::readFile;
+using test_support::run;
+using test_support::TempDir;
 
 // A small synthetic planet: smooth continents from -4 to +4 km, and a second field.
 struct TestPlanet {
@@ -186,28 +162,6 @@ nlohmann::json glbJson(const fs::path& path) {
   return nlohmann::json::parse(bytes.substr(20, json_length));
 }
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
-
-CommandResult run(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer;
-  size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    result.output.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-std::string quoted(const fs::path& path) {
-  return "'" + path.string() + "'";
-}
-
 }  // namespace
 
 TEST_CASE("export: glb reads back with tinygltf", "[export]") {
@@ -219,7 +173,7 @@ TEST_CASE("export: glb reads back with tinygltf", "[export]") {
   const size_t land_vertices = icosphereVertices(8);
 
   CHECK(model.asset.version == "2.0");
-  CHECK(model.asset.generator == "planetgen");
+  CHECK(model.asset.generator == std::string("planetgen ") + planetgen::kVersion);
 
   SECTION("scene: Planet with children Land and Ocean") {
     REQUIRE(model.scenes.size() == 1);

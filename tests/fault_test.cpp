@@ -17,6 +17,7 @@
 #include <thread>
 
 #include <nlohmann/json.hpp>
+#include "support/support.h"
 
 namespace fs = std::filesystem;
 
@@ -31,12 +32,7 @@ fs::path freshDir(const std::string& name) {
   return dir;
 }
 
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test_support::readFile;
 
 std::map<std::string, std::string> snapshot(const fs::path& dir) {
   std::map<std::string, std::string> files;

@@ -1,5 +1,5 @@
 // The fluvial stage in the pipeline (planet/pipeline.h): what a user of the shipped configs gets
-// (README, "Rivers, valleys and lakes").
+// (docs/fluvial_stage.md).
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -101,7 +101,7 @@ class CloudSimulation {
   // centres and interpolated to the mesh: the expected rainfall, smooth at the grid scale,
   // of which the droplets are a random draw. Same unit and smoothing as rainfallFromSpawns
   // (weather/rainfall.h), so the maps of both modes compare. Built on the first call after an
-  // epoch (at f = 512 ~40 ms at 2 threads, in the caller's arena), then cached.
+  // epoch (in the caller's arena), then cached.
   const std::vector<float>& rainfall() const;
 
   WeatherStats stats() const;

@@ -1,6 +1,6 @@
 #pragma once
-// Settings of the weather stage ([weather] in the config). Defaults are written here; README
-// "Configuration / [weather]" gives each key's allowed range and meaning.
+// Settings of the weather stage ([weather] in the config). Defaults are written here;
+// docs/config.md gives each key's allowed range and meaning.
 //
 // Time is counted in ticks. One tick is about 1.5 hours of Earth weather at the default wind
 // speeds (westerlies 0.65 deg/tick ~ 13 m/s on Earth). Moisture is in arbitrary units: rain is

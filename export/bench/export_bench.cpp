@@ -1,5 +1,5 @@
-// Timing figures for the README (not a test): writes planet.glb, planet.obj and the maps of a
-// synthetic planet and prints sizes, times and throughput.
+// Timing figures for docs/benchmarks.md (not a test): writes planet.glb, planet.obj and the maps of
+// a synthetic planet and prints sizes, times and throughput.
 //   export_bench [frequency=512] [out folder=/tmp/planetgen_export_bench] [map width=2048]
 
 #include <chrono>
@@ -14,12 +14,11 @@
 #include "export/mesh_export.h"
 #include "export/png_io.h"
 #include "geodesy/sphere_mesh.h"
+#include "geodesy/stopwatch.h"
 
 namespace {
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using geodesy::secondsSince;
 
 void report(const char* what, const std::filesystem::path& file, double seconds) {
   const double megabytes = double(std::filesystem::file_size(file)) / 1e6;

@@ -17,23 +17,16 @@
 
 #include "geodesy/hash.h"
 #include "geodesy/sphere_mesh.h"
+#include "geodesy/stopwatch.h"
 
 namespace {
 
+using geodesy::cpuSeconds;
+using geodesy::secondsSince;
+
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// CPU seconds (user + system) used by the process so far, and its minor page faults.
-double cpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
-
+// The process's minor page faults so far.
 long minorFaults() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);

@@ -6,7 +6,7 @@
 // default Config, so they are exercised even when the file part is rejected. An expression ends
 // at its first NUL byte, as a command-line argument does.
 //
-// Contract checked (README "Errors and exit codes", STYLE.md rule 7): bad input raises
+// Contract checked (README.md "Errors and exit codes", STYLE.md rule 7): bad input raises
 // planet::ConfigError with a message naming the file or the --set expression; anything else
 // (another exception, a sanitizer report, configToJson throwing on an accepted config) aborts.
 

@@ -21,7 +21,10 @@ build=build-fuzz
 targets=(config heightmap viewer_path)
 
 start=$SECONDS
+# -O1 with line tables only: the stacks still name file and line, and the build takes less
+# of CI's time than -O2 -g (fewer executions per second in exchange).
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DCMAKE_CXX_COMPILER="${FUZZ_CXX:-clang++}" -DPLANETGEN_TESTS=OFF -DPLANETGEN_FUZZ=ON \
   -DPLANETGEN_SANITIZE=address,undefined >/dev/null
 cmake --build "$build" -j"$jobs" --target "${targets[@]/%/_fuzz}"

@@ -18,22 +18,15 @@
 
 #include "geodesy/hash.h"
 #include "geodesy/sphere_mesh.h"
+#include "geodesy/stopwatch.h"
 #include "weather/cloud_simulation.h"
 
 namespace {
 
+using geodesy::cpuSeconds;
+using geodesy::secondsSince;
+
 using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-double cpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
 
 // Soft Voronoi blocks at random heights plus ripples, shifted so 70 % of the area is ocean.
 std::vector<float> syntheticElevation(const geodesy::SphereMesh& mesh) {

@@ -1,4 +1,4 @@
-#include "erosion/avx2.h"
+#include "erosion/simd.h"
 
 namespace erosion {
 

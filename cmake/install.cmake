@@ -1,0 +1,45 @@
+# Install rules (PLANETGEN_INSTALL): the libraries as planetgen:: targets with their headers
+# under include/planetgen/<module>/, the planetgen executable, the web viewer under
+# share/planetgen/viewer (found from bin/ by `planetgen view`), and a CMake package:
+#   find_package(planetgen 0.1 REQUIRED)
+#   target_link_libraries(app PRIVATE planetgen::planet)
+include(CMakePackageConfigHelpers)
+
+get_property(planetgen_modules GLOBAL PROPERTY PLANETGEN_MODULES)
+install(TARGETS ${planetgen_modules} EXPORT planetgenTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS planetgen RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+foreach(module geodesy hydrology weather erosion export planet)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${module}/
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/planetgen/${module}
+    FILES_MATCHING PATTERN "*.h"
+    PATTERN bench EXCLUDE PATTERN viewer EXCLUDE PATTERN node_modules EXCLUDE)
+endforeach()
+install(FILES ${PROJECT_BINARY_DIR}/generated/planetgen_version.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/planetgen)
+
+# The viewer page, and three.js when `npm ci --prefix export/viewer` has fetched it (without
+# it `planetgen view` says so and names the npm command for the installed folder).
+set(viewer_dest ${CMAKE_INSTALL_DATADIR}/planetgen/viewer)
+install(FILES ${PROJECT_SOURCE_DIR}/export/viewer/index.html
+  ${PROJECT_SOURCE_DIR}/export/viewer/viewer.js ${PROJECT_SOURCE_DIR}/export/viewer/package.json
+  ${PROJECT_SOURCE_DIR}/export/viewer/package-lock.json DESTINATION ${viewer_dest})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/export/viewer/node_modules/three/build
+  ${PROJECT_SOURCE_DIR}/export/viewer/node_modules/three/examples
+  DESTINATION ${viewer_dest}/node_modules/three OPTIONAL
+  PATTERN "*.cjs" EXCLUDE PATTERN "fonts" EXCLUDE PATTERN "models" EXCLUDE
+  PATTERN "textures" EXCLUDE PATTERN "screenshots" EXCLUDE)
+install(FILES ${PROJECT_SOURCE_DIR}/export/viewer/node_modules/three/package.json
+  DESTINATION ${viewer_dest}/node_modules/three OPTIONAL)
+
+set(config_dest ${CMAKE_INSTALL_LIBDIR}/cmake/planetgen)
+install(EXPORT planetgenTargets NAMESPACE planetgen:: DESTINATION ${config_dest})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/planetgenConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/planetgenConfig.cmake INSTALL_DESTINATION ${config_dest})
+# 0.x: a minor version may break the API, so only the same minor version is compatible.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/planetgenConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/planetgenConfig.cmake
+  ${PROJECT_BINARY_DIR}/planetgenConfigVersion.cmake DESTINATION ${config_dest})

@@ -1,0 +1,139 @@
+#include "planet/cli_progress.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace planet {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "k/n" at the end of "erosion, epoch k/n" as (k, n); (1, 1) without one.
+std::pair<int, int> epochOf(const std::string& stage) {
+  const size_t slash = stage.rfind('/');
+  const size_t space = stage.rfind(' ', slash);
+  if (slash == std::string::npos || space == std::string::npos) return {1, 1};
+  try {
+    const int k = std::stoi(stage.substr(space + 1, slash - space - 1));
+    const int n = std::stoi(stage.substr(slash + 1));
+    if (k >= 1 && n >= k) return {k, n};
+  } catch (const std::exception&) {
+  }
+  return {1, 1};
+}
+
+std::string sizeText(uintmax_t bytes) {
+  char text[32];
+  if (bytes < 1000)
+    std::snprintf(text, sizeof text, "%ju B", bytes);
+  else if (bytes < 1000'000)
+    std::snprintf(text, sizeof text, "%.1f kB", double(bytes) / 1e3);
+  else
+    std::snprintf(text, sizeof text, "%.1f MB", double(bytes) / 1e6);
+  return text;
+}
+
+}  // namespace
+
+double stageFraction(const std::string& stage, bool compare, int erosion_runs) {
+  // Rough shares of the default planet's wall time: the erosion epochs take most of it.
+  constexpr double kErosionStart = 0.10, kErosionEnd = 0.85;
+  if (stage == "icosphere") return 0.0;
+  if (stage == "terrain") return 0.02;
+  if (stage == "metrics") return 0.85;
+  if (stage == "export") return compare ? 0.88 : kErosionEnd;
+  const bool weather = stage.rfind("weather", 0) == 0;
+  if (!weather && stage.rfind("erosion", 0) != 0) return 0.0;
+  const int runs = compare ? 2 : 1;
+  const int run = std::clamp(erosion_runs, 1, runs) - 1;
+  const auto [k, n] = epochOf(stage);
+  // Within an epoch, the weather takes the first half and the erosion the second.
+  double epoch_part = stage == "erosion" ? 0.0 : (k - 1 + (weather ? 0.0 : 0.5)) / n;
+  const double run_share = (kErosionEnd - kErosionStart) / runs;
+  return kErosionStart + run_share * (run + epoch_part);
+}
+
+Progress::Progress(Verbosity verbosity, bool compare)
+    : compare_(compare),
+      line_(verbosity != Verbosity::kQuiet && isatty(STDERR_FILENO) == 1),
+      verbose_(verbosity == Verbosity::kVerbose) {
+  if (!line_) return;
+  ticker_ = std::thread([this] {
+    std::unique_lock lock(mutex_);
+    while (!done_) {
+      if (!stage_.empty()) draw();
+      wake_.wait_for(lock, std::chrono::milliseconds(500));
+    }
+  });
+}
+
+Progress::~Progress() {
+  {
+    std::lock_guard lock(mutex_);
+    done_ = true;
+  }
+  wake_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
+  if (shown_) std::fputs("\r\033[K", stderr);
+}
+
+double Progress::elapsedSeconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void Progress::stage(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  if (name == "erosion") ++erosion_runs_;
+  fraction_ = std::max(fraction_, stageFraction(name, compare_, erosion_runs_));
+  stage_ = name;
+  if (verbose_) {
+    if (shown_) std::fputs("\r\033[K", stderr);
+    std::fprintf(stderr, "planetgen: %6.1f s  %s\n", elapsedSeconds(), name.c_str());
+    shown_ = false;
+  }
+  if (line_) draw();
+}
+
+void Progress::draw() {
+  std::fprintf(stderr, "\r\033[Kplanetgen: [%3d%%] %s  %.1f s", int(fraction_ * 100.0),
+               stage_.c_str(), elapsedSeconds());
+  std::fflush(stderr);
+  shown_ = true;
+}
+
+FolderTimes folderTimes(const fs::path& dir) {
+  FolderTimes times;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (it->is_regular_file(ec))
+      times[fs::relative(it->path(), dir, ec).string()] = it->last_write_time(ec);
+  }
+  return times;
+}
+
+void printRunSummary(const fs::path& out_dir, const FolderTimes& before, double seconds,
+                     int threads) {
+  std::vector<std::pair<std::string, uintmax_t>> files;
+  uintmax_t total = 0;
+  std::error_code ec;
+  for (const auto& [name, time] : folderTimes(out_dir)) {
+    const auto old = before.find(name);
+    if (old != before.end() && old->second == time) continue;
+    if (name.front() == '.') continue;  // .planetgen-files: the writer's own record
+    const uintmax_t size = fs::file_size(out_dir / name, ec);
+    files.emplace_back(name, ec ? 0 : size);
+    total += ec ? 0 : size;
+  }
+  std::printf("planetgen: wrote %zu file%s (%s) to %s in %.1f s on %d thread%s\n", files.size(),
+              files.size() == 1 ? "" : "s", sizeText(total).c_str(), out_dir.string().c_str(),
+              seconds, threads, threads == 1 ? "" : "s");
+  for (const auto& [name, size] : files)
+    std::printf("  %-28s %10s\n", name.c_str(), sizeText(size).c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace planet
