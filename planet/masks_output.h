@@ -2,7 +2,7 @@
 // Texturing masks and climate layers of a generated planet: per-vertex fields written as
 // 16-bit equirectangular PNGs aligned with planet.glb's TEXCOORD_0 (the heightmap's pixel
 // layout, export/maps.h) with a masks.json sidecar giving each file's units and decoding, and
-// optionally as glb vertex attributes. README, "Rivers and lakes as data".
+// optionally as glb vertex attributes. docs/rivers.md.
 
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 #pragma once
 // Rivers and lakes of a generated planet as files: hydrology's extraction (hydrology/rivers.h)
 // on the final terrain and the rain of the run, turned into rivers.geojson and the data for
-// planet.glb's Rivers and Lakes nodes. README, "Rivers and lakes as data"; docs/rivers.md.
+// planet.glb's Rivers and Lakes nodes (docs/rivers.md).
 
 #include <string>
 
