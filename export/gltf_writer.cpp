@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <tbb/task_group.h>
+
 #include "export/biomes.h"
 #include "export/chunks.h"
 #include "export/colour_ramps.h"
@@ -166,9 +168,7 @@ class GltfDocument {
     return node_indices;
   }
 
-  void write(const std::filesystem::path& path, const PlanetSurface& surface, Json extras,
-             bool uses_lod) {
-    Group ocean = oceanGroup(surface, autoChunks(surface.mesh->frequency));
+  void write(const std::filesystem::path& path, Group&& ocean, Json extras, bool uses_lod) {
     if (ocean.pieceCount() > 0) {  // a planet without water keeps an empty Ocean node
       node(2)["mesh"] = addGroupMesh("Ocean", std::move(ocean), {}, kOceanMaterial);
     }
@@ -311,6 +311,11 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
     throw std::invalid_argument("writeGlb: " + std::to_string(lods.size()) +
                                 " levels given for lods = " + std::to_string(options.lods));
   }
+  // The ocean's pieces do not depend on the land's: built as a task beside the land (on the
+  // caller's arena), encoded after it, so the file's bytes do not depend on the scheduling.
+  Group ocean;
+  tbb::task_group building;
+  building.run([&] { ocean = oceanGroup(surface, autoChunks(surface.mesh->frequency)); });
   const LandData full = landData(surface);
   std::deque<LandData> level_data;
   std::vector<PlanetSurface> level_surfaces;
@@ -350,7 +355,8 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
     lod0_node["extras"]["MSFT_screencoverage"] = std::move(coverage);
   }
   if (options.collision != CollisionNames::kNone) addCollision(doc, kLand, surface, options);
-  doc.write(path, surface, flatExtras(std::move(extras)), !lods.empty());
+  building.wait();
+  doc.write(path, std::move(ocean), flatExtras(std::move(extras)), !lods.empty());
 }
 
 }  // namespace planet_export

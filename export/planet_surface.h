@@ -12,6 +12,8 @@
 
 namespace planet_export {
 
+struct EquirectLocations;
+
 // A float per land vertex, written as the custom glTF attribute `name` (e.g. "_ELEVATION").
 // Contract: name starts with '_' (glTF's rule for application-specific attributes), is not
 // "_ELEVATION" or "_BIOME", is unique in PlanetSurface::attributes, and values has one finite value
@@ -45,6 +47,10 @@ struct PlanetSurface {
   std::span<const uint8_t> biome;
   // kBiome requires biome.
   LandColour land_colour = LandColour::kTerrain;
+  // Optional: the pixel centres of a map of one size located on `mesh` (locateEquirect), for
+  // every map and heightmap of that size to share instead of each locating them again. Maps
+  // of another size locate their own. Not owned; null = none.
+  const EquirectLocations* equirect = nullptr;
 };
 
 }  // namespace planet_export
