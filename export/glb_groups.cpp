@@ -124,9 +124,22 @@ Group landGroup(const PlanetSurface& surface, const LandData& data, int chunks, 
     split[c].piece = std::move(piece);
     split[c].order = std::move(order);
   });
+  // Exact sizes up front: grown by doubling, the arrays would hold up to twice their bytes.
+  size_t vertex_total = 0, index_total = 0;
+  for (const ChunkPiece& c : split) {
+    vertex_total += c.order.size();
+    index_total += c.piece.indices.size();
+  }
   Group g;
   g.grid_m = land.frames.grid_m;
+  g.positions.reserve(vertex_total);
+  g.normals.reserve(vertex_total);
+  g.colours.reserve(vertex_total);
+  g.uvs.reserve(vertex_total);
+  if (tangents) g.tangents.reserve(vertex_total);
   g.scalars.resize(land.scalars.size());
+  for (std::vector<float>& values : g.scalars) values.reserve(vertex_total);
+  g.indices.reserve(index_total);
   for (size_t c = 0; c < land.chunkCount(); ++c) {
     const size_t first = land.vertex_offsets[c];
     Piece& piece = split[c].piece;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -316,7 +317,8 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
   Group ocean;
   tbb::task_group building;
   building.run([&] { ocean = oceanGroup(surface, autoChunks(surface.mesh->frequency)); });
-  const LandData full = landData(surface);
+  // The full level's data, freed once its pieces are in the file (the writer's peak memory).
+  std::optional<LandData> full(landData(surface));
   std::deque<LandData> level_data;
   std::vector<PlanetSurface> level_surfaces;
   for (const LodLevel& level : lods) {
@@ -329,11 +331,13 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
   // A JSON text, not an array: assimp 5.2 aborts on nested extras (see flatExtras).
   if (!surface.biome.empty()) doc.node(kLand)["extras"]["biome_legend"] = biomeLegend().dump();
   if (lods.empty()) {
-    addLevel(doc, kLand, "Land", full, surface, options, 0);
+    addLevel(doc, kLand, "Land", *full, surface, options, 0);
+    full.reset();
   } else {
     const int lod0 = doc.addNode({{"name", "Land_LOD0"}});
     doc.node(kLand)["children"] = Json::array({lod0});
-    addLevel(doc, lod0, "Land_LOD0", full, surface, options, 0);
+    addLevel(doc, lod0, "Land_LOD0", *full, surface, options, 0);
+    full.reset();
     Json ids = Json::array();
     Json coverage = Json::array({0.5});
     for (size_t i = 0; i < lods.size(); ++i) {
