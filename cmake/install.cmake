@@ -24,7 +24,8 @@ install(FILES ${PROJECT_BINARY_DIR}/generated/planetgen_version.h
 # it `planetgen view` says so and names the npm command for the installed folder).
 set(viewer_dest ${CMAKE_INSTALL_DATADIR}/planetgen/viewer)
 install(FILES ${PROJECT_SOURCE_DIR}/export/viewer/index.html
-  ${PROJECT_SOURCE_DIR}/export/viewer/viewer.js ${PROJECT_SOURCE_DIR}/export/viewer/package.json
+  ${PROJECT_SOURCE_DIR}/export/viewer/viewer.js ${PROJECT_SOURCE_DIR}/export/viewer/water.js
+  ${PROJECT_SOURCE_DIR}/export/viewer/package.json
   ${PROJECT_SOURCE_DIR}/export/viewer/package-lock.json DESTINATION ${viewer_dest})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/export/viewer/node_modules/three/build
   ${PROJECT_SOURCE_DIR}/export/viewer/node_modules/three/examples

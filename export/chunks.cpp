@@ -1,6 +1,7 @@
 #include "export/chunks.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -63,6 +64,24 @@ uint32_t chunkOfFace(int frequency, int chunks_per_edge, uint32_t face) {
   return lf.base * k * k + uint32_t(rowStart(k, cj)) + 2 * ci + (down ? 1 : 0);
 }
 
+void sortUnique(std::vector<uint32_t>& ids) {
+  if (ids.size() < 256) {  // small lists: the counting passes would cost more than they save
+    std::sort(ids.begin(), ids.end());
+  } else {
+    constexpr int kBits = 11;
+    constexpr uint32_t kMask = (1u << kBits) - 1;
+    std::vector<uint32_t> other(ids.size());
+    for (int shift = 0; shift < 32; shift += kBits) {
+      std::array<size_t, kMask + 2> start{};
+      for (uint32_t id : ids) ++start[((id >> shift) & kMask) + 1];
+      for (size_t d = 1; d < start.size(); ++d) start[d] += start[d - 1];
+      for (uint32_t id : ids) other[start[(id >> shift) & kMask]++] = id;
+      ids.swap(other);
+    }
+  }
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+}
+
 ChunkPartition partitionChunks(const geodesy::SphereMesh& mesh, int chunks_per_edge) {
   if (const std::string problem = chunkingProblem(mesh.frequency, chunks_per_edge);
       !problem.empty()) {
@@ -103,8 +122,7 @@ ChunkPartition partitionChunks(const geodesy::SphereMesh& mesh, int chunks_per_e
         }
       }
     }
-    std::sort(verts.begin(), verts.end());
-    verts.erase(std::unique(verts.begin(), verts.end()), verts.end());
+    sortUnique(verts);
   });
   out.vertex_offsets.assign(1, 0);
   out.border_offsets.assign(1, 0);

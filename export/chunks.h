@@ -45,4 +45,9 @@ uint32_t chunkOfFace(int frequency, int chunks_per_edge, uint32_t face);
 // Parallel over faces on the caller's oneTBB arena; the result does not depend on threads.
 ChunkPartition partitionChunks(const geodesy::SphereMesh& mesh, int chunks_per_edge);
 
+// Sorts ids ascending and drops repeats (std::sort + std::unique, by three 11-bit radix
+// passes: the vertex lists of chunks and ocean pieces, where std::sort cost 13 % of a f = 256
+// run). Not parallel; the result is the same as sort + unique.
+void sortUnique(std::vector<uint32_t>& ids);
+
 }  // namespace planet_export

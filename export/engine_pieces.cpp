@@ -6,6 +6,7 @@
 
 #include <glm/geometric.hpp>
 
+#include "export/chunks.h"
 #include "export/surface_normals.h"
 #include "geodesy/latlon.h"
 
@@ -126,9 +127,7 @@ OceanCover oceanCover(const geodesy::SphereMesh& mesh, std::span<const float> el
     cover.vertices.insert(cover.vertices.end(), corner, corner + 3);
   }
   std::sort(cover.faces.begin(), cover.faces.end());
-  std::sort(cover.vertices.begin(), cover.vertices.end());
-  cover.vertices.erase(std::unique(cover.vertices.begin(), cover.vertices.end()),
-                       cover.vertices.end());
+  sortUnique(cover.vertices);
   return cover;
 }
 

@@ -23,7 +23,8 @@ RgbImage renderFieldMap(const PlanetSurface& surface, std::span<const float> fie
   const geodesy::SphereMesh& mesh = *surface.mesh;
   const int width = options.width;
   const int height = width / 2;
-  const EquirectLocations where = locateEquirect(mesh, width, height);
+  EquirectLocations own;
+  const EquirectLocations& where = mapLocations(surface, width, height, own);
   const std::vector<float> values = sampleVertexField(mesh, where, field);
   std::vector<uint8_t> land;
   if (options.coastline) {

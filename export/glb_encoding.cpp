@@ -88,6 +88,13 @@ std::vector<uint8_t> unormBytes(const std::vector<glm::vec3>& values) {
 
 }  // namespace
 
+// Frees an array once its bytes are in a view: the group and the file's bytes are not held
+// twice (the glb writer's peak memory).
+template <typename T>
+void release(std::vector<T>& values) {
+  std::vector<T>().swap(values);
+}
+
 Json skirtAttributes(const PieceAccessors& p) {
   return p.all_attributes.is_null() ? p.attributes : p.all_attributes;
 }
@@ -130,6 +137,7 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
   };
   vertexAccessors("POSITION", glb.addVertexView(floatBytes(g.positions), 12), 12, Component::kFloat,
                   false, "VEC3", true);
+  release(g.positions);
   if (!g.normals.empty() && quantize) {  // collision pieces have positions only
     vertexAccessors("NORMAL", glb.addVertexView(snormBytes(g.normals), 4), 4, Component::kByte,
                     true, "VEC3", false);
@@ -137,6 +145,7 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
     vertexAccessors("NORMAL", glb.addVertexView(floatBytes(g.normals), 12), 12, Component::kFloat,
                     false, "VEC3", false);
   }
+  release(g.normals);
   if (!g.tangents.empty()) {
     if (quantize) {
       vertexAccessors("TANGENT", glb.addVertexView(snormBytes(g.tangents), 4), 4, Component::kByte,
@@ -146,10 +155,12 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
                       Component::kFloat, false, "VEC4", false);
     }
   }
+  release(g.tangents);
   if (!g.uvs.empty()) {
     vertexAccessors("TEXCOORD_0", glb.addVertexView(floatBytes(g.uvs), 8), 8, Component::kFloat,
                     false, "VEC2", false);
   }
+  release(g.uvs);
   if (!g.colours.empty()) {
     if (quantize) {
       vertexAccessors("COLOR_0", glb.addVertexView(unormBytes(g.colours), 4), 4,
@@ -159,11 +170,13 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
                       Component::kFloat, false, "VEC3", false);
     }
   }
+  release(g.colours);
   for (size_t a = 0; a < g.scalars.size(); ++a) {
     // 16 mantissa bits: 0.06 m of 4 km, far below what the custom fields mean.
     vertexAccessors(scalar_names[a].c_str(),
                     glb.addScalarFloatView(floatBytes(g.scalars[a]), kScalarMantissaBits), 4,
                     Component::kFloat, false, "SCALAR", false);
+    release(g.scalars[a]);
   }
 
   // Indices: small pieces in one uint16 view, the others in one uint32 view.
@@ -181,6 +194,7 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
       }
     }
   }
+  release(g.indices);
   const int small_view =
       small.empty() ? -1 : glb.addIndexView(std::move(small), Component::kUnsignedShort);
   const int large_view =

@@ -26,6 +26,8 @@ LandData landData(const PlanetSurface& surface) {
     const Rgb& c = land.colours[v];
     data.linear_colours[v] = {srgbToLinear(c.r), srgbToLinear(c.g), srgbToLinear(c.b)};
   });
+  // The sRGB colours are not written to the glb; only the linear ones are.
+  std::vector<Rgb>().swap(data.buffers.land.colours);
   data.vertex.normals = land.normals;
   data.vertex.colours = data.linear_colours;
   data.scalar_names.push_back("_ELEVATION");
@@ -92,17 +94,21 @@ Group landGroup(const PlanetSurface& surface, const LandData& data, int chunks, 
     g.closePiece(piece.surface_indices, glm::dvec3(0.0));
     return g;
   }
-  const ChunkedLand land = buildChunkedLand(surface, data.vertex, chunks, skirt_m);
+  ChunkedLand land = buildChunkedLand(surface, data.vertex, chunks, skirt_m);
   const geodesy::SphereMesh& mesh = *surface.mesh;
-  Group g;
-  g.grid_m = land.frames.grid_m;
-  g.scalars.resize(land.scalars.size());
-  for (size_t c = 0; c < land.chunkCount(); ++c) {
+  const auto direction = [&](size_t slot) { return mesh.positions[land.global_vertex[slot]]; };
+  // Each chunk's seam split and vertex order in parallel; gathered in chunk order below.
+  struct ChunkPiece {
+    Piece piece;
+    std::vector<uint32_t> order;  // new vertex -> piece vertex
+    size_t surface_vertices = 0;
+  };
+  std::vector<ChunkPiece> split(land.chunkCount());
+  tbb::parallel_for(size_t(0), land.chunkCount(), [&](size_t c) {
     const size_t first = land.vertex_offsets[c];
     std::vector<glm::vec3> directions;
-    for (size_t slot = first; slot < land.vertex_offsets[c + 1]; ++slot) {
-      directions.push_back(mesh.positions[land.global_vertex[slot]]);
-    }
+    for (size_t slot = first; slot < land.vertex_offsets[c + 1]; ++slot)
+      directions.push_back(direction(slot));
     const std::span<const uint32_t> indices(&land.indices[land.index_offsets[c]],
                                             land.index_offsets[c + 1] - land.index_offsets[c]);
     Piece piece = splitSeam(directions, indices, land.surface_indices[c]);
@@ -115,23 +121,59 @@ Group landGroup(const PlanetSurface& surface, const LandData& data, int chunks, 
     std::vector<uint32_t> new_of_old(order.size());
     for (uint32_t n = 0; n < order.size(); ++n) new_of_old[order[n]] = n;
     for (uint32_t& i : piece.indices) i = new_of_old[i];
-    const size_t surface_vertices = size_t(
+    split[c].surface_vertices = size_t(
         std::count_if(order.begin(), order.end(), [&](uint32_t i) { return is_surface(i); }));
-    const glm::dvec3& t = land.frames.translations[c];
-    for (uint32_t i : order) {
-      const size_t slot = first + piece.source[i];
-      const glm::vec3 local = land.positions[slot];
-      g.positions.push_back(world ? glm::vec3(glm::dvec3(local) + t) : local);
-      g.normals.push_back(land.normals[slot]);
-      g.colours.push_back(land.colours[slot]);
-      g.uvs.push_back(piece.uv[i]);
-      if (tangents)
-        g.tangents.push_back(equirectTangent(land.normals[slot], directions[piece.source[i]]));
-      for (size_t a = 0; a < g.scalars.size(); ++a) g.scalars[a].push_back(land.scalars[a][slot]);
+    split[c].piece = std::move(piece);
+    split[c].order = std::move(order);
+  });
+  // The group's vertex n of chunk c is chunk slot first(c) + source[order[n]]; its texture
+  // coordinates are the piece's own.
+  std::vector<uint32_t> slot_of;
+  std::vector<glm::vec2> uvs;
+  Group g;
+  g.grid_m = land.frames.grid_m;
+  for (size_t c = 0; c < land.chunkCount(); ++c) {
+    const ChunkPiece& chunk = split[c];
+    for (uint32_t i : chunk.order) {
+      slot_of.push_back(land.vertex_offsets[c] + chunk.piece.source[i]);
+      uvs.push_back(chunk.piece.uv[i]);
     }
-    g.indices.insert(g.indices.end(), piece.indices.begin(), piece.indices.end());
-    g.closePiece(piece.surface_indices, world ? glm::dvec3(0.0) : t, surface_vertices);
+    g.indices.insert(g.indices.end(), chunk.piece.indices.begin(), chunk.piece.indices.end());
+    g.vertex_offsets.push_back(slot_of.size());
+    g.index_offsets.push_back(g.indices.size());
+    g.surface_indices.push_back(chunk.piece.surface_indices);
+    g.surface_vertices.push_back(chunk.surface_vertices);
+    g.translations.push_back(world ? glm::dvec3(0.0) : land.frames.translations[c]);
   }
+  split = {};
+  g.uvs = std::move(uvs);
+  // One attribute at a time, each chunked array freed as soon as it is gathered, so the
+  // chunked land and the group are not held whole at once (the glb writer's peak memory).
+  const auto gather = [&](auto& from) {
+    std::remove_reference_t<decltype(from)> to(slot_of.size());
+    tbb::parallel_for(size_t(0), slot_of.size(), [&](size_t n) { to[n] = from[slot_of[n]]; });
+    std::remove_reference_t<decltype(from)>().swap(from);
+    return to;
+  };
+  if (tangents) {
+    g.tangents.resize(slot_of.size());
+    tbb::parallel_for(size_t(0), slot_of.size(), [&](size_t n) {
+      g.tangents[n] = equirectTangent(land.normals[slot_of[n]], direction(slot_of[n]));
+    });
+  }
+  g.positions = gather(land.positions);
+  if (world) {
+    std::vector<size_t> chunk_of(slot_of.size());
+    for (size_t c = 0; c < land.chunkCount(); ++c)
+      for (size_t n = g.vertex_offsets[c]; n < g.vertex_offsets[c + 1]; ++n) chunk_of[n] = c;
+    tbb::parallel_for(size_t(0), g.positions.size(), [&](size_t n) {
+      const glm::dvec3& t = land.frames.translations[chunk_of[n]];
+      g.positions[n] = glm::vec3(glm::dvec3(g.positions[n]) + t);
+    });
+  }
+  g.normals = gather(land.normals);
+  g.colours = gather(land.colours);
+  for (std::vector<float>& values : land.scalars) g.scalars.push_back(gather(values));
   return g;
 }
 
@@ -141,18 +183,22 @@ Group oceanGroup(const PlanetSurface& surface, int chunks) {
   const geodesy::SphereMesh& mesh = *surface.mesh;
   const double radius = oceanRadius(surface.radius_m, surface.sea_level_m);
   const ChunkPartition partition = partitionPieces(mesh, chunks);
-  Group g;
-  for (size_t c = 0; c < partition.chunkCount(); ++c) {
+  std::vector<OceanMesh> pieces(partition.chunkCount());
+  tbb::parallel_for(size_t(0), pieces.size(), [&](size_t c) {
     const std::span<const uint32_t> faces(
         &partition.faces[partition.face_offsets[c]],
         partition.face_offsets[c + 1] - partition.face_offsets[c]);
     const OceanCover cover = oceanCover(mesh, surface.elevation_m, surface.sea_level_m, faces);
-    if (cover.faces.empty()) continue;
-    const OceanMesh ocean = oceanMesh(mesh, cover, radius);
+    if (!cover.faces.empty()) pieces[c] = oceanMesh(mesh, cover, radius);
+  });
+  Group g;
+  for (OceanMesh& ocean : pieces) {
+    if (ocean.indices.empty()) continue;
     g.positions.insert(g.positions.end(), ocean.positions.begin(), ocean.positions.end());
     g.normals.insert(g.normals.end(), ocean.normals.begin(), ocean.normals.end());
     g.indices.insert(g.indices.end(), ocean.indices.begin(), ocean.indices.end());
     g.closePiece(ocean.indices.size(), glm::dvec3(0.0));
+    ocean = {};
   }
   return g;
 }

@@ -12,9 +12,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <tbb/task_group.h>
 
 #include "export/biomes.h"
 #include "export/chunks.h"
@@ -168,9 +171,8 @@ class GltfDocument {
     return node_indices;
   }
 
-  void write(const std::filesystem::path& path, const PlanetSurface& surface, Json extras,
-             bool uses_lod) {
-    Group ocean = oceanGroup(surface, autoChunks(surface.mesh->frequency));
+  void write(const std::filesystem::path& path, Group&& ocean, Json extras, bool uses_lod,
+             const WaterGeometry* water) {
     if (ocean.pieceCount() > 0) {  // a planet without water keeps an empty Ocean node
       node(2)["mesh"] = addGroupMesh("Ocean", std::move(ocean), {}, kOceanMaterial);
     }
@@ -181,9 +183,7 @@ class GltfDocument {
     }
 
     Json all_materials = materials();
-    if (surface.water) {
-      addWaterNodes(glb_, *surface.water, kOceanMaterial, nodes_, meshes_, all_materials);
-    }
+    if (water) addWaterNodes(glb_, *water, kOceanMaterial, nodes_, meshes_, all_materials);
     Json gltf = Json::object();
     gltf["asset"] = {{"version", "2.0"},
                      {"generator", std::string("planetgen ") + planetgen::kVersion}};
@@ -318,7 +318,13 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
     throw std::invalid_argument("writeGlb: " + std::to_string(lods.size()) +
                                 " levels given for lods = " + std::to_string(options.lods));
   }
-  const LandData full = landData(surface);
+  // The ocean's pieces do not depend on the land's: built as a task beside the land (on the
+  // caller's arena), encoded after it, so the file's bytes do not depend on the scheduling.
+  Group ocean;
+  tbb::task_group building;
+  building.run([&] { ocean = oceanGroup(surface, autoChunks(surface.mesh->frequency)); });
+  // The full level's data, freed once its pieces are in the file (the writer's peak memory).
+  std::optional<LandData> full(landData(surface));
   std::deque<LandData> level_data;
   std::vector<PlanetSurface> level_surfaces;
   for (const LodLevel& level : lods) {
@@ -331,11 +337,13 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
   // A JSON text, not an array: assimp 5.2 aborts on nested extras (see flatExtras).
   if (!surface.biome.empty()) doc.node(kLand)["extras"]["biome_legend"] = biomeLegend().dump();
   if (lods.empty()) {
-    addLevel(doc, kLand, "Land", full, surface, options, 0);
+    addLevel(doc, kLand, "Land", *full, surface, options, 0);
+    full.reset();
   } else {
     const int lod0 = doc.addNode({{"name", "Land_LOD0"}});
     doc.node(kLand)["children"] = Json::array({lod0});
-    addLevel(doc, lod0, "Land_LOD0", full, surface, options, 0);
+    addLevel(doc, lod0, "Land_LOD0", *full, surface, options, 0);
+    full.reset();
     Json ids = Json::array();
     Json coverage = Json::array({0.5});
     for (size_t i = 0; i < lods.size(); ++i) {
@@ -357,7 +365,8 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
     lod0_node["extras"]["MSFT_screencoverage"] = std::move(coverage);
   }
   if (options.collision != CollisionNames::kNone) addCollision(doc, kLand, surface, options);
-  doc.write(path, surface, flatExtras(std::move(extras)), !lods.empty());
+  building.wait();
+  doc.write(path, std::move(ocean), flatExtras(std::move(extras)), !lods.empty(), surface.water);
 }
 
 }  // namespace planet_export

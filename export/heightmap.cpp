@@ -22,7 +22,8 @@ Gray16Image renderHeightmap(const PlanetSurface& surface, const HeightmapOptions
   const double scale = hi > lo ? 65535.0 / (hi - lo) : 0.0;
   const int width = options.width;
   const int height = width / 2;
-  const EquirectLocations where = locateEquirect(*surface.mesh, width, height);
+  EquirectLocations own;
+  const EquirectLocations& where = mapLocations(surface, width, height, own);
   const std::vector<float> elevation = sampleVertexField(*surface.mesh, where, surface.elevation_m);
   Gray16Image image(width, height);
   tbb::parallel_for(size_t(0), elevation.size(), [&](size_t i) {

@@ -48,7 +48,8 @@ HeightmapRange heightmapRange(const PlanetSurface& surface, const HeightmapOptio
 
 FloatImage renderElevationMap(const PlanetSurface& surface, int width) {
   checkMapInput("renderElevationMap", surface, width);
-  const EquirectLocations where = locateEquirect(*surface.mesh, width, width / 2);
+  EquirectLocations own;
+  const EquirectLocations& where = mapLocations(surface, width, width / 2, own);
   FloatImage image;
   image.width = width;
   image.height = width / 2;

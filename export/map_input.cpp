@@ -21,4 +21,12 @@ void checkMapInput(const char* renderer, const PlanetSurface& surface, int width
   }
 }
 
+const EquirectLocations& mapLocations(const PlanetSurface& surface, int width, int height,
+                                      EquirectLocations& own) {
+  const EquirectLocations* shared = surface.equirect;
+  if (shared != nullptr && shared->width == width && shared->height == height) return *shared;
+  own = locateEquirect(*surface.mesh, width, height);
+  return own;
+}
+
 }  // namespace planet_export

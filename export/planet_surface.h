@@ -13,6 +13,7 @@
 namespace planet_export {
 
 struct WaterGeometry;  // water_geometry.h
+struct EquirectLocations;
 
 // A float per land vertex, written as the custom glTF attribute `name` (e.g. "_ELEVATION").
 // Contract: name starts with '_' (glTF's rule for application-specific attributes), is not
@@ -49,6 +50,10 @@ struct PlanetSurface {
   LandColour land_colour = LandColour::kTerrain;
   // Rivers and lakes: planet.glb gets "Rivers" and "Lakes" nodes (glb_water.h) when set.
   const WaterGeometry* water = nullptr;
+  // Optional: the pixel centres of a map of one size located on `mesh` (locateEquirect), for
+  // every map and heightmap of that size to share instead of each locating them again. Maps
+  // of another size locate their own. Not owned; null = none.
+  const EquirectLocations* equirect = nullptr;
 };
 
 }  // namespace planet_export

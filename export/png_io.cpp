@@ -5,7 +5,6 @@
 #include <stdexcept>
 
 #include <png.h>
-#include <stb_image_write.h>
 
 #include "export/atomic_file.h"
 
@@ -18,10 +17,6 @@ void checkShape(int width, int height, size_t samples, size_t per_pixel, const c
                              std::to_string(samples) + ") does not match " + std::to_string(width) +
                              "x" + std::to_string(height));
   }
-}
-
-void appendToString(void* context, void* data, int size) {
-  static_cast<std::string*>(context)->append(static_cast<const char*>(data), size_t(size));
 }
 
 // libpng reports errors through a callback that must not return: it records the message and
@@ -46,8 +41,21 @@ void pngWrite(png_structp png, png_bytep data, png_size_t size) {
 
 void pngFlush(png_structp) {}
 
-// Returns nullptr on success, else libpng's message (valid while `state` lives).
-const char* encodeGray16Rows(const Gray16Image& image, std::string* out, PngErrorState* state) {
+// One image's rows, `bit_depth` bits per sample, `channels` samples per pixel, rows
+// `row_bytes` apart in `data` (16-bit samples in host order).
+struct PngRows {
+  int width = 0;
+  int height = 0;
+  int bit_depth = 8;
+  int color_type = PNG_COLOR_TYPE_RGB;
+  const uint8_t* data = nullptr;
+  size_t row_bytes = 0;
+};
+
+// libpng with its defaults (zlib level 6, adaptive filters): one encoder per call, so images
+// can be encoded concurrently. The bytes depend only on the pixels. Returns nullptr on
+// success, else libpng's message (valid while `state` lives).
+const char* encodeRows(const PngRows& rows, std::string* out, PngErrorState* state) {
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, state, pngError, pngWarning);
   if (png == nullptr) return "png_create_write_struct failed";
   png_infop info = png_create_info_struct(png);
@@ -60,42 +68,41 @@ const char* encodeGray16Rows(const Gray16Image& image, std::string* out, PngErro
     return state->message;
   }
   png_set_write_fn(png, out, pngWrite, pngFlush);
-  png_set_IHDR(png, info, png_uint_32(image.width), png_uint_32(image.height), 16,
-               PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+  png_set_IHDR(png, info, png_uint_32(rows.width), png_uint_32(rows.height), rows.bit_depth,
+               rows.color_type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
   // PNG stores 16-bit samples big-endian; let libpng swap from the host order.
   const uint16_t probe = 1;
-  if (*reinterpret_cast<const uint8_t*>(&probe) == 1) png_set_swap(png);
-  for (int y = 0; y < image.height; ++y) {
-    const uint16_t* row = image.pixels.data() + size_t(y) * size_t(image.width);
-    png_write_row(png, reinterpret_cast<png_const_bytep>(row));
-  }
+  if (rows.bit_depth == 16 && *reinterpret_cast<const uint8_t*>(&probe) == 1) png_set_swap(png);
+  for (int y = 0; y < rows.height; ++y) png_write_row(png, rows.data + size_t(y) * rows.row_bytes);
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
   return nullptr;
+}
+
+std::string encode(const PngRows& rows, const char* what) {
+  std::string bytes;
+  PngErrorState state;
+  if (const char* error = encodeRows(rows, &bytes, &state))
+    throw std::runtime_error(std::string(what) + ": libpng: " + error);
+  return bytes;
 }
 
 }  // namespace
 
 std::string encodePngRgb8(const RgbImage& image) {
   checkShape(image.width, image.height, image.pixels.size(), 3, "encodePngRgb8");
-  std::string bytes;
-  if (stbi_write_png_to_func(appendToString, &bytes, image.width, image.height, 3,
-                             image.pixels.data(), image.width * 3) == 0) {
-    throw std::runtime_error("encodePngRgb8: stb_image_write failed");
-  }
-  return bytes;
+  return encode({image.width, image.height, 8, PNG_COLOR_TYPE_RGB, image.pixels.data(),
+                 size_t(image.width) * 3},
+                "encodePngRgb8");
 }
 
 std::string encodePngGray16(const Gray16Image& image) {
   checkShape(image.width, image.height, image.pixels.size(), 1, "encodePngGray16");
-  std::string bytes;
-  PngErrorState state;
-  if (const char* error = encodeGray16Rows(image, &bytes, &state)) {
-    throw std::runtime_error(std::string("encodePngGray16: libpng: ") + error);
-  }
-  return bytes;
+  return encode({image.width, image.height, 16, PNG_COLOR_TYPE_GRAY,
+                 reinterpret_cast<const uint8_t*>(image.pixels.data()), size_t(image.width) * 2},
+                "encodePngGray16");
 }
 
 namespace {

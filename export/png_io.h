@@ -9,12 +9,13 @@
 
 namespace planet_export {
 
-// 8-bit RGB PNG (stb_image_write). Throws std::runtime_error if the image is empty, its
-// pixel count does not match its size, or encoding fails.
+// 8-bit RGB PNG (libpng, default compression and filters). Throws std::runtime_error if the
+// image is empty, its pixel count does not match its size, or encoding fails. Thread-safe: each
+// call has its own encoder, and the bytes depend only on the pixels.
 std::string encodePngRgb8(const RgbImage& image);
 
 // 16-bit grayscale PNG (libpng), samples as stored (no gamma chunk): for heightmaps. Throws
-// std::runtime_error on an empty or inconsistent image or a libpng error.
+// std::runtime_error on an empty or inconsistent image or a libpng error. Thread-safe.
 std::string encodePngGray16(const Gray16Image& image);
 
 // encode, then writeFileAtomic. Throws std::runtime_error naming the path on failure.

@@ -23,7 +23,8 @@ RgbImage renderShadedRelief(const PlanetSurface& surface, const ReliefOptions& o
   // from up by the slope, toward the downhill side.
   const std::vector<glm::vec3> normals = displacedVertexNormals(
       mesh, surface.elevation_m, surface.radius_m, options.vertical_exaggeration);
-  const EquirectLocations where = locateEquirect(mesh, width, height);
+  EquirectLocations own;
+  const EquirectLocations& where = mapLocations(surface, width, height, own);
   RgbImage image(width, height);
   tbb::parallel_for(0, height, [&](int y) {
     for (int x = 0; x < width; ++x) {

@@ -73,7 +73,8 @@ RgbImage renderBiomeMap(const PlanetSurface& surface, const BiomeMapOptions& opt
   }
   const geodesy::SphereMesh& mesh = *surface.mesh;
   const int width = options.width, height = width / 2;
-  const EquirectLocations where = locateEquirect(mesh, width, height);
+  EquirectLocations own;
+  const EquirectLocations& where = mapLocations(surface, width, height, own);
   RgbImage image(width, height);
   std::vector<uint8_t> classes(where.points.size());
   tbb::parallel_for(size_t(0), where.points.size(), [&](size_t i) {
@@ -114,7 +115,8 @@ RgbImage renderNormalMap(const PlanetSurface& surface, const NormalMapOptions& o
   const std::vector<glm::vec3> normals = displacedVertexNormals(
       mesh, surface.elevation_m, surface.radius_m, options.vertical_exaggeration);
   const int width = options.width, height = width / 2;
-  const EquirectLocations where = locateEquirect(mesh, width, height);
+  EquirectLocations own;
+  const EquirectLocations& where = mapLocations(surface, width, height, own);
   RgbImage image(width, height);
   tbb::parallel_for(0, height, [&](int y) {
     for (int x = 0; x < width; ++x) {

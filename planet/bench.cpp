@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "planet/config.h"
 #include "planet/hardness.h"
 #include "planet/ocean.h"
+#include "planet/pipeline.h"
 #include "planet/run_stats.h"
 #include "planet/terrain.h"
 #include "weather/uniform_rain.h"
@@ -143,13 +145,55 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
   }
 }
 
+// The whole pipeline of the default config at this frequency, written to a temporary folder:
+// every stage and every export output as its own figure, and the run's peak memory.
+void benchPipeline(int frequency, int threads) {
+  Config config;
+  config.planet.frequency = frequency;
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("planetgen-bench-run-" + std::to_string(::getpid()));
+  resetPeakRss();
+  const uint64_t rss_before = currentRssBytes();
+  StageTimer timer;
+  const auto quiet = [](const std::string&) {};
+  {
+    PlanetState planet = buildPlanet(config, timer, quiet);
+    erodePlanet(planet, config, timer, quiet);
+    writePlanet(planet, config, dir, timer, quiet, threads);
+  }
+  const uint64_t peak = peakRssBytes();
+  std::filesystem::remove_all(dir);
+  std::vector<std::pair<std::string, double>> stages;  // summed by name, in first-run order
+  double total = 0.0;
+  for (const auto& [name, seconds] : timer.stages()) {
+    auto it = std::find_if(stages.begin(), stages.end(), [&](auto& s) { return s.first == name; });
+    if (it == stages.end())
+      stages.emplace_back(name, seconds);
+    else
+      it->second += seconds;
+    total += seconds;
+  }
+  for (const auto& [name, seconds] : stages)
+    printFigure(("stage_" + name + "_s").c_str(), frequency, threads, seconds, "s");
+  printFigure("stage_total_s", frequency, threads, total, "s");
+  for (const auto& [name, seconds] : timer.parts())
+    printFigure(("export_" + name + "_s").c_str(), frequency, threads, seconds, "s");
+  const double vertices = 10.0 * double(frequency) * double(frequency) + 2.0;
+  printFigure("pipeline_peak_rss_bytes", frequency, threads, double(peak), "bytes");
+  printFigure("pipeline_peak_rss_bytes_per_vertex", frequency, threads,
+              double(peak - std::min(peak, rss_before)) / vertices, "bytes/vertex");
+}
+
 }  // namespace
 
 void runBench(const BenchOptions& options) {
   for (int frequency : options.frequencies) {
     for (int threads : options.threads) {
       tbb::task_arena arena(threads);
-      arena.execute([&] { benchOne(frequency, threads, options); });
+      arena.execute([&] {
+        benchOne(frequency, threads, options);
+        if (options.pipeline) benchPipeline(frequency, threads);
+      });
     }
   }
 }

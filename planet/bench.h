@@ -12,6 +12,9 @@ struct BenchOptions {
   uint64_t droplets = 500000;  // erosion figures; 0 skips erosion
   bool with_export = true;
   bool fluvial = true;  // the fluvial stage's figures
+  // The default config's whole pipeline at each frequency: every stage (stage_<name>_s), every
+  // export output (export_<file>_s) and the run's peak memory per vertex.
+  bool pipeline = true;
 };
 
 void runBench(const BenchOptions& options);

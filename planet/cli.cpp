@@ -244,6 +244,8 @@ int runCli(int argc, char** argv) {
       ->check(CLI::Range(uint64_t(0), kMaxBenchDroplets));
   bench_cmd->add_flag("!--no-export", bench.with_export, "Skip the export figures");
   bench_cmd->add_flag("!--no-fluvial", bench.fluvial, "Skip the fluvial stage figures");
+  bench_cmd->add_flag("!--no-pipeline", bench.pipeline,
+                      "Skip the default config's whole run (stage_*, export_* figures)");
 
   // -q and -v may come after the subcommand too.
   for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();

@@ -154,7 +154,7 @@ const std::vector<KeyMeaning>& keyMeanings() {
       {"export", "meshopt",
        R"md(EXT_meshopt_compression on every buffer (needs planetgen built with Debian's `libmeshoptimizer-dev`); Blender 3.4 and Godot 3.2 cannot read such files)md"},
       {"export", "tangents",
-       R"md(`TANGENT` on the land, for `normals.png` on `TEXCOORD_0` (+4 bytes per land vertex))md"},
+       R"md(`TANGENT` on the land, for your own tangent-space maps on `TEXCOORD_0` (+4 bytes per land vertex); `normals.png` does not need them ([engine_import.md](engine_import.md)))md"},
       {"export", "units",
        R"md(file unit: `"km"` scales the `Planet` node by 1/1000 (vertex data and custom attributes stay in metres))md"},
       {"export", "collision",

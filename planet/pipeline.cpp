@@ -8,15 +8,8 @@
 
 #include "export/atomic_file.h"
 #include "export/biomes.h"
-#include "export/cube_map.h"
-#include "export/globe.h"
-#include "export/heightmap_files.h"
 #include "export/heightmap_import.h"
-#include "export/lod_levels.h"
-#include "export/maps.h"
 #include "export/mesh_export.h"
-#include "export/png_io.h"
-#include "export/surface_maps.h"
 #include "hydrology/flow_routing.h"
 #include "planet/drainage_metrics.h"
 #include "planet/drainage_report.h"
@@ -24,6 +17,7 @@
 #include "planet/latitude_bands.h"
 #include "planet/masks_output.h"
 #include "planet/ocean.h"
+#include "planet/planet_outputs.h"
 #include "planet/rivers_output.h"
 #include "planet/signals.h"
 #include "planet/terrain.h"
@@ -320,6 +314,10 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
   s["elevation_hash"] = hashFloats(planet.elevation_m);
   s["initial_elevation_hash"] = hashFloats(planet.initial_elevation_m);
   s["timings"] = timingsJson(timer);
+  // Each export output's own wall time; they run concurrently, so these overlap in time.
+  Json outputs = Json::object();
+  for (const auto& [name, seconds] : timer.parts()) outputs[name] = seconds;
+  s["export_outputs_s"] = outputs;
   s["peak_rss_bytes"] = peakRssBytes();
   const erosion::ErosionStats& e = planet.erosion_stats;
   s["erosion"] = {{"droplets", e.droplets},
@@ -375,40 +373,6 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
   return s;
 }
 
-// Equirectangular pictures: shaded relief before and after erosion, the erosion/deposition
-// map, and a globe view of the result.
-void writeMaps(const PlanetState& planet, const Config& config,
-               const planet_export::PlanetSurface& surface, planet_export::OutputTransaction& out) {
-  const int width = config.output.map_width;
-  planet_export::ReliefOptions relief;
-  relief.width = width;
-  out.stage("relief.png",
-            planet_export::encodePngRgb8(planet_export::renderShadedRelief(surface, relief)));
-  if (!planet.rain_mode.empty()) {
-    planet_export::PlanetSurface before = surface;
-    before.elevation_m = planet.initial_elevation_m;
-    out.stage("relief_before.png",
-              planet_export::encodePngRgb8(planet_export::renderShadedRelief(before, relief)));
-    planet_export::FieldMapOptions change;
-    change.width = width;
-    change.title = "erosion (red) / deposition (blue)";
-    change.units = "m";
-    out.stage("erosion.png", planet_export::encodePngRgb8(planet_export::renderDivergingMap(
-                                 surface, planet.change_m, change)));
-  }
-  if (!planet.rainfall.empty()) {
-    planet_export::FieldMapOptions rain;
-    rain.width = width;
-    rain.title = planet.rain_mode == "clouds" ? "rainfall (clouds)" : "rainfall (uniform)";
-    rain.units = "drops/sr";
-    out.stage("rainfall.png", planet_export::encodePngRgb8(planet_export::renderSequentialMap(
-                                  surface, planet.rainfall, rain)));
-  }
-  planet_export::GlobeOptions globe;
-  globe.size_px = std::max(64, width / 2);
-  out.stage("globe.png", planet_export::encodePngRgb8(planet_export::renderGlobe(surface, globe)));
-}
-
 // Moisture in [0, 1] for the biomes: the clouds' rainfall when weather ran (1 = twice the
 // mean land rainfall), else a zonal proxy with noise so that deserts and forests are patchy.
 std::vector<float> moistureOf(const PlanetState& planet, const Config& config) {
@@ -432,56 +396,6 @@ std::vector<float> moistureOf(const PlanetState& planet, const Config& config) {
   for (size_t v = 0; v < moisture.size(); ++v)
     moisture[v] = std::clamp(moisture[v] + 0.6f * (noise[v] - 0.5f), 0.0f, 1.0f);
   return moisture;
-}
-
-// heightmap.png/.r16/.r32 + heightmap.json, cube faces, biome and normal maps.
-void writeEngineMaps(const Config& config, const planet_export::PlanetSurface& surface,
-                     planet_export::OutputTransaction& out) {
-  const int width = config.output.map_width;
-  planet_export::HeightmapOptions options;
-  options.width = width;
-  const planet_export::HeightmapRange range = planet_export::heightmapRange(surface, options);
-  const planet_export::Gray16Image height16 = planet_export::renderHeightmap(surface, options);
-  out.stage("heightmap.png", planet_export::encodePngGray16(height16));
-  out.stage("heightmap.r16", planet_export::encodeRawU16(height16));
-  out.stage("heightmap.r32",
-            planet_export::encodeRawF32(planet_export::renderElevationMap(surface, width)));
-  std::vector<planet_export::HeightmapSidecar> sidecar = {
-      {"heightmap.png", "png-gray16", "equirectangular", width, width / 2, range, surface.radius_m,
-       surface.sea_level_m},
-      {"heightmap.r16", "raw-uint16-le", "equirectangular", width, width / 2, range,
-       surface.radius_m, surface.sea_level_m},
-      {"heightmap.r32",
-       "raw-float32-le",
-       "equirectangular",
-       width,
-       width / 2,
-       {},
-       surface.radius_m,
-       surface.sea_level_m}};
-  if (config.output.cube_size > 0) {
-    const auto faces = planet_export::renderCubeHeightmap(surface, config.output.cube_size, range);
-    for (size_t i = 0; i < faces.size(); ++i) {
-      const std::string name = std::string("cube_") + planet_export::kCubeFaceNames[i] + ".png";
-      out.stage(name, planet_export::encodePngGray16(faces[i]));
-      sidecar.push_back({name, "png-gray16", "cube-face", config.output.cube_size,
-                         config.output.cube_size, range, surface.radius_m, surface.sea_level_m});
-    }
-  }
-  out.stage("heightmap.json", planet_export::heightmapSidecarJson(sidecar));
-  planet_export::BiomeMapOptions biome;
-  biome.width = width;
-  biome.legend = false;  // a texture for TEXCOORD_0; the key goes to its own picture
-  if (!surface.biome.empty()) {
-    out.stage("biome.png",
-              planet_export::encodePngRgb8(planet_export::renderBiomeMap(surface, biome)));
-    out.stage("biome_legend.png",
-              planet_export::encodePngRgb8(planet_export::renderBiomeLegend(surface.biome)));
-  }
-  planet_export::NormalMapOptions normals;
-  normals.width = width;
-  out.stage("normals.png",
-            planet_export::encodePngRgb8(planet_export::renderNormalMap(surface, normals)));
 }
 
 }  // namespace
@@ -544,27 +458,7 @@ void writePlanet(const PlanetState& planet, const Config& config,
     }
     timer.start("export");
   }
-  if (config.output.glb) {
-    const planet_export::GlbOptions options = glbOptions(config.output);
-    const auto lods = planet_export::buildLodLevels(surface, config.output.lods);
-    planet_export::writeGlb(out.temporaryFor("planet.glb"), surface, lods, options);
-    if (config.output.lod_files) {
-      // lods[0] is level 1: planet_lodN.glb holds lods[N - 1].
-      planet_export::GlbOptions single = options;
-      single.lods = 0;
-      for (size_t i = 0; i < lods.size(); ++i) {
-        planet_export::writeGlb(out.temporaryFor("planet_lod" + std::to_string(i + 1) + ".glb"),
-                                planet_export::lodSurface(surface, lods[i]), single);
-      }
-    }
-  }
-  if (config.output.obj) {
-    const auto obj = out.temporaryFor("planet.obj");
-    const auto mtl = out.temporaryFor("planet.mtl");
-    planet_export::writeObj(obj, mtl, "planet.mtl", surface);
-  }
-  if (config.output.maps) writeMaps(planet, config, surface, out);
-  if (config.output.heightmaps) writeEngineMaps(config, surface, out);
+  writeOutputs(planet, config, surface, out, timer);
   timer.stop();
   // summary.json goes last so it can report the export time; it is staged like the rest.
   Json summary = summaryJson(planet, config, timer, threads);

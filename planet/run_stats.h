@@ -31,9 +31,14 @@ class StageTimer {
   void stop();  // stops the running stage, if any
   double seconds(const std::string& name) const;
   const std::vector<std::pair<std::string, double>>& stages() const { return stages_; }
+  // Parts of a stage that ran concurrently (e.g. each export output): their own wall time,
+  // not added to the stage list (their sum may exceed the stage's time).
+  void addPart(std::string name, double seconds) { parts_.emplace_back(std::move(name), seconds); }
+  const std::vector<std::pair<std::string, double>>& parts() const { return parts_; }
 
  private:
   std::vector<std::pair<std::string, double>> stages_;
+  std::vector<std::pair<std::string, double>> parts_;
   std::string running_;
   std::chrono::steady_clock::time_point begin_;
 };

@@ -135,6 +135,91 @@ TEST_CASE("cli: the same seed gives the same elevations at 1 and 2 threads", "[c
   CHECK(readJson(out / "summary.json")["elevation_hash"] != hashes[0]);
 }
 
+// Issue 23: the outputs are written concurrently; every file's bytes must still be the same at
+// any thread count (summary.json aside: it holds timings, peak memory and the thread count).
+TEST_CASE("cli: every output file is byte-identical at 1, 2 and 4 threads", "[cli]") {
+  const fs::path dir = freshDir("bytes_threads");
+  const fs::path config = writeConfig(
+      dir, "small.toml",
+      "[planet]\nseed = 5\nfrequency = 24\n[erosion]\ndroplets = 3000\nbatch_size = 64\n"
+      "[export]\nmap_width = 128\nobj = true\nlods = 2\nlod_files = true\ncube_size = 16\n");
+  std::vector<std::map<std::string, std::string>> runs;
+  for (int threads : {1, 2, 4}) {
+    const fs::path out = dir / ("out" + std::to_string(threads));
+    const RunResult r = run("generate --config " + config.string() + " --out " + out.string() +
+                            " --threads " + std::to_string(threads));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    runs.push_back(snapshot(out));
+    runs.back().erase("summary.json");
+    // Every kind of output is there, so the comparison covers each writer.
+    for (const char* name :
+         {"planet.glb", "planet_lod1.glb", "planet_lod2.glb", "planet.obj", "relief.png",
+          "erosion.png", "globe.png", "heightmap.png", "heightmap.r16", "heightmap.r32",
+          "cube_px.png", "biome.png", "normals.png"}) {
+      INFO(name);
+      CHECK(runs.back().count(name) == 1);
+    }
+  }
+  for (size_t i = 1; i < runs.size(); ++i) {
+    REQUIRE(runs[i].size() == runs[0].size());
+    for (const auto& [name, bytes] : runs[0]) {
+      INFO(name << " at run " << i);
+      CHECK(runs[i].at(name) == bytes);
+    }
+  }
+}
+
+// Issue 23: bench times every stage of a run and every export output on its own.
+TEST_CASE("cli: bench prints every pipeline stage and export output, and memory per vertex",
+          "[cli]") {
+  const RunResult r = run("bench --frequency 16 --threads 2 --droplets 0 --no-export --no-fluvial");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, double> value;
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line);
+    value[j["figure"].get<std::string>()] = j["value"].get<double>();
+  }
+  size_t stages = 0, outputs = 0;
+  for (const auto& [figure, v] : value) {
+    INFO(figure);
+    if (figure.rfind("stage_", 0) == 0) ++stages;
+    if (figure.rfind("export_", 0) == 0) ++outputs;
+    if (figure.rfind("stage_", 0) == 0 || figure.rfind("export_", 0) == 0) CHECK(v > 0.0);
+  }
+  // The default config's stages and outputs, each present and positive.
+  for (const char* figure : {"stage_icosphere_s",
+                             "stage_terrain_s",
+                             "stage_ocean_s",
+                             "stage_weather_s",
+                             "stage_erosion_s",
+                             "stage_export_s",
+                             "stage_total_s",
+                             "export_equirect_grid_s",
+                             "export_planet.glb_s",
+                             "export_relief.png_s",
+                             "export_relief_before.png_s",
+                             "export_erosion.png_s",
+                             "export_rainfall.png_s",
+                             "export_globe.png_s",
+                             "export_heightmap.png_s",
+                             "export_heightmap.r32_s",
+                             "export_heightmap.json_s",
+                             "export_biome.png_s",
+                             "export_biome_legend.png_s",
+                             "export_normals.png_s",
+                             "pipeline_peak_rss_bytes",
+                             "pipeline_peak_rss_bytes_per_vertex"}) {
+    INFO(figure);
+    REQUIRE(value.count(figure) == 1);
+    CHECK(value[figure] > 0.0);
+  }
+  CHECK(stages >= 7);
+  CHECK(outputs >= 13);
+}
+
 // Bad input: exit code, message, and an output folder left exactly as it was.
 // A new case is one row.
 TEST_CASE("cli: bad input exits 2, names the problem and leaves the output folder alone", "[cli]") {

@@ -345,6 +345,31 @@ TEST_CASE("engine: tangents point east in the surface, with the bitangent north"
   CHECK(checked > planet.mesh.vertexCount() / 2);
 }
 
+// normals.png is a tangent-space map relative to the smooth sphere (east, north, radial), not to
+// this mesh's own normals, which already carry the same relief: the file must not declare it
+// as the land's normalTexture, so engines never need TANGENT for it (README, docs/engines.md).
+TEST_CASE("engine: no material declares a normal texture, TANGENT only when asked",
+          "[export][engine]") {
+  TempDir dir;
+  TestPlanet planet(16, 0.0);
+  for (const bool tangents : {false, true}) {
+    const fs::path file = dir.path / "material.glb";
+    writeGlb(file, planet.surface,
+             GlbOptions{.chunks = 2, .lods = 1, .quantize = true, .tangents = tangents});
+    const nlohmann::json json = glbJson(file);
+    for (const nlohmann::json& material : json["materials"]) {
+      CHECK_FALSE(material.contains("normalTexture"));
+      CHECK_FALSE(material.contains("occlusionTexture"));
+    }
+    size_t with_tangent = 0;
+    for (const nlohmann::json& mesh : json["meshes"])
+      for (const nlohmann::json& p : mesh["primitives"])
+        with_tangent += p["attributes"].contains("TANGENT");
+    INFO("tangents = " << tangents);
+    CHECK((with_tangent > 0) == tangents);
+  }
+}
+
 TEST_CASE("engine: no land vertex below sea level shows above the ocean", "[export][engine]") {
   TempDir dir;
   for (const double rough : {0.0, 3000.0}) {
@@ -515,6 +540,65 @@ TEST_CASE("engine: extras are flat and the scene holds one level", "[export][eng
       CHECK(name.size() > 7);
       CHECK(name.substr(name.size() - 6) == "-noimp");  // Godot drops it on import
     }
+  }
+}
+
+// Issue 20: a file with levels shows one level in an importer that ignores MSFT_lod. What each
+// importer walks (checked headless): three.js, assimp and tinygltf the scene from `scene`;
+// Godot 3.2 every node without a parent, minus those named "*-noimp" with their subtrees;
+// Blender 3.4 every node (docs/engines.md). So: the coarser levels are parentless, in no
+// scene, optional to the file (MSFT_lod used, not required), and named "-noimp".
+TEST_CASE("engine: coarser levels are reachable only through MSFT_lod", "[export][engine]") {
+  TempDir dir;
+  TestPlanet planet(16, 0.0);
+  for (const int chunks : {0, 2}) {
+    INFO("chunks = " << chunks);
+    const fs::path file = dir.path / "levels.glb";
+    writeGlb(file, planet.surface, GlbOptions{.chunks = chunks, .lods = 2, .quantize = true});
+    const nlohmann::json json = glbJson(file);
+    const nlohmann::json& nodes = json["nodes"];
+    std::vector<int> parent(nodes.size(), -1);
+    for (size_t n = 0; n < nodes.size(); ++n)
+      for (const int child : nodes[n].value("children", std::vector<int>{}))
+        parent[size_t(child)] = int(n);
+    std::vector<int> lod_ids;
+    for (const nlohmann::json& node : nodes)
+      if (node.contains("extensions") && node["extensions"].contains("MSFT_lod"))
+        for (const int id : node["extensions"]["MSFT_lod"]["ids"]) lod_ids.push_back(id);
+    REQUIRE(lod_ids.size() == 2);
+    const auto used = json["extensionsUsed"].get<std::vector<std::string>>();
+    CHECK(std::count(used.begin(), used.end(), "MSFT_lod") == 1);
+    const auto required = json.value("extensionsRequired", std::vector<std::string>{});
+    CHECK(std::count(required.begin(), required.end(), "MSFT_lod") == 0);
+    for (const int id : lod_ids) {
+      const std::string name = nodes[size_t(id)]["name"];
+      INFO(name);
+      CHECK(parent[size_t(id)] == -1);
+      for (const nlohmann::json& scene : json["scenes"])
+        for (const int root : scene["nodes"]) CHECK(root != id);
+      CHECK(name.size() > 6);
+      CHECK(name.substr(name.size() - 6) == "-noimp");
+    }
+    // Every mesh node is either reached from the scene, or lies under a coarser level's node.
+    std::vector<bool> in_scene(nodes.size(), false);
+    std::vector<int> stack =
+        json["scenes"][json.value("scene", 0)]["nodes"].get<std::vector<int>>();
+    while (!stack.empty()) {
+      const int n = stack.back();
+      stack.pop_back();
+      in_scene[size_t(n)] = true;
+      for (const int child : nodes[size_t(n)].value("children", std::vector<int>{}))
+        stack.push_back(child);
+    }
+    size_t hidden_meshes = 0;
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      if (!nodes[n].contains("mesh") || in_scene[n]) continue;
+      int top = int(n);
+      while (parent[size_t(top)] >= 0) top = parent[size_t(top)];
+      CHECK(std::count(lod_ids.begin(), lod_ids.end(), top) == 1);
+      ++hidden_meshes;
+    }
+    CHECK(hidden_meshes == (chunks == 0 ? 2u : 2u * 20u * 2u * 2u));
   }
 }
 

@@ -561,3 +561,47 @@ TEST_CASE("import: the fuzz findings are refused with clear errors", "[export][i
   CHECK_THAT(sidecarMessage("5", "-5"), Catch::Contains("min_m <= max_m"));
   CHECK(sidecarMessage("-8000", "9000") == "no error");
 }
+
+// Issue 23: the maps and heightmaps of one size share one located grid (PlanetSurface::equirect).
+TEST_CASE("maps: a shared sampling grid gives the same pixels, and only its own size uses it",
+          "[export][maps]") {
+  TestPlanet planet(24);
+  const int width = 128;
+  const EquirectLocations grid = locateEquirect(planet.mesh, width, width / 2);
+  PlanetSurface shared = planet.surface;
+  shared.equirect = &grid;
+  // A grid of the right size whose every point is the first corner of face 0: a renderer that
+  // reads it paints one value everywhere.
+  EquirectLocations wrong = grid;
+  for (geodesy::SurfacePoint& p : wrong.points) p = {0, {1.0f, 0.0f, 0.0f}};
+  PlanetSurface misled = planet.surface;
+  misled.equirect = &wrong;
+
+  ReliefOptions relief;
+  relief.width = width;
+  CHECK(renderShadedRelief(shared, relief).pixels ==
+        renderShadedRelief(planet.surface, relief).pixels);
+  CHECK(renderShadedRelief(misled, relief).pixels !=
+        renderShadedRelief(planet.surface, relief).pixels);
+  HeightmapOptions height;
+  height.width = width;
+  CHECK(renderHeightmap(shared, height).pixels == renderHeightmap(planet.surface, height).pixels);
+  CHECK(renderHeightmap(misled, height).pixels != renderHeightmap(planet.surface, height).pixels);
+  CHECK(renderElevationMap(shared, width).pixels ==
+        renderElevationMap(planet.surface, width).pixels);
+  NormalMapOptions normals;
+  normals.width = width;
+  CHECK(renderNormalMap(shared, normals).pixels == renderNormalMap(planet.surface, normals).pixels);
+  BiomeMapOptions biome;
+  biome.width = width;
+  biome.legend = false;
+  CHECK(renderBiomeMap(shared, biome).pixels == renderBiomeMap(planet.surface, biome).pixels);
+  FieldMapOptions field;
+  field.width = width;
+  CHECK(renderSequentialMap(shared, planet.elevation, field).pixels ==
+        renderSequentialMap(planet.surface, planet.elevation, field).pixels);
+  // Another size locates its own points: the misleading grid is ignored.
+  relief.width = 2 * width;
+  CHECK(renderShadedRelief(misled, relief).pixels ==
+        renderShadedRelief(planet.surface, relief).pixels);
+}

@@ -1,0 +1,252 @@
+#include "planet/planet_outputs.h"
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+
+#include "export/cube_map.h"
+#include "export/equirect_sampler.h"
+#include "export/file_writer.h"
+#include "export/globe.h"
+#include "export/heightmap_files.h"
+#include "export/lod_levels.h"
+#include "export/maps.h"
+#include "export/mesh_export.h"
+#include "export/png_io.h"
+#include "export/surface_maps.h"
+
+namespace planet {
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Writes bytes to a staged path (taken from the transaction beforehand): checked, synced.
+void writeStaged(const std::filesystem::path& path, const std::filesystem::path& final_path,
+                 std::string_view bytes) {
+  try {
+    planet_export::FileWriter file(path, planet_export::FileWriter::Create::kExclusive);
+    file.write(bytes);
+    file.sync();
+    file.close();
+  } catch (const std::exception& e) {
+    throw std::runtime_error("cannot write " + final_path.string() + ": " + e.what());
+  }
+}
+
+// The outputs as tasks. Every file's staged path is taken when its job is added, so the
+// transaction's file list has a fixed order; each task writes its files as soon as they are
+// made, so no output waits in memory for the others.
+class OutputJobs {
+ public:
+  explicit OutputJobs(planet_export::OutputTransaction& out) : out_(out) {}
+
+  // A file made in memory.
+  void add(const std::string& name, std::function<std::string()> make) {
+    addGroup(name, {name}, [make = std::move(make)] { return std::vector{make()}; });
+  }
+  // Several files made together (they share an image), bytes in the order of `names`.
+  void addGroup(std::string label, const std::vector<std::string>& names,
+                std::function<std::vector<std::string>()> make) {
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> paths;
+    for (const std::string& name : names)
+      paths.emplace_back(out_.temporaryFor(name), out_.folder() / name);
+    jobs_.push_back({std::move(label), [paths, make = std::move(make)] {
+                       const std::vector<std::string> bytes = make();
+                       for (size_t k = 0; k < paths.size(); ++k)
+                         writeStaged(paths[k].first, paths[k].second, bytes[k]);
+                     }});
+  }
+  // A task that writes its own files to paths it took from the transaction.
+  void addWriter(std::string label, std::function<void()> write) {
+    jobs_.push_back({std::move(label), std::move(write)});
+  }
+
+  // Runs every job as a task on the caller's arena and waits; records each job's wall time.
+  void run(StageTimer& timer) {
+    std::vector<double> seconds(jobs_.size(), 0.0);
+    tbb::task_group tasks;
+    for (size_t i = 0; i < jobs_.size(); ++i) {
+      tasks.run([&, i] {
+        const auto t0 = std::chrono::steady_clock::now();
+        // Isolated: a thread waiting inside this job's parallel loops takes only this job's
+        // work, never another job, so at most one job per thread holds its images at a time.
+        tbb::this_task_arena::isolate([&] { jobs_[i].run(); });
+        seconds[i] = secondsSince(t0);
+      });
+    }
+    tasks.wait();
+    for (size_t i = 0; i < jobs_.size(); ++i) timer.addPart(jobs_[i].label, seconds[i]);
+  }
+
+ private:
+  struct Job {
+    std::string label;  // for the timing
+    std::function<void()> run;
+  };
+  planet_export::OutputTransaction& out_;
+  std::vector<Job> jobs_;
+};
+
+std::string png(const planet_export::RgbImage& image) {
+  return planet_export::encodePngRgb8(image);
+}
+
+// planet.glb and planet_lodN.glb, the OBJ: written by their writers to staged paths.
+void addMeshes(const Config& config, const planet_export::PlanetSurface& surface,
+               planet_export::OutputTransaction& out, OutputJobs& jobs,
+               std::vector<planet_export::LodLevel>& lods) {
+  if (config.output.glb) {
+    const planet_export::GlbOptions options = glbOptions(config.output);
+    lods = planet_export::buildLodLevels(surface, config.output.lods);
+    jobs.addWriter("planet.glb", [&, options, path = out.temporaryFor("planet.glb")] {
+      planet_export::writeGlb(path, surface, lods, options);
+    });
+    if (config.output.lod_files) {
+      // lods[0] is level 1: planet_lodN.glb holds lods[N - 1].
+      planet_export::GlbOptions single = options;
+      single.lods = 0;
+      for (size_t i = 0; i < lods.size(); ++i) {
+        const std::string name = "planet_lod" + std::to_string(i + 1) + ".glb";
+        jobs.addWriter(name, [&, i, single, path = out.temporaryFor(name)] {
+          planet_export::writeGlb(path, planet_export::lodSurface(surface, lods[i]), single);
+        });
+      }
+    }
+  }
+  if (config.output.obj) {
+    jobs.addWriter("planet.obj",
+                   [&, obj = out.temporaryFor("planet.obj"), mtl = out.temporaryFor("planet.mtl")] {
+                     planet_export::writeObj(obj, mtl, "planet.mtl", surface);
+                   });
+  }
+}
+
+// Equirectangular pictures: shaded relief before and after erosion, the erosion/deposition
+// map, the rainfall map, and a globe view of the result.
+void addMaps(const PlanetState& planet, const Config& config,
+             const planet_export::PlanetSurface& surface,
+             const planet_export::PlanetSurface& before, OutputJobs& jobs) {
+  const int width = config.output.map_width;
+  planet_export::ReliefOptions relief;
+  relief.width = width;
+  jobs.add("relief.png",
+           [&, relief] { return png(planet_export::renderShadedRelief(surface, relief)); });
+  if (!planet.rain_mode.empty()) {
+    jobs.add("relief_before.png",
+             [&, relief] { return png(planet_export::renderShadedRelief(before, relief)); });
+    planet_export::FieldMapOptions change;
+    change.width = width;
+    change.title = "erosion (red) / deposition (blue)";
+    change.units = "m";
+    jobs.add("erosion.png", [&, change] {
+      return png(planet_export::renderDivergingMap(surface, planet.change_m, change));
+    });
+  }
+  if (!planet.rainfall.empty()) {
+    planet_export::FieldMapOptions rain;
+    rain.width = width;
+    rain.title = planet.rain_mode == "clouds" ? "rainfall (clouds)" : "rainfall (uniform)";
+    rain.units = "drops/sr";
+    jobs.add("rainfall.png", [&, rain] {
+      return png(planet_export::renderSequentialMap(surface, planet.rainfall, rain));
+    });
+  }
+  planet_export::GlobeOptions globe;
+  globe.size_px = std::max(64, width / 2);
+  jobs.add("globe.png", [&, globe] { return png(planet_export::renderGlobe(surface, globe)); });
+}
+
+// heightmap.png/.r16/.r32 + heightmap.json, cube faces, biome and normal maps.
+void addEngineMaps(const Config& config, const planet_export::PlanetSurface& surface,
+                   OutputJobs& jobs) {
+  const int width = config.output.map_width;
+  planet_export::HeightmapOptions options;
+  options.width = width;
+  const planet_export::HeightmapRange range = planet_export::heightmapRange(surface, options);
+  jobs.addGroup("heightmap.png", {"heightmap.png", "heightmap.r16"}, [&, options] {
+    const planet_export::Gray16Image height16 = planet_export::renderHeightmap(surface, options);
+    return std::vector{planet_export::encodePngGray16(height16),
+                       planet_export::encodeRawU16(height16)};
+  });
+  jobs.add("heightmap.r32", [&, width] {
+    return planet_export::encodeRawF32(planet_export::renderElevationMap(surface, width));
+  });
+  std::vector<planet_export::HeightmapSidecar> sidecar = {
+      {"heightmap.png", "png-gray16", "equirectangular", width, width / 2, range, surface.radius_m,
+       surface.sea_level_m},
+      {"heightmap.r16", "raw-uint16-le", "equirectangular", width, width / 2, range,
+       surface.radius_m, surface.sea_level_m},
+      {"heightmap.r32",
+       "raw-float32-le",
+       "equirectangular",
+       width,
+       width / 2,
+       {},
+       surface.radius_m,
+       surface.sea_level_m}};
+  const int cube_size = config.output.cube_size;
+  if (cube_size > 0) {
+    std::vector<std::string> names;
+    for (const char* face : planet_export::kCubeFaceNames) {
+      names.push_back(std::string("cube_") + face + ".png");
+      sidecar.push_back({names.back(), "png-gray16", "cube-face", cube_size, cube_size, range,
+                         surface.radius_m, surface.sea_level_m});
+    }
+    jobs.addGroup("cube_faces", names, [&, cube_size, range] {
+      std::vector<std::string> faces;
+      for (const auto& face : planet_export::renderCubeHeightmap(surface, cube_size, range))
+        faces.push_back(planet_export::encodePngGray16(face));
+      return faces;
+    });
+  }
+  jobs.add("heightmap.json", [sidecar] { return planet_export::heightmapSidecarJson(sidecar); });
+  if (!surface.biome.empty()) {
+    planet_export::BiomeMapOptions biome;
+    biome.width = width;
+    biome.legend = false;  // a texture for TEXCOORD_0; the key goes to its own picture
+    jobs.add("biome.png",
+             [&, biome] { return png(planet_export::renderBiomeMap(surface, biome)); });
+    jobs.add("biome_legend.png",
+             [&] { return png(planet_export::renderBiomeLegend(surface.biome)); });
+  }
+  planet_export::NormalMapOptions normals;
+  normals.width = width;
+  jobs.add("normals.png",
+           [&, normals] { return png(planet_export::renderNormalMap(surface, normals)); });
+}
+
+}  // namespace
+
+void writeOutputs(const PlanetState& planet, const Config& config,
+                  const planet_export::PlanetSurface& given, planet_export::OutputTransaction& out,
+                  StageTimer& timer) {
+  planet_export::PlanetSurface surface = given;
+  const bool maps = config.output.maps || config.output.heightmaps;
+  planet_export::EquirectLocations grid;
+  if (maps) {
+    const auto t0 = std::chrono::steady_clock::now();
+    grid = planet_export::locateEquirect(*planet.mesh, config.output.map_width,
+                                         config.output.map_width / 2);
+    surface.equirect = &grid;
+    timer.addPart("equirect_grid", secondsSince(t0));
+  }
+  planet_export::PlanetSurface before = surface;
+  before.elevation_m = planet.initial_elevation_m;
+
+  OutputJobs jobs(out);
+  std::vector<planet_export::LodLevel> lods;
+  addMeshes(config, surface, out, jobs, lods);
+  if (config.output.maps) addMaps(planet, config, surface, before, jobs);
+  if (config.output.heightmaps) addEngineMaps(config, surface, jobs);
+  jobs.run(timer);
+}
+
+}  // namespace planet
