@@ -27,7 +27,9 @@ struct Stage {
   std::vector<double> area_m2;  // dual areas in m^2
   std::vector<double> rain;     // rain per vertex relative to the mean over land
   FluvialStats stats;
-  std::vector<uint32_t> land;  // land vertices of the last routing, outlets first
+  // Land vertices of the last routing in index order: diffusion and the talus rule read each
+  // vertex's ring, and in index order neighbours are near in memory (the routing order is not).
+  std::vector<uint32_t> land;
   double shortest_edge_m = 0.0;
   double min_area_m2 = 0.0;  // smallest dual area (the diffusion's stability bound)
 
@@ -142,7 +144,11 @@ void incise(Stage& s, std::vector<float>& h) {
     }
   }
   h.swap(hn);
-  s.land = routing.order;
+  std::vector<uint8_t> routed(mesh.vertexCount(), 0);
+  for (uint32_t v : routing.order) routed[v] = 1;
+  s.land.clear();
+  for (uint32_t v = 0; v < mesh.vertexCount(); ++v)
+    if (routed[v]) s.land.push_back(v);
 }
 
 // Hillslope diffusion: conservative fluxes D (h_j - h_i) / sqrt(3) across each dual edge of
@@ -246,7 +252,9 @@ void runSteps(const FluvialInput& input, const FluvialParams& params, double dt,
     s.area_m2[v] = double(mesh.vertex_areas[v]) * input.radius_m * input.radius_m;
   s.min_area_m2 = *std::min_element(s.area_m2.begin(), s.area_m2.end());
   s.rain = relativeRain(mesh, input.rainfall, h, s.sea, params.min_rain);
-  s.shortest_edge_m = 2.0 * std::sin(0.5 * geodesy::edgeLengthStats(mesh).min_rad) * input.radius_m;
+  const double shortest_rad =
+      mesh.min_edge_length > 0.0 ? mesh.min_edge_length : geodesy::edgeLengthStats(mesh).min_rad;
+  s.shortest_edge_m = 2.0 * std::sin(0.5 * shortest_rad) * input.radius_m;
   for (int it = 0; it < steps; ++it) {
     incise(s, h);
     diffuse(s, h);

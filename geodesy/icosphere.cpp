@@ -235,7 +235,9 @@ SphereMesh buildIcosphere(int frequency, const IcosphereOptions& options) {
     buildFaceNeighbours(mesh, lattice);
     buildVertexRings(mesh, lattice, boundary, vertex);
   }
-  mesh.mean_edge_length = edgeLengthStats(mesh).mean_rad;
+  const EdgeLengthStats edges = edgeLengthStats(mesh);
+  mesh.mean_edge_length = edges.mean_rad;
+  mesh.min_edge_length = edges.min_rad;
   return mesh;
 }
 

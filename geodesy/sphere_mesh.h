@@ -83,6 +83,7 @@ struct SphereMesh {
 
   // Mean edge length on the unit sphere (radians): sqrt(4*pi / V) is close, this is exact.
   double mean_edge_length = 0.0;
+  double min_edge_length = 0.0;  // shortest edge arc (radians), 0 if not computed
 };
 
 struct IcosphereOptions {
