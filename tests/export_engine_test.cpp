@@ -186,8 +186,14 @@ void walk(const tinygltf::Model& model, int index, glm::dvec3 offset, double sca
         seen.attributes[name] = floatsOf(model, accessor);
         seen.component_types[name] = model.accessors[size_t(accessor)].componentType;
       }
-      seen.indices = indicesOf(model, p.indices);
-      seen.index_type = model.accessors[size_t(p.indices)].componentType;
+      if (p.indices >= 0) {
+        seen.indices = indicesOf(model, p.indices);
+        seen.index_type = model.accessors[size_t(p.indices)].componentType;
+      } else {  // non-indexed (the Rivers lines): vertices in order
+        seen.indices.resize(seen.world.size());
+        for (size_t v = 0; v < seen.indices.size(); ++v) seen.indices[v] = uint32_t(v);
+        seen.index_type = -1;
+      }
       seen.material = p.material;
       out.push_back(std::move(seen));
     }
