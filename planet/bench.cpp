@@ -166,7 +166,9 @@ void benchPipeline(int frequency, int threads) {
   std::vector<std::pair<std::string, double>> stages;  // summed by name, in first-run order
   double total = 0.0;
   for (const auto& [name, seconds] : timer.stages()) {
-    auto it = std::find_if(stages.begin(), stages.end(), [&](auto& s) { return s.first == name; });
+    // A copy: clang 14 cannot capture a structured binding in a lambda.
+    const std::string& stage = name;
+    auto it = std::find_if(stages.begin(), stages.end(), [&](auto& s) { return s.first == stage; });
     if (it == stages.end())
       stages.emplace_back(name, seconds);
     else
