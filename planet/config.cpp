@@ -420,8 +420,8 @@ std::vector<ConfigKeyInfo> configSchema() {
   const Config defaults;
   std::vector<ConfigKeyInfo> keys;
   for (const KeySpec& s : schema()) {
-    keys.push_back({std::string(s.section), std::string(s.key), s.allowed,
-                    s.dump(defaults).dump()});
+    keys.push_back(
+        {std::string(s.section), std::string(s.key), s.allowed, s.dump(defaults).dump()});
   }
   return keys;
 }

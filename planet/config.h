@@ -1,6 +1,7 @@
 #pragma once
 // The run configuration: one TOML section per stage, loaded and validated against a schema
-// (the table in config.cpp; docs/config.md is generated from it). Algorithms never read files; they get the params structs below.
+// (the table in config.cpp; docs/config.md is generated from it). Algorithms never read files; they
+// get the params structs below.
 
 #include <cstdint>
 #include <filesystem>
