@@ -141,14 +141,7 @@ Json regionsJson(const PlanetState& weather, const PlanetState& uniform,
 Json riversJson(const PlanetState& run, const Config& config, std::span<const float> split_rain,
                 std::vector<float>& water) {
   Json j = drainageSummary(run, config);
-  DrainageInput input;
-  input.mesh = run.mesh.get();
-  input.radius_m = config.planet.radius_m;
-  input.sea_level_m = run.sea_level_m;
-  input.elevation_m = run.elevation_m;
-  input.rainfall = run.rainfall;
-  input.lake_evaporation = config.fluvial.lake_evaporation;
-  input.seed = config.planet.seed;
+  const DrainageInput input = drainageInputOf(run, config);
   const DrainageNetwork drainage = drainageOf(input);
   water = waterStrength(input, drainage);
   const RainQuarters q = rainQuarters(input, drainage, split_rain);

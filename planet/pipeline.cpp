@@ -260,16 +260,20 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
   timer.stop();
 }
 
-namespace {}  // namespace
-
-Json drainageSummary(const PlanetState& planet, const Config& config) {
+DrainageInput drainageInputOf(const PlanetState& planet, const Config& config) {
   DrainageInput input;
   input.mesh = planet.mesh.get();
   input.radius_m = config.planet.radius_m;
   input.sea_level_m = planet.sea_level_m;
+  input.elevation_m = planet.elevation_m;
   input.rainfall = planet.rainfall;
   input.lake_evaporation = config.fluvial.lake_evaporation;
   input.seed = config.planet.seed;
+  return input;
+}
+
+Json drainageSummary(const PlanetState& planet, const Config& config) {
+  DrainageInput input = drainageInputOf(planet, config);
   Json d;
   input.elevation_m = planet.initial_elevation_m;
   const DrainageNetwork before = drainageOf(input);

@@ -15,6 +15,7 @@
 #include "export/planet_surface.h"
 #include "geodesy/sphere_mesh.h"
 #include "planet/config.h"
+#include "planet/drainage_metrics.h"
 #include "planet/run_stats.h"
 #include "weather/cloud_simulation.h"
 
@@ -62,6 +63,10 @@ PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCall
 // its own timer, "droplet_density": about 0.25 s at f = 512 on 2 cores).
 void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
                  const StageCallback& on_stage, bool with_droplet_density = false);
+
+// The drainage metrics' input for planet's current elevations and rain (the routing seed and
+// lake evaporation of config).
+DrainageInput drainageInputOf(const PlanetState& planet, const Config& config);
 
 // Drainage metrics before and after erosion, by rain quarter, and at the coast: summary.json's
 // "drainage" section (docs/fluvial_stage.md), as a JSON text.

@@ -52,14 +52,7 @@ double minDischargeM3s(const PlanetState& planet, const Config& config) {
 
 hydrology::RiverNetwork riversOf(const PlanetState& planet, const Config& config) {
   const geodesy::SphereMesh& mesh = *planet.mesh;
-  DrainageInput input;
-  input.mesh = &mesh;
-  input.radius_m = config.planet.radius_m;
-  input.sea_level_m = planet.sea_level_m;
-  input.elevation_m = planet.elevation_m;
-  input.rainfall = planet.rainfall;
-  input.lake_evaporation = config.fluvial.lake_evaporation;
-  input.seed = config.planet.seed;
+  const DrainageInput input = drainageInputOf(planet, config);
   const DrainageNetwork drainage = drainageOf(input);
   // Runoff per vertex: its rain-weighted area (drainageOf's weights: rain relative to the
   // mean land rain) times the mean runoff, recovered from the accumulated areas.
