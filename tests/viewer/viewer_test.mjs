@@ -4,7 +4,13 @@
 //   - the page reports ready (document.body.dataset.ready) with no console error,
 //   - the canvas is not blank (pixel variance),
 //   - switching the colour layer changes the pixels,
-//   - the sun slider, ocean switch, chunk outlines and LOD selection work without errors.
+//   - the sun slider, ocean switch, chunk outlines and LOD selection work without errors,
+//   - every colour layer (tint, biome, elevation, rainfall, erosion, temperature, discharge) is
+//     offered and shows a legend naming its unit,
+//   - the hover readout returns latitude, longitude, elevation, rainfall, temperature, biome and
+//     discharge, like a default run, from a glb without mask attributes: at two probe vertices
+//     printed by the server (`wet`: the largest discharge, `dry`: no river near) against the
+//     server's values.
 // Screenshots go to OUT_DIR (viewer_tint.png, viewer_biome.png, ...).
 //
 // usage: node viewer_test.mjs SERVER_BINARY OUT_DIR
@@ -40,8 +46,8 @@ function check(ok, what) {
 }
 
 const server = spawn(serverBinary, [outDir], { stdio: ['pipe', 'pipe', 'inherit'] });
+let text = '';
 const url = await new Promise((resolve, reject) => {
-  let text = '';
   const timer = setTimeout(() => reject(new Error('the server did not start in 120 s')), 120000);
   server.stdout.on('data', (data) => {
     text += data;
@@ -54,6 +60,14 @@ const url = await new Promise((resolve, reject) => {
   server.on('exit', (code) => reject(new Error(`the server exited with ${code}`)));
 });
 console.log(`server: ${url}`);
+// "probe NAME lat lon elevation rainfall temperature discharge biome name" (viewer_test_server.cpp)
+const probes = {};
+for (const line of text.split('\n')) {
+  const f = line.trim().split(' ');
+  if (f[0] !== 'probe') continue;
+  const [lat, lon, elevation, rainfall, temperature, discharge] = f.slice(2, 8).map(Number);
+  probes[f[1]] = { lat, lon, elevation, rainfall, temperature, discharge, biome: f.slice(8).join(' ') };
+}
 
 const browser = await chromium.launch({
   executablePath: chromiumPath,
@@ -119,11 +133,33 @@ try {
     await page.screenshot({ path: path.join(outDir, `viewer_${layer}.png`) });
     return stats;
   };
-  for (const layer of ['biome', 'elevation', 'rainfall', 'erosion']) {
+  // Legends: the title names the unit (data-unit); the synthetic planet's COLOR_0 is the
+  // hypsometric tint ([export] color = "terrain"), whose legend is in metres.
+  const units = { tint: 'm', biome: 'class (export/biomes.h)', elevation: 'm', rainfall: 'drops/sr',
+                  erosion: 'm', temperature: '°C', discharge: 'm³/s' };
+  const legend = async () => page.evaluate(() => {
+    const title = document.querySelector('#legend .title');
+    return { unit: title ? title.dataset.unit : null, text: document.getElementById('legend').innerText,
+             rows: document.querySelectorAll('#legend div').length - 1,
+             visible: title ? title.getBoundingClientRect().height > 0 : false };
+  });
+  const offered = await page.evaluate(() =>
+    [...document.querySelectorAll('#layer option')].filter((o) => !o.disabled).map((o) => o.value));
+  check(Object.keys(units).every((layer) => offered.includes(layer)),
+        `every colour layer is offered without mask attributes (${offered.join(', ')})`);
+  const checkLegend = async (layer) => {
+    const l = await legend();
+    console.log(`${layer} legend: ${l.text.replace(/\n/g, ' | ')}`);
+    check(l.visible && l.unit === units[layer] && l.rows >= 2 && l.text.includes(`(${units[layer]})`),
+          `the ${layer} legend is shown with its unit ${units[layer]} (got ${l.unit}, ${l.rows} rows)`);
+  };
+  await checkLegend('tint');
+  for (const layer of ['biome', 'elevation', 'rainfall', 'erosion', 'temperature', 'discharge']) {
     const stats = await setLayer(layer);
     const changed = changedFraction(tint, stats);
     console.log(`${layer}: ${(100 * changed).toFixed(1)}% of sampled pixels changed`);
     check(changed > 0.05, `switching to the ${layer} layer changes the pixels`);
+    await checkLegend(layer);
   }
   const back = await setLayer('tint');
   check(changedFraction(tint, back) < 0.01, 'switching back to tint restores the picture');
@@ -171,6 +207,53 @@ try {
         `hover readout elevation ${hover.elevation_m.toFixed(0)} m within 250 m of ${expected.toFixed(0)} m`);
   check(Number.isFinite(hover.temperature_c) && typeof hover.biome === 'string', 'the readout has temperature and biome');
   check((await page.locator('#readout').textContent()).includes('elevation'), 'the readout is shown');
+  check(Number.isFinite(hover.rainfall) && Number.isFinite(hover.rain_relative) &&
+        Number.isFinite(hover.discharge_m3_s) && hover.discharge_m3_s >= 0,
+        'the readout has rainfall (drops/sr and relative) and discharge without mask attributes');
+
+  // Probes: the camera straight above a vertex printed by the server, the pointer in the middle.
+  // At a vertex the readout's elevation, rainfall and biome are the vertex's own (tolerances
+  // for the quantized positions), its temperature the formula of export/biomes.h. Discharge: the
+  // wet vertex is a channel vertex, so the Rivers node's _DISCHARGE there (float32: 1e-4
+  // relative); the dry vertex carries no river, so the flow mask (2048 x 1024 here) bilinearly
+  // interpolated: at most 2 m3/s, as no vertex near it carries more (1e-3 for the 16-bit
+  // rounding).
+  const saved = await page.evaluate(() => window.viewer.cameraPosition());
+  const readAt = async (probe) => {
+    await page.evaluate(([lat, lon]) => {
+      window.viewer.lookAt(lat, lon);
+      document.body.dataset.hover = '';
+    }, [probe.lat, probe.lon]);
+    await page.mouse.move(box.x + box.width / 2 + 3, box.y + box.height / 2 + 3);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.waitForFunction(() => (document.body.dataset.hover || '') !== '');
+    return JSON.parse(await page.evaluate(() => document.body.dataset.hover));
+  };
+  check(probes.wet && probes.dry, 'the server printed the wet and dry probes');
+  for (const [name, probe] of Object.entries(probes)) {
+    const r = await readAt(probe);
+    await page.screenshot({ path: path.join(outDir, `viewer_probe_${name}.png`) });
+    console.log(`probe ${name}: server ${JSON.stringify(probe)}\n  readout ${JSON.stringify(r)}`);
+    check(Math.abs(r.lat - probe.lat) < 0.02 && Math.abs(r.lon - probe.lon) < 0.02,
+          `${name}: readout at lat ${r.lat.toFixed(3)}, lon ${r.lon.toFixed(3)} (target ${probe.lat.toFixed(3)}, ${probe.lon.toFixed(3)})`);
+    check(Math.abs(r.elevation_m - probe.elevation) <= 5,
+          `${name}: elevation ${r.elevation_m.toFixed(1)} m within 5 m of ${probe.elevation.toFixed(1)} m`);
+    check(Math.abs(r.rainfall - probe.rainfall) <= 1e-3 * Math.max(1, probe.rainfall),
+          `${name}: rainfall ${r.rainfall.toFixed(4)} drops/sr is the vertex's ${probe.rainfall.toFixed(4)}`);
+    check(Math.abs(r.temperature_c - probe.temperature) <= 0.1,
+          `${name}: temperature ${r.temperature_c.toFixed(2)} °C within 0.1 °C of ${probe.temperature.toFixed(2)} °C`);
+    check(r.biome === probe.biome, `${name}: biome '${r.biome}' is the vertex's '${probe.biome}'`);
+    if (name === 'wet') {
+      check(probe.discharge > 20 && r.discharge_source === 'river' &&
+            Math.abs(r.discharge_m3_s - probe.discharge) <= 1e-4 * probe.discharge,
+            `wet: discharge ${r.discharge_m3_s.toFixed(2)} m³/s (${r.discharge_source}) is the vertex's ${probe.discharge.toFixed(2)} m³/s`);
+    } else {
+      check(r.discharge_source === 'flow mask' && r.discharge_m3_s >= 0 && r.discharge_m3_s <= 2 + 1e-3,
+            `dry: discharge ${r.discharge_m3_s.toFixed(3)} m³/s (${r.discharge_source}) at most 2 m³/s`);
+    }
+    check((await page.locator('#readout').textContent()).includes('m³/s'), `${name}: the readout shows the discharge`);
+  }
+  await page.evaluate((xyz) => window.viewer.setCameraPosition(xyz), saved);
 
   await page.locator('#ocean').uncheck();
   await page.locator('#outlines').check();
