@@ -7,7 +7,8 @@
 // planet::writeMasks). Two probe vertices are printed for the readout checks, one line each:
 // "probe NAME lat_deg lon_deg elevation_m rainfall temperature_c discharge_m3_s biome_name":
 // `wet`, the land vertex of largest discharge, and `dry`, a land vertex whose discharge and its
-// neighbours' are at most 2 m^3/s (sources of 1 m^3/s runoff).
+// neighbours' are at most 2 m^3/s (sources of 1 m^3/s runoff). planet_whole.glb is the same
+// relief unchunked at f = 96 (20 surface primitives), the layout of a default run's Land.
 //
 // usage: viewer_test_server OUT_DIR [VIEWER_DIR]
 
@@ -43,15 +44,20 @@ int main(int argc, char** argv) {
   const std::filesystem::path viewer = argc > 2 ? argv[2] : defaultViewerDir();
   std::filesystem::create_directories(out);
 
+  // The relief (viewer_test.mjs repeats the formula) and the ridge term.
+  const auto ridgesAt = [](const glm::vec3& p) {
+    return std::abs(std::sin(9.0 * p.x + 5.0 * p.y) * std::cos(7.0 * p.z));
+  };
+  const auto reliefAt = [&](const glm::vec3& p) {
+    const double continents = std::sin(2.1 * p.x + 0.4) * std::cos(1.7 * p.z - 0.3) +
+                              0.6 * std::sin(3.3 * p.y + 1.1 * p.x);
+    return float(3500.0 * continents + 2500.0 * ridgesAt(p) * std::max(0.0, continents) - 1200.0);
+  };
   const geodesy::SphereMesh mesh = geodesy::buildIcosphere(48);
   std::vector<float> elevation, rainfall, erosion;
   for (const glm::vec3& p : mesh.positions) {
-    const double continents = std::sin(2.1 * p.x + 0.4) * std::cos(1.7 * p.z - 0.3) +
-                              0.6 * std::sin(3.3 * p.y + 1.1 * p.x);
-    const double ridges = std::abs(std::sin(9.0 * p.x + 5.0 * p.y) * std::cos(7.0 * p.z));
-    elevation.push_back(
-        float(3500.0 * continents + 2500.0 * ridges * std::max(0.0, continents) - 1200.0));
-    erosion.push_back(float(3.0 * std::sin(11.0 * p.x) * std::cos(9.0 * p.z) * ridges));
+    elevation.push_back(reliefAt(p));
+    erosion.push_back(float(3.0 * std::sin(11.0 * p.x) * std::cos(9.0 * p.z) * ridgesAt(p)));
   }
   std::vector<float> moisture = zonalMoistureProxy(mesh);
   for (size_t v = 0; v < moisture.size(); ++v) {
@@ -129,6 +135,17 @@ int main(int argc, char** argv) {
                       .lods = 2,
                       .quantize = true,
                       .meshopt = meshoptAvailable()});
+  // planet_whole.glb: the same relief unchunked at f = 96 (92,162 vertices), as a default run
+  // writes its Land: one mesh whose surface is split into primitives of at most 65,535 vertices.
+  const geodesy::SphereMesh fine = geodesy::buildIcosphere(96);
+  std::vector<float> fine_elevation;
+  for (const glm::vec3& p : fine.positions) fine_elevation.push_back(reliefAt(p));
+  PlanetSurface whole;
+  whole.mesh = &fine;
+  whole.elevation_m = fine_elevation;
+  whole.radius_m = surface.radius_m;
+  whole.extras_json = surface.extras_json;
+  writeGlb(files.temporaryFor("planet_whole.glb"), whole, GlbOptions{.quantize = true});
   files.commit();
 
   std::atomic<bool> stop{false};

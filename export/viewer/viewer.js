@@ -88,7 +88,7 @@ const state = {
 
 // Land meshes of a level: the surface pieces and the chunks' skirts. A chunk's mesh (name
 // Land_C0000, ...) holds its surface as primitive 0 and its skirt, if any, as primitive 1; an
-// unchunked Land mesh holds only surface pieces (one per up to 65,535 vertices).
+// unchunked Land mesh holds only surface pieces (20 primitives in a default run's file).
 function landMeshes(level) {
   const meshes = [];
   level.traverse((object) => {

@@ -13,7 +13,8 @@
 //     server's values.
 // Screenshots go to OUT_DIR (viewer_tint.png, viewer_biome.png, ...).
 //
-// usage: node viewer_test.mjs SERVER_BINARY OUT_DIR
+// usage: node viewer_test.mjs SERVER_BINARY OUT_DIR [VIEWER_DIR]  (VIEWER_DIR: another viewer
+// folder than the server's default, e.g. an older version to see the checks fail)
 // Exit code 0 when every check passes, 1 otherwise, 77 (skipped) when chromium is missing.
 
 import { spawn } from 'node:child_process';
@@ -21,7 +22,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
-const [serverBinary, outDir] = process.argv.slice(2);
+const [serverBinary, outDir, viewerDir] = process.argv.slice(2);
 if (!serverBinary || !outDir) {
   console.error('usage: node viewer_test.mjs SERVER_BINARY OUT_DIR');
   process.exit(2);
@@ -32,6 +33,15 @@ if (!existsSync(chromiumPath)) {
   process.exit(77);
 }
 mkdirSync(outDir, { recursive: true });
+
+// The relief of viewer_test_server.cpp at a latitude and longitude (degrees).
+function reliefAt(latDeg, lonDeg) {
+  const lat = latDeg * Math.PI / 180, lon = lonDeg * Math.PI / 180;
+  const [x, y, z] = [Math.cos(lat) * Math.cos(lon), Math.sin(lat), -Math.cos(lat) * Math.sin(lon)];
+  const continents = Math.sin(2.1 * x + 0.4) * Math.cos(1.7 * z - 0.3) + 0.6 * Math.sin(3.3 * y + 1.1 * x);
+  const ridges = Math.abs(Math.sin(9.0 * x + 5.0 * y) * Math.cos(7.0 * z));
+  return 3500 * continents + 2500 * ridges * Math.max(0, continents) - 1200;
+}
 
 let passed = 0;
 let failed = 0;
@@ -45,7 +55,7 @@ function check(ok, what) {
   }
 }
 
-const server = spawn(serverBinary, [outDir], { stdio: ['pipe', 'pipe', 'inherit'] });
+const server = spawn(serverBinary, viewerDir ? [outDir, viewerDir] : [outDir], { stdio: ['pipe', 'pipe', 'inherit'] });
 let text = '';
 const url = await new Promise((resolve, reject) => {
   const timer = setTimeout(() => reject(new Error('the server did not start in 120 s')), 120000);
@@ -78,13 +88,17 @@ const browser = await chromium.launch({
 });
 const problems = [];
 try {
-  const page = await browser.newPage({ viewport: { width: 960, height: 640 } });
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('requestfailed', (request) =>
-    problems.push(`request failed: ${request.url()}: ${request.failure()?.errorText}`));
+  const openPage = async () => {
+    const p = await browser.newPage({ viewport: { width: 960, height: 640 } });
+    p.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+    });
+    p.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    p.on('requestfailed', (request) =>
+      problems.push(`request failed: ${request.url()}: ${request.failure()?.errorText}`));
+    return p;
+  };
+  const page = await openPage();
 
   await page.goto(url, { waitUntil: 'load' });
   await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
@@ -197,11 +211,7 @@ try {
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.waitForFunction(() => (document.body.dataset.hover || '') !== '');
   const hover = JSON.parse(await page.evaluate(() => document.body.dataset.hover));
-  const lat = hover.lat * Math.PI / 180, lon = hover.lon * Math.PI / 180;
-  const [x, y, z] = [Math.cos(lat) * Math.cos(lon), Math.sin(lat), -Math.cos(lat) * Math.sin(lon)];
-  const continents = Math.sin(2.1 * x + 0.4) * Math.cos(1.7 * z - 0.3) + 0.6 * Math.sin(3.3 * y + 1.1 * x);
-  const ridges = Math.abs(Math.sin(9.0 * x + 5.0 * y) * Math.cos(7.0 * z));
-  const expected = 3500 * continents + 2500 * ridges * Math.max(0, continents) - 1200;
+  const expected = reliefAt(hover.lat, hover.lon);
   console.log(`hover: ${JSON.stringify(hover)}; formula ${expected.toFixed(0)} m`);
   check(Math.abs(hover.elevation_m - expected) <= 250,
         `hover readout elevation ${hover.elevation_m.toFixed(0)} m within 250 m of ${expected.toFixed(0)} m`);
@@ -273,6 +283,36 @@ try {
   const lod2Vertices = lod2 ? Number(lod2[1].replace(/,/g, '')) : 0;
   check(lod2Vertices >= 2240 && lod2Vertices <= 2240 + 200,
         `LOD 2 (frequency 12: 80 chunks of 28 vertices + seam copies) is loaded and shown (${lod2Vertices})`);
+
+  // An unchunked Land split into 20 primitives (planet_whole.glb, f = 96), the layout of a
+  // default run: every vertex is counted and the readout answers all around the globe, not only
+  // over the first primitive. Tolerance 100 m: triangles about 80 km wide (see above).
+  const whole = await openPage();
+  await whole.goto(`${url}?model=planet_whole.glb`, { waitUntil: 'load' });
+  await whole.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
+  const wholeStatus = await whole.locator('#status').textContent();
+  const wholeVertices = Number((/LOD 0: ([\d,]+) vertices/.exec(wholeStatus) || [0, '0'])[1].replace(/,/g, ''));
+  check(wholeVertices >= 92162, `planet_whole.glb: all ${wholeVertices} vertices of its primitives are counted`);
+  let answered = 0, within = 0;
+  for (const lat of [-50, -15, 15, 50]) {
+    for (const lon of [-150, -60, 30, 120]) {
+      await whole.evaluate(([a, b]) => {
+        window.viewer.lookAt(a, b);
+        document.body.dataset.hover = '';
+      }, [lat, lon]);
+      await whole.mouse.move(box.x + box.width / 2 + 3, box.y + box.height / 2 + 3);
+      await whole.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await whole.waitForTimeout(50);
+      const text = await whole.evaluate(() => document.body.dataset.hover || '');
+      if (!text) continue;
+      ++answered;
+      const r = JSON.parse(text);
+      if (Math.abs(r.lat - lat) < 0.02 && Math.abs(r.elevation_m - reliefAt(r.lat, r.lon)) <= 100) ++within;
+    }
+  }
+  check(answered === 16 && within === 16,
+        `planet_whole.glb: the readout answers at 16 points around the globe (${answered}) with the relief's elevation within 100 m (${within})`);
+  await whole.close();
 
   // Reloading the model the way three.js's FileLoader reads it (a getReader() loop) must
   // finish cleanly every time. With Cache-Control: no-store, Chromium reported about one
