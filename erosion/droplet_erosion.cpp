@@ -9,10 +9,10 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include "erosion/change_blur.h"
-#include "erosion/droplet.h"
-#include "erosion/publish_lanes.h"
-#include "erosion/workspace_impl.h"
+#include "erosion/detail/change_blur.h"
+#include "erosion/detail/droplet.h"
+#include "erosion/detail/publish_lanes.h"
+#include "erosion/detail/workspace_impl.h"
 
 namespace erosion {
 namespace {
@@ -48,7 +48,7 @@ ErosionWorkspace::Impl& workspaceFor(const ErosionInput& input, const ErosionPar
     temporary = std::make_unique<ErosionWorkspace>(*input.mesh, params.radius);
     workspace = temporary.get();
   }
-  ErosionWorkspace::Impl& w = workspace->impl();
+  ErosionWorkspace::Impl& w = WorkspaceAccess::impl(*workspace);
   const size_t slot_count = size_t(tbb::this_task_arena::max_concurrency());
   if (w.slots.size() < slot_count) w.slots.resize(slot_count);
   return w;
@@ -240,7 +240,7 @@ DropletTrace traceDroplet(const ErosionInput& input, const geodesy::DropletSpawn
                           uint64_t droplet_id) {
   assert(input.mesh && elevation_m.size() == input.mesh->vertexCount());
   ErosionWorkspace workspace(*input.mesh, params.radius);
-  ErosionWorkspace::Impl& w = workspace.impl();
+  ErosionWorkspace::Impl& w = WorkspaceAccess::impl(workspace);
   w.prepare(elevation_m, heightScale(input), input.erodibility);
   const DropletContext context = makeDropletContext(input, params, w);
   // On the heap: its trap-test sets are too large for a stack.

@@ -13,17 +13,10 @@
 #include <catch2/catch.hpp>
 #include <glm/geometric.hpp>
 
-#include "erosion/brush.h"
-#include "erosion/brush_lanes.h"
-#include "erosion/change_accumulator.h"
-#include "erosion/droplet.h"
 #include "erosion/droplet_erosion.h"
-#include "erosion/droplet_trace.h"
-#include "erosion/node_table.h"
-#include "erosion/publish_lanes.h"
-#include "erosion/surface_lanes.h"
 #include "geodesy/hash.h"
 #include "geodesy/sphere_mesh.h"
+#include "support/erosion_internals.h"
 #include "weather/uniform_rain.h"
 
 namespace {
@@ -365,8 +358,9 @@ TEST_CASE("erosion: droplets in flight give the result of droplets one by one", 
     erosion::ErosionWorkspace workspace(mesh, params.radius, mode);
     auto input = inputFor(mesh, 0.0);
     input.erodibility = e;
-    workspace.impl().prepare(h0, erosion::heightScale(input), e);
-    const auto context = erosion::makeDropletContext(input, params, workspace.impl());
+    test_support::workspaceImpl(workspace).prepare(h0, erosion::heightScale(input), e);
+    const auto context =
+        erosion::makeDropletContext(input, params, test_support::workspaceImpl(workspace));
     struct Run {
       std::vector<erosion::DropletOutcome> outcomes;
       std::vector<int64_t> sums;
@@ -569,7 +563,8 @@ std::unique_ptr<erosion::ErosionWorkspace> roughWorkspace(const geodesy::SphereM
                                                           uint64_t seed) {
   auto workspace =
       std::make_unique<erosion::ErosionWorkspace>(mesh, erosion::ErosionParams{}.radius);
-  workspace->impl().prepare(rough(mesh, seed), erosion::heightScale(inputFor(mesh, 0.0)), {});
+  test_support::workspaceImpl(*workspace)
+      .prepare(rough(mesh, seed), erosion::heightScale(inputFor(mesh, 0.0)), {});
   return workspace;
 }
 
@@ -603,7 +598,7 @@ TEST_CASE("erosion: sampleSurface8 is sampleSurface eight times", "[erosion]") {
   // included) to points up to three edges away (several fans), on vertices and on edges.
   const auto& mesh = meshOf(24);
   const auto workspace = roughWorkspace(mesh, 7);
-  const erosion::NodeTable& nodes = workspace->impl().nodes;
+  const erosion::NodeTable& nodes = test_support::workspaceImpl(*workspace).nodes;
   const float edge = float(mesh.mean_edge_length);
   geodesy::HashStream rng(8, 1, 2);
   size_t checked = 0, far = 0;
@@ -654,7 +649,7 @@ TEST_CASE("erosion: locateStep8 lanes move on alone and end as sampleSurface", "
   // move count must carry that limit from call to call.
   const auto& mesh = meshOf(24);
   const auto workspace = roughWorkspace(mesh, 11);
-  const erosion::NodeTable& nodes = workspace->impl().nodes;
+  const erosion::NodeTable& nodes = test_support::workspaceImpl(*workspace).nodes;
   const float edge = float(mesh.mean_edge_length);
   geodesy::HashStream rng(9, 4, 1);
   auto query = [&](uint32_t& start, erosion::Lanes& p) {
@@ -720,8 +715,9 @@ TEST_CASE("erosion: the eight-lane row brush erodes and deposits as the four-lan
       auto input = inputFor(mesh, 0.0);
       input.radius_m = planet_radius;
       input.erodibility = e;
-      workspace.impl().prepare(h, erosion::heightScale(input), e);
-      auto context = erosion::makeDropletContext(input, params, workspace.impl());
+      test_support::workspaceImpl(workspace).prepare(h, erosion::heightScale(input), e);
+      auto context =
+          erosion::makeDropletContext(input, params, test_support::workspaceImpl(workspace));
       auto run = [&](bool lanes) {
         context.brush_lanes = lanes;
         erosion::ChangeAccumulator changes(mesh.vertexCount(), erosion::kBrushPadding);
@@ -767,7 +763,7 @@ TEST_CASE("erosion: the four-lane publish gives the scalar publish's heights", "
   // scalar loop): every height bit for bit as the scalar publish's.
   const auto& mesh = meshOf(8);
   erosion::ErosionWorkspace workspace(mesh, 3.0);
-  erosion::NodeTable& nodes = workspace.impl().nodes;
+  erosion::NodeTable& nodes = test_support::workspaceImpl(workspace).nodes;
   const size_t n = nodes.points.size();
   const double height_scale = 1.0 / 49000.0, quantum_m = 49000.0 / 17592186044416.0;
   geodesy::HashStream rng(31, 0, 0);

@@ -24,8 +24,8 @@
 #include <nlohmann/json.hpp>
 
 #include "export/biomes.h"
-#include "export/chunk_frames.h"
-#include "export/chunks.h"
+#include "export/detail/chunk_frames.h"
+#include "export/detail/chunks.h"
 #include "export/lod_levels.h"
 #include "export/mesh_export.h"
 #include "geodesy/sphere_mesh.h"

@@ -24,8 +24,8 @@
 #include <nlohmann/json.hpp>
 
 #include "export/biomes.h"
+#include "export/detail/meshopt_codec.h"
 #include "export/mesh_export.h"
-#include "export/meshopt_codec.h"
 #include "geodesy/hash.h"
 #include "geodesy/latlon.h"
 #include "geodesy/sphere_mesh.h"

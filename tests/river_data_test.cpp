@@ -1,5 +1,5 @@
 // Rivers and lakes as data (hydrology/rivers.h, planet/rivers_output.h, export/geojson.h,
-// export/glb_water.h): the acceptance items of issue 19 that can be checked in-process.
+// export/detail/glb_water.h): the acceptance items of issue 19 that can be checked in-process.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

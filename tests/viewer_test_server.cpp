@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "export/biomes.h"
+#include "export/detail/meshopt_codec.h"
 #include "export/mesh_export.h"
-#include "export/meshopt_codec.h"
 #include "export/viewer_server.h"
 #include "export/water_geometry.h"
 #include "geodesy/sphere_mesh.h"
