@@ -1,4 +1,4 @@
-#include "erosion/erosion_bench.h"
+#include "planet/erosion_bench.h"
 
 #include <chrono>
 #include <ctime>
@@ -7,14 +7,14 @@
 
 #include <tbb/task_arena.h>
 
-namespace erosion {
+namespace planet {
 
 ErosionBenchFigures runErosionBench(const geodesy::SphereMesh& mesh,
                                     std::span<const float> elevation_m, double radius_m,
                                     double sea_level_m,
                                     std::span<const geodesy::DropletSpawn> spawns, int threads,
-                                    const ErosionParams& params, BrushMode brush_mode,
-                                    uint64_t seed) {
+                                    const erosion::ErosionParams& params,
+                                    erosion::BrushMode brush_mode, uint64_t seed) {
   using Clock = std::chrono::steady_clock;
   auto seconds = [](Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
@@ -31,16 +31,16 @@ ErosionBenchFigures runErosionBench(const geodesy::SphereMesh& mesh,
   tbb::task_arena arena(threads);
   arena.execute([&] {
     const auto t0 = Clock::now();
-    ErosionWorkspace workspace(mesh, params.radius, brush_mode);
+    erosion::ErosionWorkspace workspace(mesh, params.radius, brush_mode);
     const auto t1 = Clock::now();
     const double cpu1 = cpuSeconds();
-    ErosionInput input;
+    erosion::ErosionInput input;
     input.mesh = &mesh;
     input.radius_m = radius_m;
     input.sea_level_m = sea_level_m;
     input.seed = seed;
     input.workspace = &workspace;
-    figures.stats = erodeDroplets(input, spawns, params, elevation, change);
+    figures.stats = erosion::erodeDroplets(input, spawns, params, elevation, change);
     const auto t2 = Clock::now();
     figures.erosion_cpu_s = cpuSeconds() - cpu1;
     figures.setup_s = seconds(t0, t1);
@@ -57,4 +57,4 @@ ErosionBenchFigures runErosionBench(const geodesy::SphereMesh& mesh,
   return figures;
 }
 
-}  // namespace erosion
+}  // namespace planet

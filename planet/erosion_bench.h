@@ -1,5 +1,6 @@
 #pragma once
-// Speed and memory figures of droplet erosion, for `planetgen bench` and erosion_bench.
+// Speed and memory figures of droplet erosion, for `planetgen bench` and erosion_bench
+// (planet/bench/): a benchmark, so planet's, not the erosion library's.
 
 #include <cstddef>
 #include <cstdint>
@@ -9,7 +10,7 @@
 #include "geodesy/droplet_spawn.h"
 #include "geodesy/sphere_mesh.h"
 
-namespace erosion {
+namespace planet {
 
 struct ErosionBenchFigures {
   int threads = 0;
@@ -22,7 +23,7 @@ struct ErosionBenchFigures {
   double droplet_steps_per_s = 0.0;
   size_t brush_memory_bytes = 0;
   size_t workspace_memory_bytes = 0;  // brushes + per-thread buffers after the run
-  ErosionStats stats;
+  erosion::ErosionStats stats;
 };
 
 // Builds a workspace and erodes a copy of elevation_m with `spawns` in a oneTBB arena of
@@ -31,7 +32,8 @@ ErosionBenchFigures runErosionBench(const geodesy::SphereMesh& mesh,
                                     std::span<const float> elevation_m, double radius_m,
                                     double sea_level_m,
                                     std::span<const geodesy::DropletSpawn> spawns, int threads,
-                                    const ErosionParams& params = {},
-                                    BrushMode brush_mode = BrushMode::kLattice, uint64_t seed = 1);
+                                    const erosion::ErosionParams& params = {},
+                                    erosion::BrushMode brush_mode = erosion::BrushMode::kLattice,
+                                    uint64_t seed = 1);
 
-}  // namespace erosion
+}  // namespace planet
