@@ -1,5 +1,5 @@
-// Tests of export/: colour ramps, equirectangular sampling, the PNG maps, and maps and engine
-// files independent of the thread count.
+// Tests of export/: colour ramps, equirectangular sampling, the PNG maps and their colour
+// limits.
 
 #include <algorithm>
 #include <array>
@@ -19,8 +19,6 @@
 #include <unistd.h>
 
 #include <stb_image.h>
-#include <tbb/global_control.h>
-#include <tbb/task_arena.h>
 #include <catch2/catch.hpp>
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
@@ -146,33 +144,4 @@ TEST_CASE("export: diverging limits come from a robust percentile", "[export]") 
   CHECK(magnitudeQuantile(values, 0.5) == Approx(50.0));
   CHECK(magnitudeQuantile(values, 1.0) == Approx(100.0));
   CHECK(magnitudeQuantile(std::vector<float>(10, 0.0f), 0.98) == 0.0);
-}
-
-TEST_CASE("export: maps and engine files do not depend on the thread count", "[export]") {
-  TempDir dir;
-  TestPlanet planet(10);
-  // Allow 4 threads even on a 2-core machine.
-  const tbb::global_control allow(tbb::global_control::max_allowed_parallelism, 4);
-  const auto render = [&](int threads) {
-    tbb::task_arena arena(threads);
-    std::string bytes;
-    arena.execute([&] {
-      ReliefOptions relief;
-      relief.width = 96;
-      bytes += encodePngRgb8(renderShadedRelief(planet.surface, relief));
-      GlobeOptions globe;
-      globe.size_px = 64;
-      bytes += encodePngRgb8(renderGlobe(planet.surface, globe));
-      FieldMapOptions field;
-      field.width = 96;
-      bytes += encodePngRgb8(renderDivergingMap(planet.surface, planet.erosion, field));
-      const fs::path obj = dir.path / ("t" + std::to_string(threads) + ".obj");
-      writeObj(obj, dir.path / "t.mtl", "t.mtl", planet.surface);
-      bytes += readFile(obj);
-    });
-    return bytes;
-  };
-  const std::string one = render(1);
-  CHECK(render(2) == one);
-  CHECK(render(4) == one);
 }

@@ -1,5 +1,6 @@
 // Tests of export/: the engine files read back by independent readers (tinygltf,
-// tinyobjloader, assimp, the Khronos glTF-Validator), surfaces rejected, normals.
+// tinyobjloader, assimp, the Khronos glTF-Validator), surfaces rejected, normals, maps and
+// engine files independent of the thread count (the TSan stage of .ci/sanitizers runs it here).
 
 #include <algorithm>
 #include <array>
@@ -459,4 +460,33 @@ TEST_CASE("export: normals of an undisplaced sphere are radial and unit", "[expo
   }
   const glm::vec3 skewed = toUnitFloat(glm::dvec3(3.0, 1e-9, -7.0));
   CHECK(std::abs(glm::length(glm::dvec3(skewed)) - 1.0) <= 1e-6);
+}
+
+TEST_CASE("export: maps and engine files do not depend on the thread count", "[export]") {
+  TempDir dir;
+  TestPlanet planet(10);
+  // Allow 4 threads even on a 2-core machine.
+  const tbb::global_control allow(tbb::global_control::max_allowed_parallelism, 4);
+  const auto render = [&](int threads) {
+    tbb::task_arena arena(threads);
+    std::string bytes;
+    arena.execute([&] {
+      ReliefOptions relief;
+      relief.width = 96;
+      bytes += encodePngRgb8(renderShadedRelief(planet.surface, relief));
+      GlobeOptions globe;
+      globe.size_px = 64;
+      bytes += encodePngRgb8(renderGlobe(planet.surface, globe));
+      FieldMapOptions field;
+      field.width = 96;
+      bytes += encodePngRgb8(renderDivergingMap(planet.surface, planet.erosion, field));
+      const fs::path obj = dir.path / ("t" + std::to_string(threads) + ".obj");
+      writeObj(obj, dir.path / "t.mtl", "t.mtl", planet.surface);
+      bytes += readFile(obj);
+    });
+    return bytes;
+  };
+  const std::string one = render(1);
+  CHECK(render(2) == one);
+  CHECK(render(4) == one);
 }

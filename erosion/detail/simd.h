@@ -1,6 +1,6 @@
 #pragma once
 // The one place erosion/ chooses its instruction sets. Every SIMD kernel sits beside its plain
-// C++ twin and gives bit-identical results (tests/erosion_test.cpp compares them); CMake's
+// C++ twin and gives bit-identical results (tests/erosion_kernels_test.cpp compares them); CMake's
 // PLANETGEN_SIMD=OFF defines PLANETGEN_NO_SIMD, which turns every kernel off here, so the plain
 // paths are built and tested on x86-64 too (.ci/run's nosimd stage). Internal to erosion/.
 //
