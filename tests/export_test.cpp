@@ -40,6 +40,7 @@
 #include "geodesy/sphere_mesh.h"
 #include "planetgen_version.h"
 #include "support/export_test_planet.h"
+#include "support/glb_read.h"
 #include "support/support.h"
 
 namespace fs = std::filesystem;
@@ -75,15 +76,7 @@ WetCounts wetCounts(const TestPlanet& planet) {
   return counts;
 }
 
-tinygltf::Model loadGlb(const fs::path& path) {
-  tinygltf::TinyGLTF loader;
-  tinygltf::Model model;
-  std::string error, warning;
-  const bool ok = loader.LoadBinaryFromFile(&model, &error, &warning, path.string());
-  INFO("tinygltf error: " << error << " warning: " << warning);
-  REQUIRE(ok);
-  return model;
-}
+using test_support::loadGlb;
 
 // Typed copy of a tightly packed float accessor.
 std::vector<float> accessorFloats(const tinygltf::Model& model, int accessor_index) {

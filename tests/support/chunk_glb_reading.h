@@ -29,6 +29,7 @@
 #include "export/lod_levels.h"
 #include "export/mesh_export.h"
 #include "geodesy/sphere_mesh.h"
+#include "support/glb_read.h"
 #include "support/support.h"
 
 namespace chunk_fixtures {
@@ -73,15 +74,7 @@ struct TestPlanet {
   TestPlanet& operator=(const TestPlanet&) = delete;
 };
 
-inline tinygltf::Model loadGlb(const fs::path& path) {
-  tinygltf::TinyGLTF loader;
-  tinygltf::Model model;
-  std::string error, warning;
-  const bool ok = loader.LoadBinaryFromFile(&model, &error, &warning, path.string());
-  INFO("tinygltf error: " << error << " warning: " << warning);
-  REQUIRE(ok);
-  return model;
-}
+using test_support::loadGlb;
 
 template <typename T>
 inline std::vector<T> accessorData(const tinygltf::Model& model, int index) {

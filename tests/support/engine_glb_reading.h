@@ -28,6 +28,7 @@
 #include "geodesy/hash.h"
 #include "geodesy/latlon.h"
 #include "geodesy/sphere_mesh.h"
+#include "support/glb_read.h"
 #include "support/support.h"
 
 namespace engine_fixtures {
@@ -70,15 +71,7 @@ struct TestPlanet {
   TestPlanet& operator=(const TestPlanet&) = delete;
 };
 
-inline tinygltf::Model loadGlb(const fs::path& path) {
-  tinygltf::TinyGLTF loader;
-  tinygltf::Model model;
-  std::string error, warning;
-  const bool ok = loader.LoadBinaryFromFile(&model, &error, &warning, path.string());
-  INFO("tinygltf error: " << error << " warning: " << warning);
-  REQUIRE(ok);
-  return model;
-}
+using test_support::loadGlb;
 
 inline nlohmann::json glbJson(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
