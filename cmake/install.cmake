@@ -26,8 +26,8 @@ install(FILES ${PROJECT_BINARY_DIR}/generated/planetgen_version.h
 # The viewer page, and three.js when `npm ci --prefix export/viewer` has fetched it (without
 # it `planetgen view` says so and names the npm command for the installed folder).
 set(viewer_dest ${CMAKE_INSTALL_DATADIR}/planetgen/viewer)
-install(FILES ${PROJECT_SOURCE_DIR}/export/viewer/index.html
-  ${PROJECT_SOURCE_DIR}/export/viewer/viewer.js ${PROJECT_SOURCE_DIR}/export/viewer/water.js
+file(GLOB viewer_scripts CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/export/viewer/*.js)
+install(FILES ${PROJECT_SOURCE_DIR}/export/viewer/index.html ${viewer_scripts}
   ${PROJECT_SOURCE_DIR}/export/viewer/package.json
   ${PROJECT_SOURCE_DIR}/export/viewer/package-lock.json DESTINATION ${viewer_dest})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/export/viewer/node_modules/three/build

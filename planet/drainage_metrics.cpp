@@ -196,21 +196,41 @@ CoastChange coastChange(std::span<const float> before_m, std::span<const float> 
 
 namespace planet {
 
-RainQuarters rainQuarters(const DrainageInput& input, const DrainageNetwork& drainage,
-                          std::span<const float> split_rain) {
-  const auto& order = drainage.routing.order;
-  std::vector<uint32_t> land(order.begin(), order.end());
-  std::sort(land.begin(), land.end(), [&](uint32_t a, uint32_t b) {
-    return split_rain[a] < split_rain[b] || (split_rain[a] == split_rain[b] && a < b);
-  });
-  const size_t n = input.mesh->vertexCount();
-  std::vector<uint8_t> dry(n, 0), wet(n, 0);
-  const size_t quarter = land.size() / 4;
-  for (size_t i = 0; i < quarter; ++i) {
-    dry[land[i]] = 1;
-    wet[land[land.size() - 1 - i]] = 1;
+QuarterMasks rainQuarterMasks(std::span<const uint32_t> land_vertices, size_t vertices,
+                              std::span<const float> split_rain,
+                              std::span<const float> band_elevation, int bands) {
+  std::vector<uint32_t> land(land_vertices.begin(), land_vertices.end());
+  if (band_elevation.empty()) bands = 1;
+  if (bands > 1) {
+    std::sort(land.begin(), land.end(), [&](uint32_t a, uint32_t b) {
+      return band_elevation[a] < band_elevation[b] ||
+             (band_elevation[a] == band_elevation[b] && a < b);
+    });
   }
-  return {drainageMetrics(input, drainage, wet), drainageMetrics(input, drainage, dry)};
+  QuarterMasks masks{std::vector<uint8_t>(vertices, 0), std::vector<uint8_t>(vertices, 0)};
+  for (int b = 0; b < bands; ++b) {
+    const auto first = land.begin() + ptrdiff_t(land.size() * size_t(b) / size_t(bands));
+    const auto last = land.begin() + ptrdiff_t(land.size() * size_t(b + 1) / size_t(bands));
+    std::sort(first, last, [&](uint32_t a, uint32_t c) {
+      return split_rain[a] < split_rain[c] || (split_rain[a] == split_rain[c] && a < c);
+    });
+    const ptrdiff_t quarter = (last - first) / 4;
+    for (ptrdiff_t i = 0; i < quarter; ++i) {
+      masks.driest[*(first + i)] = 1;
+      masks.wettest[*(last - 1 - i)] = 1;
+    }
+  }
+  return masks;
+}
+
+RainQuarters rainQuarters(const DrainageInput& input, const DrainageNetwork& drainage,
+                          std::span<const float> split_rain,
+                          std::span<const float> band_elevation) {
+  const QuarterMasks masks =
+      rainQuarterMasks(drainage.routing.order, input.mesh->vertexCount(), split_rain,
+                       band_elevation, band_elevation.empty() ? 1 : kElevationBands);
+  return {drainageMetrics(input, drainage, masks.wettest),
+          drainageMetrics(input, drainage, masks.driest)};
 }
 
 }  // namespace planet

@@ -100,11 +100,27 @@ namespace planet {
 
 // The drainage metrics of a wet and a dry part of the land: the wettest and the driest quarter
 // of the land vertices by `split_rain` (e.g. the cloud run's rainfall), measured on `input`.
+// With band_elevation (per vertex, e.g. the initial terrain) the land is first cut into
+// kElevationBands bands of equal vertex count by it, and the quarters are taken within each
+// band: both parts then have the same spread of elevations, so a difference between them is
+// the rain's, not the terrain's (on earthlike the driest quarter overall is the highlands).
+constexpr int kElevationBands = 4;
 struct RainQuarters {
   DrainageMetrics wettest, driest;
 };
 RainQuarters rainQuarters(const DrainageInput& input, const DrainageNetwork& drainage,
-                          std::span<const float> split_rain);
+                          std::span<const float> split_rain,
+                          std::span<const float> band_elevation = {});
+
+// The vertex masks behind rainQuarters: of `land`, the driest and wettest quarter by rain, within
+// each of `bands` bands of equal count by band_elevation (one band when it is empty). Ties break
+// by vertex index. Masks have `vertices` entries.
+struct QuarterMasks {
+  std::vector<uint8_t> wettest, driest;
+};
+QuarterMasks rainQuarterMasks(std::span<const uint32_t> land, size_t vertices,
+                              std::span<const float> split_rain,
+                              std::span<const float> band_elevation, int bands);
 
 }  // namespace planet
 

@@ -285,6 +285,11 @@ Json drainageSummary(const PlanetState& planet, const Config& config) {
     const RainQuarters q = rainQuarters(input, after, planet.rainfall);
     d["wettest_quarter"] = drainageJson(q.wettest);
     d["driest_quarter"] = drainageJson(q.driest);
+    const RainQuarters banded =
+        rainQuarters(input, after, planet.rainfall, planet.initial_elevation_m);
+    d["elevation_matched_quarters"] = {{"elevation_bands", kElevationBands},
+                                       {"wettest", drainageJson(banded.wettest)},
+                                       {"driest", drainageJson(banded.driest)}};
   }
   const CoastChange c =
       coastChange(planet.initial_elevation_m, planet.elevation_m, planet.sea_level_m);

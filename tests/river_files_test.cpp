@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -189,21 +190,45 @@ TEST_CASE("rivers: planet.glb has Rivers and Lakes nodes with _DISCHARGE and _WI
   const tinygltf::Primitive& prim = model.meshes[size_t(rivers.mesh)].primitives.at(0);
   CHECK(prim.mode == TINYGLTF_MODE_LINE);
   const size_t count = model.accessors[size_t(prim.attributes.at("POSITION"))].count;
-  CHECK(count % 2 == 0);
   CHECK(model.accessors[size_t(prim.attributes.at("_DISCHARGE"))].count == count);
   CHECK(model.accessors[size_t(prim.attributes.at("_WIDTH"))].count == count);
+  // Indexed: each river a connected polyline (segment k ends where segment k + 1 starts,
+  // except where the next river begins), every vertex used.
+  REQUIRE(prim.indices >= 0);
+  const tinygltf::Accessor& index_accessor = model.accessors[size_t(prim.indices)];
+  REQUIRE(index_accessor.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT);
+  REQUIRE(index_accessor.count % 2 == 0);
+  const tinygltf::BufferView& index_view = model.bufferViews[size_t(index_accessor.bufferView)];
+  std::vector<uint32_t> ends(index_accessor.count);
+  std::memcpy(ends.data(),
+              model.buffers[size_t(index_view.buffer)].data.data() + index_view.byteOffset +
+                  index_accessor.byteOffset,
+              ends.size() * sizeof(uint32_t));
+  const size_t glb_segments = ends.size() / 2;
+  size_t glb_rivers = 1;
+  std::vector<uint8_t> used(count, 0);
+  for (size_t k = 0; k < glb_segments; ++k) {
+    REQUIRE(ends[2 * k] < count);
+    REQUIRE(ends[2 * k + 1] == ends[2 * k] + 1);
+    used[ends[2 * k]] = used[ends[2 * k + 1]] = 1;
+    if (k > 0 && ends[2 * k] != ends[2 * k - 1]) glb_rivers += 1;
+  }
+  CHECK(std::count(used.begin(), used.end(), 0) == 0);
+  CHECK(count == glb_segments + glb_rivers);
   const nlohmann::json geo = nlohmann::json::parse(std::ifstream(dir / "rivers.geojson"));
-  size_t segments = 0;
+  size_t segments = 0, geo_rivers = 0;
   for (const auto& feature : geo["features"]) {
     if (feature["properties"]["kind"] != "river") continue;
+    geo_rivers += 1;
     const auto& g = feature["geometry"];
     if (g["type"] == "LineString")
       segments += g["coordinates"].size() - 1;
     else
       for (const auto& part : g["coordinates"]) segments += part.size();  // + 1 cut per part
   }
-  CHECK(count / 2 <= segments);
-  CHECK(count / 2 >= segments / 2);
+  CHECK(glb_rivers == geo_rivers);
+  CHECK(glb_segments <= segments);
+  CHECK(glb_segments >= segments / 2);
   const tinygltf::Node& land = model.nodes[size_t(nodes["Land"])];
   for (const auto& p : model.meshes[size_t(land.mesh)].primitives)
     for (const char* name : {"_FLOW", "_WATER", "_TEMPERATURE"}) CHECK(p.attributes.count(name));

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include <tbb/task_arena.h>
 #include <nlohmann/json.hpp>
@@ -56,6 +58,14 @@ TEST_CASE("rivers: the default planet drains, keeps its coast and its peaks", "[
         d["driest_quarter"]["mean_channel_depth_m"].get<double>());
   CHECK(d["wettest_quarter"]["channel_length_km_per_1000km2"].get<double>() >=
         2.0 * d["driest_quarter"]["channel_length_km_per_1000km2"].get<double>());
+  // The same within elevation bands (both parts with the same elevations): cloud rain still
+  // cuts the wet part deeper (docs/fluvial.md: 2.9x on the shipped default planet).
+  const auto& matched = d["elevation_matched_quarters"];
+  CHECK(matched["elevation_bands"].get<int>() == kElevationBands);
+  CHECK(matched["wettest"]["mean_channel_depth_m"].get<double>() >=
+        1.5 * matched["driest"]["mean_channel_depth_m"].get<double>());
+  CHECK(matched["wettest"]["land_vertices"].get<uint64_t>() ==
+        matched["driest"]["land_vertices"].get<uint64_t>());
   CHECK(planet.fluvial_stats.iterations == config.fluvial.iterations);
   CHECK(planet.fluvial_stats.sediment_balance_error < 1e-9);
 }
@@ -110,4 +120,32 @@ TEST_CASE("rivers: slope-area fit, binned and per vertex, against hand-computed 
   CHECK(sparse.bins == 0);
   CHECK(sparse.theta == 0.0);
   CHECK(sparse.vertex_theta == Approx(0.5).epsilon(1e-9));
+}
+
+TEST_CASE("rivers: rain quarters overall and within elevation bands, hand-computed", "[rivers]") {
+  // 16 land vertices, elevation = index, so four bands: 0-3, 4-7, 8-11, 12-15. Rain rises with
+  // elevation overall, so the driest quarter overall is low land and the wettest high land.
+  const std::vector<float> elevation = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  const std::vector<float> rain = {5, 1, 3, 2, 9, 8, 6, 7, 12, 10, 11, 13, 15, 14, 4, 0};
+  const std::vector<uint32_t> land = {7, 3, 12, 0, 9, 15, 1, 4, 14, 8, 2, 11, 6, 13, 10, 5};
+  auto chosen = [](const std::vector<uint8_t>& mask) {
+    std::vector<uint32_t> v;
+    for (uint32_t i = 0; i < mask.size(); ++i)
+      if (mask[i]) v.push_back(i);
+    return v;
+  };
+  // Overall: the four lowest rains (15, 1, 3, 2) and the four highest (12, 13, 11, 8).
+  const QuarterMasks overall = rainQuarterMasks(land, 18, rain, {}, 4);
+  REQUIRE(overall.driest.size() == 18);
+  CHECK(chosen(overall.driest) == std::vector<uint32_t>{1, 2, 3, 15});
+  CHECK(chosen(overall.wettest) == std::vector<uint32_t>{8, 11, 12, 13});
+  // Within bands: the driest and wettest vertex of each band of four.
+  const QuarterMasks banded = rainQuarterMasks(land, 18, rain, elevation, 4);
+  CHECK(chosen(banded.driest) == std::vector<uint32_t>{1, 6, 9, 15});
+  CHECK(chosen(banded.wettest) == std::vector<uint32_t>{0, 4, 11, 12});
+  // Ties break by index: equal rain, the lowest indices are the driest.
+  const std::vector<float> flat(16, 1.0f);
+  const QuarterMasks tied = rainQuarterMasks(land, 16, flat, {}, 1);
+  CHECK(chosen(tied.driest) == std::vector<uint32_t>{0, 1, 2, 3});
+  CHECK(chosen(tied.wettest) == std::vector<uint32_t>{12, 13, 14, 15});
 }

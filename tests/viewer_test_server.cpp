@@ -2,24 +2,36 @@
 // small synthetic planet.glb (relief, rainfall, erosion, biomes, rivers and lakes; chunks with
 // skirts; two MSFT_lod levels) into OUT_DIR, then serves it with the viewer through serveViewer and
 // prints "serving URL" on stdout. Stops when stdin reaches end of file (its parent went away).
+// Like a run with the default [export] settings, the glb has no mask attributes (_FLOW,
+// _TEMPERATURE) and the masks go beside it (mask_flow.png, climate_*.png, masks.json, through
+// planet::writeMasks). Two probe vertices are printed for the readout checks, one line each:
+// "probe NAME lat_deg lon_deg elevation_m rainfall temperature_c discharge_m3_s biome_name":
+// `wet`, the land vertex of largest discharge, and `dry`, a land vertex whose discharge and its
+// neighbours' are at most 2 m^3/s (sources of 1 m^3/s runoff). planet_whole.glb is the same
+// relief unchunked at f = 96 (20 surface primitives), the layout of a default run's Land.
 //
 // usage: viewer_test_server OUT_DIR [VIEWER_DIR]
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <thread>
 #include <vector>
 
+#include "export/atomic_file.h"
 #include "export/biomes.h"
 #include "export/detail/meshopt_codec.h"
 #include "export/mesh_export.h"
 #include "export/viewer_server.h"
 #include "export/water_geometry.h"
+#include "geodesy/latlon.h"
 #include "geodesy/sphere_mesh.h"
 #include "hydrology/rivers.h"
+#include "planet/masks_output.h"
 #include "planet/rivers_output.h"
 
 int main(int argc, char** argv) {
@@ -32,15 +44,20 @@ int main(int argc, char** argv) {
   const std::filesystem::path viewer = argc > 2 ? argv[2] : defaultViewerDir();
   std::filesystem::create_directories(out);
 
+  // The relief (viewer_test.mjs repeats the formula) and the ridge term.
+  const auto ridgesAt = [](const glm::vec3& p) {
+    return std::abs(std::sin(9.0 * p.x + 5.0 * p.y) * std::cos(7.0 * p.z));
+  };
+  const auto reliefAt = [&](const glm::vec3& p) {
+    const double continents = std::sin(2.1 * p.x + 0.4) * std::cos(1.7 * p.z - 0.3) +
+                              0.6 * std::sin(3.3 * p.y + 1.1 * p.x);
+    return float(3500.0 * continents + 2500.0 * ridgesAt(p) * std::max(0.0, continents) - 1200.0);
+  };
   const geodesy::SphereMesh mesh = geodesy::buildIcosphere(48);
   std::vector<float> elevation, rainfall, erosion;
   for (const glm::vec3& p : mesh.positions) {
-    const double continents = std::sin(2.1 * p.x + 0.4) * std::cos(1.7 * p.z - 0.3) +
-                              0.6 * std::sin(3.3 * p.y + 1.1 * p.x);
-    const double ridges = std::abs(std::sin(9.0 * p.x + 5.0 * p.y) * std::cos(7.0 * p.z));
-    elevation.push_back(
-        float(3500.0 * continents + 2500.0 * ridges * std::max(0.0, continents) - 1200.0));
-    erosion.push_back(float(3.0 * std::sin(11.0 * p.x) * std::cos(9.0 * p.z) * ridges));
+    elevation.push_back(reliefAt(p));
+    erosion.push_back(float(3.0 * std::sin(11.0 * p.x) * std::cos(9.0 * p.z) * ridgesAt(p)));
   }
   std::vector<float> moisture = zonalMoistureProxy(mesh);
   for (size_t v = 0; v < moisture.size(); ++v) {
@@ -75,14 +92,61 @@ int main(int argc, char** argv) {
   const WaterGeometry water = planet::waterGeometryOf(network);
   surface.water = &water;
   std::printf("rivers %zu lakes %zu\n", water.rivers.size(), water.lakes.size());
+  // The masks the viewer reads: flow and precipitation (what the readout takes from them) and
+  // temperature, in one transaction with the glb (the commit replaces OUT_DIR's files).
+  std::vector<float> flow(mesh.vertexCount()), temperature(mesh.vertexCount());
+  for (size_t v = 0; v < flow.size(); ++v) {
+    flow[v] = float(std::log10(1.0 + network.discharge_m3_s[v]));
+    const geodesy::LatLon ll = geodesy::unitToLatLon(glm::dvec3(mesh.positions[v]));
+    temperature[v] = float(temperatureC(ll.lat_rad, std::max(0.0f, elevation[v])));
+  }
+  std::vector<planet::MaskLayer> masks;
+  masks.push_back({"mask_flow.png", "", "log10(1 + discharge in m^3/s)", "", flow, 0.0,
+                   *std::max_element(flow.begin(), flow.end())});
+  masks.push_back({"climate_temperature.png", "", "degC", "", temperature, -40.0, 40.0});
+  masks.push_back({"climate_precipitation.png", "", "relative", "", rainfall, 0.0, 2.0});
+  OutputTransaction files(out);
+  planet::writeMasks(masks, surface, 2048, files);
+  for (const char* name : {"wet", "dry"}) {
+    uint32_t best = UINT32_MAX;
+    for (uint32_t v = 0; v < mesh.vertexCount(); ++v) {
+      const geodesy::LatLon ll = geodesy::unitToLatLon(glm::dvec3(mesh.positions[v]));
+      const double q = network.discharge_m3_s[v];
+      if (elevation[v] < 0.0f || network.lake_of[v] != hydrology::kNoLake ||
+          std::abs(ll.lat_rad) > 1.0)
+        continue;
+      bool dry = q <= 2.0;
+      for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k)
+        dry = dry && network.discharge_m3_s[mesh.neighbours[k]] <= 2.0;
+      if (name[0] == 'w' ? (best == UINT32_MAX || q > network.discharge_m3_s[best])
+                         : (dry && best == UINT32_MAX))
+        best = v;
+    }
+    const geodesy::LatLon ll = geodesy::unitToLatLon(glm::dvec3(mesh.positions[best]));
+    std::printf("probe %s %.6f %.6f %.3f %.6f %.4f %.4f %s\n", name, ll.lat_rad * 180.0 / M_PI,
+                ll.lon_rad * 180.0 / M_PI, elevation[best], rainfall[best], temperature[best],
+                network.discharge_m3_s[best], std::string(biomeName(biome[best])).c_str());
+  }
   // Quantized as [export] writes it by default, and compressed when meshoptimizer is there, so
   // the viewer's three.js decodes both.
-  writeGlb(out / "planet.glb", surface,
+  writeGlb(files.temporaryFor("planet.glb"), surface,
            GlbOptions{.chunks = 2,
                       .skirt_depth_m = 3000.0,
                       .lods = 2,
                       .quantize = true,
                       .meshopt = meshoptAvailable()});
+  // planet_whole.glb: the same relief unchunked at f = 96 (92,162 vertices), as a default run
+  // writes its Land: one mesh whose surface is split into primitives of at most 65,535 vertices.
+  const geodesy::SphereMesh fine = geodesy::buildIcosphere(96);
+  std::vector<float> fine_elevation;
+  for (const glm::vec3& p : fine.positions) fine_elevation.push_back(reliefAt(p));
+  PlanetSurface whole;
+  whole.mesh = &fine;
+  whole.elevation_m = fine_elevation;
+  whole.radius_m = surface.radius_m;
+  whole.extras_json = surface.extras_json;
+  writeGlb(files.temporaryFor("planet_whole.glb"), whole, GlbOptions{.quantize = true});
+  files.commit();
 
   std::atomic<bool> stop{false};
   std::thread watcher([&stop] {

@@ -76,6 +76,11 @@ int GlbBuilder::addIndexView(std::vector<uint8_t>&& bytes, Component type) {
   return addView(std::move(bytes), kElementArrayBuffer, 0, "TRIANGLES", size);
 }
 
+int GlbBuilder::addIndexSequenceView(std::vector<uint8_t>&& bytes, Component type) {
+  const size_t size = type == Component::kUnsignedShort ? 2 : 4;
+  return addView(std::move(bytes), kElementArrayBuffer, 0, "INDICES", size);
+}
+
 int GlbBuilder::addAccessor(int view, size_t byte_offset, Component type, bool normalized,
                             size_t count, const char* shape, Json min, Json max) {
   Json accessor = {{"bufferView", view}};

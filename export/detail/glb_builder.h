@@ -41,6 +41,9 @@ class GlbBuilder {
   // Triangle indices (uint16 or uint32, 3 per triangle, local to whatever vertices the
   // accessors over it use) as one bufferView (target ELEMENT_ARRAY_BUFFER).
   int addIndexView(std::vector<uint8_t>&& bytes, Component type);
+  // Any other index sequence (e.g. the two ends of each line segment), same target; with
+  // compression stored by meshopt's index-sequence codec (mode INDICES).
+  int addIndexSequenceView(std::vector<uint8_t>&& bytes, Component type);
 
   // An accessor over `count` elements starting at byte_offset of a view. min/max are written
   // when given (non-null). Returns the accessor index.

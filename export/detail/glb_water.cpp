@@ -37,16 +37,19 @@ int scalarAccessor(GlbBuilder& glb, const std::vector<float>& values) {
 void addWaterNodes(GlbBuilder& glb, const WaterGeometry& water, int ocean_material, Json& nodes,
                    Json& meshes, Json& materials) {
   Json rivers = {{"name", "Rivers"}};
-  // LINES without indices: two vertices per segment (meshopt's index codec is for triangles).
+  // LINES with indices: each river's points once, a segment between consecutive ones, so
+  // importers that build edges from indices (Blender) get one connected polyline per river.
   std::vector<glm::vec3> positions;
   std::vector<float> discharge, width;
+  std::vector<uint32_t> segments;
   for (const WaterLine& line : water.rivers) {
-    for (size_t i = 0; i + 1 < line.position_m.size(); ++i) {
-      for (size_t k : {i, i + 1}) {
-        positions.push_back(glm::vec3(line.position_m[k]));
-        discharge.push_back(line.discharge_m3_s[k]);
-        width.push_back(line.width_m[k]);
-      }
+    if (line.position_m.size() < 2) continue;
+    const auto first = uint32_t(positions.size());
+    for (size_t k = 0; k < line.position_m.size(); ++k) {
+      positions.push_back(glm::vec3(line.position_m[k]));
+      discharge.push_back(line.discharge_m3_s[k]);
+      width.push_back(line.width_m[k]);
+      if (k > 0) segments.insert(segments.end(), {first + uint32_t(k) - 1, first + uint32_t(k)});
     }
   }
   if (!positions.empty()) {
@@ -59,8 +62,12 @@ void addWaterNodes(GlbBuilder& glb, const WaterGeometry& water, int ocean_materi
     Json attributes = {{"POSITION", positionAccessor(glb, positions)},
                        {"_DISCHARGE", scalarAccessor(glb, discharge)},
                        {"_WIDTH", scalarAccessor(glb, width)}};
+    const int segment_view = glb.addIndexSequenceView(bytesOf(segments), Component::kUnsignedInt);
+    const int segment_accessor =
+        glb.addAccessor(segment_view, 0, Component::kUnsignedInt, false, segments.size(), "SCALAR");
     meshes.push_back({{"name", "Rivers"},
                       {"primitives", Json::array({Json{{"attributes", std::move(attributes)},
+                                                       {"indices", segment_accessor},
                                                        {"material", material},
                                                        {"mode", kLines}}})}});
     rivers["mesh"] = int(meshes.size()) - 1;

@@ -64,7 +64,8 @@ std::vector<uint8_t> meshoptEncode(const std::vector<uint8_t>& bytes, size_t ele
 #ifdef PLANETGEN_HAVE_MESHOPT
   const size_t count = bytes.size() / element_bytes;
   std::vector<uint8_t> out;
-  if (std::strcmp(mode, "TRIANGLES") == 0) {
+  const bool triangles = std::strcmp(mode, "TRIANGLES") == 0;
+  if (triangles || std::strcmp(mode, "INDICES") == 0) {
     std::vector<uint32_t> indices(count);
     uint32_t vertex_count = 0;
     for (size_t i = 0; i < count; ++i) {
@@ -78,8 +79,13 @@ std::vector<uint8_t> meshoptEncode(const std::vector<uint8_t>& bytes, size_t ele
       vertex_count = std::max(vertex_count, indices[i] + 1);
     }
     meshopt_encodeIndexVersion(1);
-    out.resize(meshopt_encodeIndexBufferBound(count, vertex_count));
-    out.resize(meshopt_encodeIndexBuffer(out.data(), out.size(), indices.data(), count));
+    if (triangles) {
+      out.resize(meshopt_encodeIndexBufferBound(count, vertex_count));
+      out.resize(meshopt_encodeIndexBuffer(out.data(), out.size(), indices.data(), count));
+    } else {
+      out.resize(meshopt_encodeIndexSequenceBound(count, vertex_count));
+      out.resize(meshopt_encodeIndexSequence(out.data(), out.size(), indices.data(), count));
+    }
   } else {
     meshopt_encodeVertexVersion(0);
     out.resize(meshopt_encodeVertexBufferBound(count, element_bytes));

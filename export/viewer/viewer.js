@@ -1,6 +1,9 @@
 // planetgen viewer: loads a planet .glb (URL parameter `model`, default planet.glb) and shows it
-// with an orbit camera, a sun, an ocean switch, colour layers read from the custom vertex
-// attributes, level-of-detail selection (MSFT_lod levels) and chunk outlines.
+// with an orbit camera, a sun, an ocean switch, colour layers with legends (layers.js), rivers
+// and lakes, vertical exaggeration and a hover readout (water.js), level-of-detail selection
+// (MSFT_lod levels) and chunk outlines. Discharge and relative rain come from the run's masks
+// (masks.js) and the Rivers node when the glb has no _FLOW attribute ([export]
+// mask_attributes = false, the default).
 //
 // GLTFLoader exposes custom attributes under lower-cased names: _ELEVATION -> _elevation,
 // _BIOME -> _biome, _RAINFALL -> _rainfall, _EROSION -> _erosion. It keeps node extras in
@@ -13,7 +16,9 @@ import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
-import { formatReadout, readoutAt, setExaggeration, waterNodes } from './water.js';
+import { LAYERS, layerAvailable, layerColours, layerValues, rangeOf, showLegend } from './layers.js';
+import { loadMasks } from './masks.js';
+import { formatReadout, latLonOf, readoutAt, riverPoints, setExaggeration, toPlanet, waterNodes } from './water.js';
 
 const $ = (id) => document.getElementById(id);
 const statusBox = $('status');
@@ -65,20 +70,6 @@ window.addEventListener('resize', () => {
   render();
 });
 
-// Colour ramps: stops of sRGB colours, converted to the linear values three.js stores.
-const RAMPS = {
-  elevation: ['#1b3a6b', '#3c78b4', '#a7d3e0', '#e8dca0', '#5e9a3e', '#8d7b52', '#f5f5f5'],
-  rainfall: ['#ffffd9', '#c7e9b4', '#41b6c4', '#225ea8', '#081d58'],
-  erosion: ['#b2182b', '#ef8a62', '#f7f7f7', '#67a9cf', '#2166ac'],  // red erosion, blue deposit
-};
-const rampCache = {};
-function rampColour(name, t, target) {
-  const stops = (rampCache[name] ||= RAMPS[name].map((hex) => new THREE.Color(hex)));
-  const x = Math.min(Math.max(t, 0), 1) * (stops.length - 1);
-  const i = Math.min(Math.floor(x), stops.length - 2);
-  return target.copy(stops[i]).lerp(stops[i + 1], x - i);
-}
-
 const state = {
   gltf: null,
   land: null,
@@ -87,112 +78,100 @@ const state = {
   levelIds: [],      // glTF node index per level
   radius: 1,
   legend: null,      // [{id, name, colour}] from Land's extras
+  tintIsBiome: false,  // COLOR_0 is the biome palette
+  masks: {},         // decoded mask layers of the run (masks.js), e.g. flow
+  seaLevel: 0,
   layer: 'tint',
   ranges: {},
   outlines: false,
 };
 
-// Land meshes of a level: the chunk surfaces (primitive 0) and skirts (primitive 1).
+// Land meshes of a level: the surface pieces and the chunks' skirts. A chunk's mesh (name
+// Land_C0000, ...) holds its surface as primitive 0 and its skirt, if any, as primitive 1; an
+// unchunked Land mesh holds only surface pieces (20 primitives in a default run's file).
 function landMeshes(level) {
   const meshes = [];
   level.traverse((object) => {
     if (!object.isMesh) return;
     const association = state.gltf.parser.associations.get(object) || {};
     object.userData.primitive = association.primitives || 0;
+    object.userData.skirt = object.name.includes('_C') && object.userData.primitive > 0;
     meshes.push(object);
   });
   return meshes;
 }
+
+const surfaceMeshes = (level) => landMeshes(level).filter((m) => !m.userData.skirt);
 
 function prepareLevel(level) {
   for (const mesh of landMeshes(level)) {
     const geometry = mesh.geometry;
     geometry.userData.tint ||= geometry.getAttribute('color');
     geometry.userData.layers ||= {};
+    geometry.userData.values ||= {};
   }
-}
-
-function fieldRange(name) {
-  let lo = Infinity, hi = -Infinity, magnitude = 0;
-  for (const mesh of landMeshes(state.levels[0])) {
-    const attribute = mesh.geometry.getAttribute(name);
-    if (!attribute) continue;
-    for (let i = 0; i < attribute.count; ++i) {
-      const v = attribute.getX(i);
-      lo = Math.min(lo, v);
-      hi = Math.max(hi, v);
-      magnitude = Math.max(magnitude, Math.abs(v));
-    }
-  }
-  return Number.isFinite(lo) ? { lo, hi, magnitude } : null;
 }
 
 function hasAttribute(name) {
-  return landMeshes(state.levels[0]).some((mesh) => mesh.geometry.getAttribute(name));
+  return Boolean(name) && landMeshes(state.levels[0]).some((mesh) => mesh.geometry.getAttribute(name));
 }
 
-function layerColours(geometry, layer) {
-  const count = geometry.getAttribute('position').count;
-  const colours = new Float32Array(count * 3);
-  const c = new THREE.Color();
-  const attribute = geometry.getAttribute(`_${layer}`);
-  for (let i = 0; i < count; ++i) {
-    const v = attribute ? attribute.getX(i) : 0;
-    if (layer === 'biome') {
-      const entry = state.legend && state.legend[Math.round(v)];
-      c.set(entry ? entry.colour : '#ff00ff');
-    } else if (layer === 'elevation') {
-      const r = state.ranges.elevation;
-      rampColour('elevation', (v - r.lo) / Math.max(r.hi - r.lo, 1e-9), c);
-    } else if (layer === 'rainfall') {
-      rampColour('rainfall', v / Math.max(state.ranges.rainfall.hi, 1e-12), c);
-    } else {
-      const limit = Math.max(state.ranges.erosion.magnitude, 1e-12);
-      rampColour('erosion', 0.5 + 0.5 * v / limit, c);
-    }
-    colours[3 * i] = c.r;
-    colours[3 * i + 1] = c.g;
-    colours[3 * i + 2] = c.b;
-  }
-  return new THREE.BufferAttribute(colours, 3);
+// Per-vertex values of a layer on a mesh (cached on its geometry), null without a source.
+function valuesOf(mesh, layer) {
+  const geometry = mesh.geometry;
+  if (layer in geometry.userData.values) return geometry.userData.values[layer];
+  const m = toPlanet(state.land.parent, mesh);
+  const position = geometry.getAttribute('position');
+  const p = new THREE.Vector3();
+  const where = (i) => latLonOf(p.fromBufferAttribute(position, i).applyMatrix4(m));
+  const context = { masks: state.masks, seaLevel: state.seaLevel };
+  return (geometry.userData.values[layer] = layerValues(geometry, layer, where, context));
 }
 
 function applyLayer(layer) {
   state.layer = layer;
+  if (layer !== 'tint' && !state.ranges[layer]) {
+    const arrays = landMeshes(state.levels[0]).map((mesh) => valuesOf(mesh, layer)).filter(Boolean);
+    state.ranges[layer] = rangeOf(arrays);
+  }
   for (const level of state.levels) {
     if (!level) continue;
     for (const mesh of landMeshes(level)) {
       const geometry = mesh.geometry;
       let colours = geometry.userData.tint;
-      if (layer !== 'tint') colours = geometry.userData.layers[layer] ||= layerColours(geometry, layer);
+      if (layer !== 'tint') {
+        const values = valuesOf(mesh, layer);
+        colours = geometry.userData.layers[layer] ||=
+          values ? layerColours(layer, values, state.ranges[layer], state.legend)
+                 : geometry.userData.tint;
+      }
       geometry.setAttribute('color', colours);
     }
   }
-  showLegend(layer);
+  showLegend($('legend'), layer, { range: state.ranges[layer], biomeLegend: state.legend,
+                                   tintIsBiome: state.tintIsBiome });
   render();
   document.body.dataset.layer = layer;
 }
 
-function showLegend(layer) {
-  const box = $('legend');
-  box.replaceChildren();
-  const row = (colour, text) => {
-    const div = document.createElement('div');
-    const swatch = document.createElement('span');
-    swatch.className = 'swatch';
-    swatch.style.background = colour;
-    div.append(swatch, text);
-    box.append(div);
-  };
-  if (layer === 'biome' && state.legend) {
-    for (const entry of state.legend) row(entry.colour, `${entry.id} ${entry.name}`);
-  } else if (layer !== 'tint' && state.ranges[layer]) {
-    const r = state.ranges[layer];
-    const ends = layer === 'erosion' ? [-r.magnitude, r.magnitude] : [layer === 'rainfall' ? 0 : r.lo, r.hi];
-    const unit = { elevation: ' m', rainfall: ' drops/sr', erosion: ' m' }[layer] || '';
-    row(RAMPS[layer][0], `${ends[0].toPrecision(3)}${unit}`);
-    row(RAMPS[layer][RAMPS[layer].length - 1], `${ends[1].toPrecision(3)}${unit}`);
+// Whether COLOR_0 is the biome palette: the colours of the first vertices match their _BIOME's
+// legend colour.
+function tintIsBiomePalette() {
+  const mesh = landMeshes(state.levels[0]).find((m) => m.geometry.getAttribute('_biome'));
+  if (!mesh || !state.legend) return false;
+  const tint = mesh.geometry.getAttribute('color');
+  const biome = mesh.geometry.getAttribute('_biome');
+  if (!tint) return false;
+  const c = new THREE.Color();
+  for (let i = 0; i < Math.min(tint.count, 64); ++i) {
+    const entry = state.legend[Math.round(biome.getX(i))];
+    if (!entry) return false;
+    c.set(entry.colour);
+    if (Math.abs(c.r - tint.getX(i)) + Math.abs(c.g - tint.getY(i)) + Math.abs(c.b - tint.getZ(i)) > 0.03) {
+      return false;
+    }
   }
+  return true;
 }
 
 function setSun(degrees) {
@@ -238,7 +217,7 @@ function setOutlines(on) {
   for (const level of state.levels) {
     if (!level) continue;
     for (const mesh of landMeshes(level)) {
-      if (mesh.userData.primitive !== 0 || !mesh.name.includes('_C')) continue;
+      if (mesh.userData.skirt || !mesh.name.includes('_C')) continue;
       mesh.userData.outline ||= outlineFor(mesh);
       if (on && !mesh.userData.outline.parent) mesh.add(mesh.userData.outline);
       if (!on && mesh.userData.outline.parent) mesh.remove(mesh.userData.outline);
@@ -265,8 +244,7 @@ async function showLevel(i) {
 
 function describe(level) {
   let vertices = 0, triangles = 0, chunks = 0;
-  for (const mesh of landMeshes(state.levels[level])) {
-    if (mesh.userData.primitive !== 0) continue;
+  for (const mesh of surfaceMeshes(state.levels[level])) {
     vertices += mesh.geometry.getAttribute('position').count;
     triangles += mesh.geometry.getIndex().count / 3;
     if (mesh.name.includes('_C')) ++chunks;
@@ -277,10 +255,19 @@ function describe(level) {
 
 const modelUrl = new URLSearchParams(window.location.search).get('model') || 'planet.glb';
 
+// The run's flow mask and precipitation map (masks.json beside the model), for the discharge
+// and relative rain of the readout and the discharge layer when the glb has no _FLOW attribute.
+const masksLoaded = loadMasks(modelUrl, { flow: 'mask_flow.png', precipitation: 'climate_precipitation.png' })
+  .catch((error) => {
+    console.warn(`masks not read: ${error.message || error}`);
+    return {};
+  });
+
 // [export] meshopt = true files need the decoder; KHR_mesh_quantization needs nothing.
 new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).load(
   modelUrl,
-  (gltf) => {
+  async (gltf) => {
+    state.masks = await masksLoaded;
     state.gltf = gltf;
     scene.add(gltf.scene);
     state.land = gltf.scene.getObjectByName('Land');
@@ -310,12 +297,13 @@ new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).load(
     controls.maxDistance = state.radius * 10;
     controls.update();
 
-    state.ranges.elevation = fieldRange('_elevation');
-    state.ranges.rainfall = fieldRange('_rainfall');
-    state.ranges.erosion = fieldRange('_erosion');
-    for (const option of $('layer').options) {
-      option.disabled = option.value !== 'tint' && !hasAttribute(`_${option.value}`);
-    }
+    state.seaLevel = (state.land.parent.userData && state.land.parent.userData.sea_level_m) || 0;
+    state.tintIsBiome = tintIsBiomePalette();
+    $('layer').replaceChildren(...Object.entries(LAYERS).map(([id, layer]) => {
+      const option = new Option(`${layer.label} (${id === 'tint' ? 'COLOR_0' : layer.unit.split(' ')[0]})`, id);
+      option.disabled = !layerAvailable(id, hasAttribute, { masks: state.masks });
+      return option;
+    }));
     $('outlines').disabled = !landMeshes(state.levels[0]).some((m) => m.name.includes('_C'));
 
     $('layer').addEventListener('change', (e) => applyLayer(e.target.value));
@@ -339,6 +327,7 @@ new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).load(
       render();
       document.body.dataset.exaggeration = e.target.value;
     });
+    const rivers = riverPoints(planet, gltf.scene.getObjectByName('Rivers'));
     const raycaster = new THREE.Raycaster();
     const pointer = new THREE.Vector2();
     renderer.domElement.addEventListener('pointermove', (e) => {
@@ -347,12 +336,33 @@ new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).load(
                   -((e.clientY - rect.top) / rect.height) * 2 + 1);
       raycaster.setFromCamera(pointer, camera);
       const level = state.levels.find((l) => l && l.visible) || state.levels[0];
-      const meshes = landMeshes(level).filter((m) => m.userData.primitive === 0);
-      const r = readoutAt(planet, meshes, raycaster, state.legend);
+      const meshes = surfaceMeshes(level);
+      const r = readoutAt(planet, meshes, raycaster, state.legend, state.masks, rivers);
       $('readout').textContent = formatReadout(r);
       document.body.dataset.hover = r ? JSON.stringify(r) : '';
     });
     $('lod').addEventListener('change', (e) => showLevel(Number(e.target.value)).catch(fail));
+
+    // For tests and scripts: lookAt points the camera straight down at a latitude and longitude
+    // (degrees) from `distance` planet radii, so the middle of the view lies over that point;
+    // cameraPosition / setCameraPosition save and restore the view.
+    const placeCamera = (position) => {
+      camera.position.copy(position);
+      controls.target.set(0, 0, 0);
+      controls.update();
+      render();
+    };
+    window.viewer = {
+      lookAt(latDeg, lonDeg, distance = 1.6) {
+        const lat = THREE.MathUtils.degToRad(latDeg), lon = THREE.MathUtils.degToRad(lonDeg);
+        const direction = new THREE.Vector3(Math.cos(lat) * Math.cos(lon), Math.sin(lat),
+                                            -Math.cos(lat) * Math.sin(lon));
+        direction.transformDirection(planet.matrixWorld);
+        placeCamera(direction.multiplyScalar(state.radius * distance));
+      },
+      cameraPosition: () => camera.position.toArray(),
+      setCameraPosition: (xyz) => placeCamera(new THREE.Vector3().fromArray(xyz)),
+    };
 
     setSun(Number($('sun').value));
     applyLayer('tint');

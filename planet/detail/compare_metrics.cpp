@@ -130,15 +130,20 @@ Json riversJson(const PlanetState& run, const Config& config, std::span<const fl
   const DrainageInput input = drainageInputOf(run, config);
   const DrainageNetwork drainage = drainageOf(input);
   water = waterStrength(input, drainage);
-  const RainQuarters q = rainQuarters(input, drainage, split_rain);
-  const double dry_depth = q.driest.mean_channel_depth_m;
-  const double dry_length = q.driest.channel_length_km_per_1000km2;
-  j["cloud_rain_quarters"] = {
-      {"wettest", drainageJson(q.wettest)},
-      {"driest", drainageJson(q.driest)},
-      {"channel_depth_ratio", dry_depth > 0 ? q.wettest.mean_channel_depth_m / dry_depth : 0.0},
-      {"channel_length_ratio",
-       dry_length > 0 ? q.wettest.channel_length_km_per_1000km2 / dry_length : 0.0}};
+  auto quartersJson = [](const RainQuarters& q) {
+    const double dry_depth = q.driest.mean_channel_depth_m;
+    const double dry_length = q.driest.channel_length_km_per_1000km2;
+    return Json{
+        {"wettest", drainageJson(q.wettest)},
+        {"driest", drainageJson(q.driest)},
+        {"channel_depth_ratio", dry_depth > 0 ? q.wettest.mean_channel_depth_m / dry_depth : 0.0},
+        {"channel_length_ratio",
+         dry_length > 0 ? q.wettest.channel_length_km_per_1000km2 / dry_length : 0.0}};
+  };
+  j["cloud_rain_quarters"] = quartersJson(rainQuarters(input, drainage, split_rain));
+  j["cloud_rain_quarters"]["elevation_matched"] =
+      quartersJson(rainQuarters(input, drainage, split_rain, run.initial_elevation_m));
+  j["cloud_rain_quarters"]["elevation_matched"]["elevation_bands"] = kElevationBands;
   return j;
 }
 

@@ -136,6 +136,13 @@ void addRiverRows(const Json& metrics, std::vector<planet_export::ReportMetric>&
          "the land split by the cloud run's rainfall: channel depth ratio, channel length ratio",
          {"", reportNumber(q["channel_depth_ratio"].get<double>(), "%.2f"),
           reportNumber(q["channel_length_ratio"].get<double>(), "%.2f")}});
+    const Json& e = q["elevation_matched"];
+    rows.push_back(
+        {std::string("same, within elevation quartiles, ") + mode,
+         "the quarters taken within each quarter of land by initial elevation, so both have the "
+         "same elevations: channel depth ratio, channel length ratio",
+         {"", reportNumber(e["channel_depth_ratio"].get<double>(), "%.2f"),
+          reportNumber(e["channel_length_ratio"].get<double>(), "%.2f")}});
   }
 }
 

@@ -3,8 +3,9 @@
 #  1. installs this build into a fresh prefix,
 #  2. builds tests/install/consumer against it with find_package(planetgen) and runs it: it
 #     must write a .glb,
-#  3. runs the installed planetgen: --version, and `view`, which finds the viewer in
-#     share/planetgen/viewer beside bin/ and, with three.js removed, says so.
+#  3. runs the installed planetgen: --version, and `view`, which finds the viewer (every page
+#     and script of export/viewer) in share/planetgen/viewer beside bin/ and, with three.js
+#     removed, says so.
 # Usage: tests/install/run.sh <build dir> <work dir>
 set -euo pipefail
 build=$1
@@ -26,6 +27,9 @@ cmake --build "$work/consumer" >/dev/null
 # without, it names the missing folder and the npm command (and exits 1).
 mkdir -p "$work/planet" && cp "$work/tiny.glb" "$work/planet/planet.glb"
 viewer=$prefix/share/planetgen/viewer
+for page in "$source"/export/viewer/*.js "$source"/export/viewer/index.html; do
+  [[ -f $viewer/$(basename "$page") ]] || { echo "install: $(basename "$page") not installed" >&2; exit 1; }
+done
 if [[ -f $viewer/node_modules/three/build/three.module.js ]]; then
   code=0
   timeout 5 "$prefix/bin/planetgen" view "$work/planet" --port 0 >"$work/view.log" 2>&1 || code=$?
