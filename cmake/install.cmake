@@ -15,6 +15,9 @@ foreach(module geodesy hydrology weather erosion export planet)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${module}/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/planetgen/${module}
     FILES_MATCHING PATTERN "*.h"
+    # Not the libraries' API: modules' detail/ folders, the executable's own headers (the
+    # command line and the viewer's server).
+    PATTERN detail EXCLUDE PATTERN "viewer_server*" EXCLUDE PATTERN "cli*.h" EXCLUDE
     PATTERN bench EXCLUDE PATTERN viewer EXCLUDE PATTERN node_modules EXCLUDE)
 endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/generated/planetgen_version.h

@@ -9,10 +9,10 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include "erosion/change_blur.h"
-#include "erosion/droplet.h"
-#include "erosion/publish_lanes.h"
-#include "erosion/workspace_impl.h"
+#include "erosion/detail/change_blur.h"
+#include "erosion/detail/droplet.h"
+#include "erosion/detail/publish_lanes.h"
+#include "erosion/detail/workspace_impl.h"
 
 namespace erosion {
 namespace {
@@ -48,10 +48,189 @@ ErosionWorkspace::Impl& workspaceFor(const ErosionInput& input, const ErosionPar
     temporary = std::make_unique<ErosionWorkspace>(*input.mesh, params.radius);
     workspace = temporary.get();
   }
-  ErosionWorkspace::Impl& w = workspace->impl();
+  ErosionWorkspace::Impl& w = WorkspaceAccess::impl(*workspace);
   const size_t slot_count = size_t(tbb::this_task_arena::max_concurrency());
   if (w.slots.size() < slot_count) w.slots.resize(slot_count);
   return w;
+}
+
+// Droplets of a batch are independent (frozen heights, integer sums), so they may run in any
+// order: by spawn face, neighbours run one after another and find the mesh in cache. Every
+// batch's order (indices into the batch) up front, in one parallel pass.
+std::vector<uint32_t> batchOrders(std::span<const geodesy::DropletSpawn> spawns, size_t batch) {
+  const size_t batch_count = (spawns.size() + batch - 1) / batch;
+  std::vector<uint32_t> order(spawns.size());
+  tbb::parallel_for(size_t(0), batch_count, [&](size_t b) {
+    const size_t start = b * batch, end = std::min(spawns.size(), start + batch);
+    for (size_t i = start; i < end; ++i) order[i] = uint32_t(i - start);
+    std::sort(order.begin() + start, order.begin() + end, [&](uint32_t x, uint32_t y) {
+      return spawns[start + x].point.face < spawns[start + y].point.face;
+    });
+  });
+  return order;
+}
+
+// What the phases of one erodeDroplets call share.
+struct Call {
+  const DropletContext& context;
+  ErosionWorkspace::Impl& w;
+  size_t n = 0;  // vertices
+  double height_scale = 0.0;
+  double quantum_m = 0.0;                 // metres per fixed-point quantum
+  std::vector<ChangeAccumulator*> used;   // the slots' buffers, refreshed after each batch
+  std::vector<const int64_t*> used_sums;  // their sums
+  std::vector<uint8_t> touched_blocks;    // blocks some batch changed
+};
+
+// Every droplet of spawns[start, end) reads the heights frozen at the batch start and adds its
+// changes to its thread's fixed-point buffer (the first place a height changes).
+void runBatch(Call& call, std::span<const geodesy::DropletSpawn> spawns,
+              std::span<const uint32_t> order, size_t start, size_t end, uint64_t first_id,
+              std::span<DropletOutcome> outcomes) {
+  tbb::parallel_for(tbb::blocked_range<size_t>(start, end, kDropletGrain),
+                    [&](const tbb::blocked_range<size_t>& range) {
+                      const int index = tbb::this_task_arena::current_thread_index();
+                      assert(index >= 0 && size_t(index) < call.w.slots.size());
+                      ThreadSlot& slot = call.w.slot(size_t(index));
+                      runDroplets(call.context, {&slot.changes, &slot.gatherer, nullptr},
+                                  slot.visited, spawns.subspan(start, end - start),
+                                  order.subspan(range.begin(), range.size()), first_id + start,
+                                  outcomes);
+                    });
+}
+
+void refreshUsedSlots(Call& call) {
+  call.used.clear();
+  call.used_sums.clear();
+  for (const auto& slot : call.w.slots)
+    if (slot) call.used.push_back(&slot->changes), call.used_sums.push_back(slot->changes.sums());
+}
+
+// One block's node heights: its start height plus the sum over threads, in integers.
+void publishBlock(Call& call, size_t block, bool lanes) {
+  const size_t begin = block << kBlockShift, count = std::min(call.n, begin + kBlock) - begin;
+  if (lanes && count == kBlock &&
+      publishBlock4(call.used_sums.data(), call.used_sums.size(), begin, count, call.quantum_m,
+                    call.height_scale, call.w.nodes))
+    return;
+  double change[kBlock];
+  blockChange(call.used, begin, count, call.quantum_m, change);
+  for (size_t i = 0; i < count; ++i) {
+    const double metres = double(call.w.nodes.start_m[begin + i]) + change[i];
+    call.w.nodes.setHeight(begin + i, float(metres * call.height_scale));
+  }
+}
+
+// Publishes the batch (the second place a height changes, in the node table the next batch
+// reads): every block some thread changed. Blocks are disjoint, so tasks need no order.
+void publishBatch(Call& call, bool lanes) {
+  refreshUsedSlots(call);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, call.touched_blocks.size(), 256),
+                    [&](const tbb::blocked_range<size_t>& range) {
+                      for (size_t block = range.begin(); block < range.end(); ++block) {
+                        uint8_t dirty = 0;
+                        for (ChangeAccumulator* slot : call.used) dirty |= slot->takeDirty(block);
+                        if (!dirty) continue;
+                        call.touched_blocks[block] = 1;
+                        publishBlock(call, block, lanes);
+                      }
+                    });
+}
+
+// The batch's statistics, in droplet order.
+void tallyOutcomes(std::span<const DropletOutcome> outcomes, ErosionStats& stats, double& eroded,
+                   double& deposited) {
+  for (const DropletOutcome& o : outcomes) {
+    eroded += o.eroded;
+    deposited += o.deposited;
+    stats.droplet_steps += o.steps;
+    switch (o.end) {
+      case DropletEnd::kLifetime:
+        ++stats.ended_lifetime;
+        break;
+      case DropletEnd::kDried:
+        ++stats.ended_dried;
+        break;
+      case DropletEnd::kSea:
+        ++stats.ended_sea;
+        break;
+      case DropletEnd::kFlat:
+        ++stats.ended_flat;
+        break;
+    }
+  }
+}
+
+struct MassBalance {
+  double net = 0.0, gross = 0.0;  // sum dh*A and sum |dh*A| in m * unit-sphere area
+};
+
+// The call's change in metres, taken out of the thread buffers (which are left zero for the
+// next call), optionally blurred (eq. 5.10), then applied once to elevation_m and added to
+// change_m (the third place a height changes). Mass balance: partial sums per block, added in
+// block order.
+MassBalance applyChange(Call& call, const geodesy::SphereMesh& mesh, double blur_factor,
+                        std::span<float> elevation_m, std::span<float> change_m) {
+  const size_t n = call.n;
+  std::vector<uint32_t> blocks;
+  for (size_t b = 0; b < call.touched_blocks.size(); ++b)
+    if (call.touched_blocks[b]) blocks.push_back(uint32_t(b));
+  const bool blur = blur_factor > 0.0;
+  std::vector<double> change;
+  if (blur) change.assign(n, 0.0);
+  auto apply = [&](size_t v, double c, double& net, double& gross) {
+    const float before = elevation_m[v];
+    const float after = float(double(before) + c);
+    elevation_m[v] = after;
+    if (!change_m.empty()) change_m[v] += float(c);
+    const double volume = (double(after) - double(before)) * mesh.vertex_areas[v];
+    net += volume;
+    gross += std::abs(volume);
+  };
+  std::vector<double> nets(blur ? (n + kBlock - 1) / kBlock : blocks.size(), 0.0);
+  std::vector<double> grosses(nets.size(), 0.0);
+  tbb::parallel_for(size_t(0), blocks.size(), [&](size_t k) {
+    const size_t begin = size_t(blocks[k]) << kBlockShift;
+    const size_t stop = std::min(n, begin + kBlock);
+    double block_change[kBlock];
+    blockChange(call.used, begin, stop - begin, call.quantum_m, block_change);
+    for (size_t v = begin; v < stop; ++v) {
+      const double c = block_change[v - begin];
+      for (ChangeAccumulator* slot : call.used) slot->clear(uint32_t(v));
+      if (blur) {
+        change[v] = c;
+      } else {
+        apply(v, c, nets[k], grosses[k]);
+      }
+    }
+  });
+  if (blur) {
+    blendBlurredChange(mesh, blur_factor, change);
+    tbb::parallel_for(size_t(0), nets.size(), [&](size_t k) {
+      for (size_t v = k * kBlock; v < std::min(n, (k + 1) * kBlock); ++v)
+        apply(v, change[v], nets[k], grosses[k]);
+    });
+  }
+  MassBalance balance;
+  for (size_t k = 0; k < nets.size(); ++k) {
+    balance.net += nets[k];
+    balance.gross += grosses[k];
+  }
+  return balance;
+}
+
+// Volumes in m³, the mean steps and the mass error from the tallies.
+void finishStats(const ErosionInput& input, size_t droplets, double eroded, double deposited,
+                 const MassBalance& balance, ErosionStats& stats) {
+  const geodesy::SphereMesh& mesh = *input.mesh;
+  const double m3_per_volume =
+      mesh.mean_edge_length * input.radius_m *
+      (4.0 * std::numbers::pi * input.radius_m * input.radius_m / double(mesh.vertexCount()));
+  stats.droplets = droplets;
+  stats.eroded_volume_m3 = eroded * m3_per_volume;
+  stats.deposited_volume_m3 = deposited * m3_per_volume;
+  stats.mean_steps = double(stats.droplet_steps) / double(stats.droplets);
+  stats.mass_error = balance.gross > 0.0 ? std::abs(balance.net) / balance.gross : 0.0;
 }
 
 }  // namespace
@@ -87,151 +266,21 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
   const DropletContext context = makeDropletContext(input, params, w);
   const double metres_per_height = mesh.mean_edge_length * input.radius_m;
   const double quantum_m = metres_per_height * (1.0 / ChangeAccumulator::kScale);
-  std::vector<ChangeAccumulator*> used;   // the slots' buffers, refreshed after each batch
-  std::vector<const int64_t*> used_sums;  // their sums
+  Call call{context, w, n, height_scale, quantum_m, {}, {}, std::vector<uint8_t>(n / kBlock + 1)};
   const bool lanes = avx2Available();
 
-  const size_t block_count = n / kBlock + 1;
-  std::vector<uint8_t> touched_blocks(block_count, 0);
   const size_t batch = batchSize(params, n);
   std::vector<DropletOutcome> outcomes(std::min(batch, spawns.size()));
-
-  // Droplets of a batch are independent (frozen heights, integer sums), so they may run in
-  // any order: by spawn face, neighbours run one after another and find the mesh in cache.
-  // Every batch's order up front, in one parallel pass.
-  const size_t batch_count = (spawns.size() + batch - 1) / batch;
-  std::vector<uint32_t> order(spawns.size());
-  tbb::parallel_for(size_t(0), batch_count, [&](size_t b) {
-    const size_t start = b * batch, end = std::min(spawns.size(), start + batch);
-    for (size_t i = start; i < end; ++i) order[i] = uint32_t(i - start);
-    std::sort(order.begin() + start, order.begin() + end, [&](uint32_t x, uint32_t y) {
-      return spawns[start + x].point.face < spawns[start + y].point.face;
-    });
-  });
-
+  const std::vector<uint32_t> order = batchOrders(spawns, batch);
   double eroded = 0.0, deposited = 0.0;
   for (size_t start = 0; start < spawns.size(); start += batch) {
     const size_t end = std::min(spawns.size(), start + batch);
-    // Every droplet of the batch reads the heights frozen at the batch start and adds its
-    // changes to its thread's fixed-point buffer.
-    tbb::parallel_for(tbb::blocked_range<size_t>(start, end, kDropletGrain),
-                      [&](const tbb::blocked_range<size_t>& range) {
-                        const int index = tbb::this_task_arena::current_thread_index();
-                        assert(index >= 0 && size_t(index) < w.slots.size());
-                        ThreadSlot& slot = w.slot(size_t(index));
-                        runDroplets(context, {&slot.changes, &slot.gatherer, nullptr}, slot.visited,
-                                    spawns.subspan(start, end - start),
-                                    std::span(order).subspan(range.begin(), range.size()),
-                                    first_droplet_id + start, outcomes);
-                      });
-
-    // Publish the batch: every vertex of a block some thread changed gets its start height
-    // plus the sum over threads, in integers. Blocks are disjoint, so tasks need no order.
-    used.clear();
-    used_sums.clear();
-    for (const auto& slot : w.slots)
-      if (slot) used.push_back(&slot->changes), used_sums.push_back(slot->changes.sums());
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, block_count, 256),
-                      [&](const tbb::blocked_range<size_t>& range) {
-                        for (size_t block = range.begin(); block < range.end(); ++block) {
-                          uint8_t dirty = 0;
-                          for (ChangeAccumulator* slot : used) dirty |= slot->takeDirty(block);
-                          if (!dirty) continue;
-                          touched_blocks[block] = 1;
-                          const size_t begin = block << kBlockShift,
-                                       count = std::min(n, begin + kBlock) - begin;
-                          if (lanes && count == kBlock &&
-                              publishBlock4(used_sums.data(), used_sums.size(), begin, count,
-                                            quantum_m, height_scale, w.nodes))
-                            continue;
-                          double change[kBlock];
-                          blockChange(used, begin, count, quantum_m, change);
-                          for (size_t i = 0; i < count; ++i) {
-                            const double metres = double(w.nodes.start_m[begin + i]) + change[i];
-                            w.nodes.setHeight(begin + i, float(metres * height_scale));
-                          }
-                        }
-                      });
-
-    // Statistics in droplet order.
-    for (size_t i = 0; i < end - start; ++i) {
-      const DropletOutcome& o = outcomes[i];
-      eroded += o.eroded;
-      deposited += o.deposited;
-      stats.droplet_steps += o.steps;
-      switch (o.end) {
-        case DropletEnd::kLifetime:
-          ++stats.ended_lifetime;
-          break;
-        case DropletEnd::kDried:
-          ++stats.ended_dried;
-          break;
-        case DropletEnd::kSea:
-          ++stats.ended_sea;
-          break;
-        case DropletEnd::kFlat:
-          ++stats.ended_flat;
-          break;
-      }
-    }
+    runBatch(call, spawns, order, start, end, first_droplet_id, outcomes);
+    publishBatch(call, lanes);
+    tallyOutcomes(std::span(outcomes).first(end - start), stats, eroded, deposited);
   }
-
-  // The call's change in metres, taken out of the thread buffers (which are left zero for
-  // the next call), optionally blurred (eq. 5.10), then applied once to elevation_m.
-  // Mass balance: partial sums per block, added in block order.
-  std::vector<uint32_t> blocks;
-  for (size_t b = 0; b < touched_blocks.size(); ++b)
-    if (touched_blocks[b]) blocks.push_back(uint32_t(b));
-  const bool blur = params.blur > 0.0;
-  std::vector<double> change;
-  if (blur) change.assign(n, 0.0);
-  auto apply = [&](size_t v, double c, double& net, double& gross) {
-    const float before = elevation_m[v];
-    const float after = float(double(before) + c);
-    elevation_m[v] = after;
-    if (!change_m.empty()) change_m[v] += float(c);
-    const double volume = (double(after) - double(before)) * mesh.vertex_areas[v];
-    net += volume;
-    gross += std::abs(volume);
-  };
-  std::vector<double> nets(blur ? (n + kBlock - 1) / kBlock : blocks.size(), 0.0);
-  std::vector<double> grosses(nets.size(), 0.0);
-  tbb::parallel_for(size_t(0), blocks.size(), [&](size_t k) {
-    const size_t begin = size_t(blocks[k]) << kBlockShift;
-    const size_t stop = std::min(n, begin + kBlock);
-    double block_change[kBlock];
-    blockChange(used, begin, stop - begin, quantum_m, block_change);
-    for (size_t v = begin; v < stop; ++v) {
-      const double c = block_change[v - begin];
-      for (ChangeAccumulator* slot : used) slot->clear(uint32_t(v));
-      if (blur) {
-        change[v] = c;
-      } else {
-        apply(v, c, nets[k], grosses[k]);
-      }
-    }
-  });
-  if (blur) {
-    blendBlurredChange(mesh, params.blur, change);
-    tbb::parallel_for(size_t(0), nets.size(), [&](size_t k) {
-      for (size_t v = k * kBlock; v < std::min(n, (k + 1) * kBlock); ++v)
-        apply(v, change[v], nets[k], grosses[k]);
-    });
-  }
-  double net = 0.0, gross = 0.0;
-  for (size_t k = 0; k < nets.size(); ++k) {
-    net += nets[k];
-    gross += grosses[k];
-  }
-
-  const double m3_per_volume =
-      mesh.mean_edge_length * input.radius_m *
-      (4.0 * std::numbers::pi * input.radius_m * input.radius_m / double(n));
-  stats.droplets = spawns.size();
-  stats.eroded_volume_m3 = eroded * m3_per_volume;
-  stats.deposited_volume_m3 = deposited * m3_per_volume;
-  stats.mean_steps = double(stats.droplet_steps) / double(stats.droplets);
-  stats.mass_error = gross > 0.0 ? std::abs(net) / gross : 0.0;
+  const MassBalance balance = applyChange(call, mesh, params.blur, elevation_m, change_m);
+  finishStats(input, spawns.size(), eroded, deposited, balance, stats);
   return stats;
 }
 
@@ -240,7 +289,7 @@ DropletTrace traceDroplet(const ErosionInput& input, const geodesy::DropletSpawn
                           uint64_t droplet_id) {
   assert(input.mesh && elevation_m.size() == input.mesh->vertexCount());
   ErosionWorkspace workspace(*input.mesh, params.radius);
-  ErosionWorkspace::Impl& w = workspace.impl();
+  ErosionWorkspace::Impl& w = WorkspaceAccess::impl(workspace);
   w.prepare(elevation_m, heightScale(input), input.erodibility);
   const DropletContext context = makeDropletContext(input, params, w);
   // On the heap: its trap-test sets are too large for a stack.

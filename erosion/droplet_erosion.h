@@ -15,8 +15,8 @@
 namespace erosion {
 
 // Defaults follow Lague's implementation of Beyer's algorithm; see docs/config.md for each meaning.
-// Lengths and heights are in the dimensionless frame of erosion/droplet.h: one step = one mean
-// edge length, heights in edge lengths.
+// Lengths and heights are in the dimensionless frame of erosion/detail/droplet.h: one step = one
+// mean edge length, heights in edge lengths.
 struct ErosionParams {
   uint64_t droplets = 0;  // total droplets (uniform rain); 0 = droplets_per_land_vertex
   double droplets_per_land_vertex = 1.0;
@@ -80,10 +80,11 @@ class ErosionWorkspace {
   size_t brushMemoryBytes() const;  // the brush tables (per vertex only for kPrecomputed)
   size_t memoryBytes() const;       // everything held now, brushes included
 
-  struct Impl;
-  Impl& impl() { return *impl_; }
+  struct Impl;  // erosion/detail/workspace_impl.h
 
  private:
+  // The droplet eroder's own files reach the inside through WorkspaceAccess (detail/).
+  friend struct WorkspaceAccess;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,7 +1,7 @@
 #include <cassert>
 
+#include "erosion/detail/workspace_impl.h"
 #include "erosion/droplet_erosion.h"
-#include "erosion/workspace_impl.h"
 
 namespace erosion {
 

@@ -22,8 +22,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "export/detail/unique_fd.h"
 #include "export/file_writer.h"
-#include "export/unique_fd.h"
 
 namespace planet_export {
 namespace {

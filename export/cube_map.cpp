@@ -7,8 +7,8 @@
 
 #include <tbb/parallel_for.h>
 
+#include "export/detail/surface_buffers.h"
 #include "export/equirect_sampler.h"
-#include "export/surface_buffers.h"
 
 namespace planet_export {
 

@@ -6,9 +6,9 @@
 #include <tbb/parallel_for.h>
 
 #include "export/colour_ramps.h"
+#include "export/detail/legend.h"
+#include "export/detail/map_input.h"
 #include "export/equirect_sampler.h"
-#include "export/legend.h"
-#include "export/map_input.h"
 #include "export/maps.h"
 
 namespace planet_export {

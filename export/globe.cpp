@@ -9,9 +9,9 @@
 #include <glm/geometric.hpp>
 
 #include "export/colour_ramps.h"
+#include "export/detail/map_input.h"
+#include "export/detail/surface_normals.h"
 #include "export/equirect_sampler.h"
-#include "export/map_input.h"
-#include "export/surface_normals.h"
 #include "export/surface_shading.h"
 #include "geodesy/latlon.h"
 

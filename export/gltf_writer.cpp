@@ -20,14 +20,14 @@
 #include <tbb/task_group.h>
 
 #include "export/biomes.h"
-#include "export/chunks.h"
 #include "export/colour_ramps.h"
-#include "export/glb_builder.h"
-#include "export/glb_encoding.h"
-#include "export/glb_groups.h"
-#include "export/glb_water.h"
+#include "export/detail/chunks.h"
+#include "export/detail/glb_builder.h"
+#include "export/detail/glb_encoding.h"
+#include "export/detail/glb_groups.h"
+#include "export/detail/glb_water.h"
+#include "export/detail/meshopt_codec.h"
 #include "export/mesh_export.h"
-#include "export/meshopt_codec.h"
 #include "planetgen_version.h"
 
 namespace planet_export {

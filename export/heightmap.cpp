@@ -3,8 +3,8 @@
 
 #include <tbb/parallel_for.h>
 
+#include "export/detail/map_input.h"
 #include "export/equirect_sampler.h"
-#include "export/map_input.h"
 #include "export/maps.h"
 
 namespace planet_export {

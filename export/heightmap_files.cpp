@@ -12,9 +12,9 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include "export/detail/map_input.h"
 #include "export/equirect_sampler.h"
 #include "export/file_writer.h"
-#include "export/map_input.h"
 
 namespace planet_export {
 namespace {

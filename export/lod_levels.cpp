@@ -5,7 +5,7 @@
 
 #include <tbb/parallel_for.h>
 
-#include "export/surface_buffers.h"
+#include "export/detail/surface_buffers.h"
 
 namespace planet_export {
 

@@ -13,9 +13,9 @@
 #include <tbb/parallel_for.h>
 
 #include "export/colour_ramps.h"
+#include "export/detail/surface_buffers.h"
 #include "export/file_writer.h"
 #include "export/mesh_export.h"
-#include "export/surface_buffers.h"
 
 namespace planet_export {
 namespace {

@@ -5,10 +5,10 @@
 #include <glm/geometric.hpp>
 
 #include "export/colour_ramps.h"
+#include "export/detail/map_input.h"
+#include "export/detail/surface_normals.h"
 #include "export/equirect_sampler.h"
-#include "export/map_input.h"
 #include "export/maps.h"
-#include "export/surface_normals.h"
 
 namespace planet_export {
 

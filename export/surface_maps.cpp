@@ -9,10 +9,10 @@
 #include <glm/geometric.hpp>
 
 #include "export/biomes.h"
+#include "export/detail/legend.h"
+#include "export/detail/map_input.h"
+#include "export/detail/surface_normals.h"
 #include "export/equirect_sampler.h"
-#include "export/legend.h"
-#include "export/map_input.h"
-#include "export/surface_normals.h"
 #include "geodesy/latlon.h"
 
 namespace planet_export {

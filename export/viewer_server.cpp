@@ -19,7 +19,7 @@
 
 #include <httplib.h>
 
-#include "export/unique_fd.h"
+#include "export/detail/unique_fd.h"
 #include "export/viewer_server_paths.h"
 
 namespace planet_export {

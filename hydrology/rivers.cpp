@@ -8,7 +8,7 @@
 #include <glm/geometric.hpp>
 
 #include "geodesy/latlon.h"
-#include "hydrology/lake_shapes.h"
+#include "hydrology/detail/lake_shapes.h"
 
 namespace hydrology {
 namespace {

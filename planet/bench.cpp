@@ -11,12 +11,12 @@
 #include <tbb/task_arena.h>
 #include <nlohmann/json.hpp>
 
-#include "erosion/erosion_bench.h"
 #include "erosion/fluvial.h"
 #include "export/mesh_export.h"
 #include "geodesy/sphere_mesh.h"
 #include "geodesy/stopwatch.h"
 #include "planet/config.h"
+#include "planet/erosion_bench.h"
 #include "planet/hardness.h"
 #include "planet/ocean.h"
 #include "planet/pipeline.h"
@@ -114,9 +114,9 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
     resetPeakRss();
     // The workspace (per-vertex records, brush tables) is built once per planet, as the
     // pipeline does for all its erosion calls, and timed on its own.
-    const erosion::ErosionBenchFigures f =
-        erosion::runErosionBench(mesh, elevation, config.planet.radius_m, 0.0, spawns, threads,
-                                 params, erosion::BrushMode::kLattice, config.planet.seed);
+    const ErosionBenchFigures f =
+        runErosionBench(mesh, elevation, config.planet.radius_m, 0.0, spawns, threads, params,
+                        erosion::BrushMode::kLattice, config.planet.seed);
     printFigure("erosion_setup_s", frequency, threads, f.setup_s, "s");
     printFigure("erosion_s", frequency, threads, f.erosion_s, "s");
     printFigure("droplets_per_s", frequency, threads, f.droplets_per_s, "1/s");

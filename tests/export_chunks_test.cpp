@@ -1,6 +1,6 @@
-// Tests of chunked and level-of-detail engine export: the chunk partition, exact chunk frames,
-// watertight chunk borders in the written .glb, skirts, nested LOD levels, biome colours, and
-// the files read back by tinygltf, assimp and the Khronos glTF-Validator.
+// Tests of chunked engine export: the chunk partition, exact chunk frames, watertight chunk
+// borders in the written .glb, skirts, biome colours, and the files read back by tinygltf,
+// assimp and the Khronos glTF-Validator (levels of detail: export_lods_test).
 
 #include <algorithm>
 #include <array>
@@ -24,189 +24,17 @@
 #include <nlohmann/json.hpp>
 
 #include "export/biomes.h"
-#include "export/chunk_frames.h"
-#include "export/chunks.h"
+#include "export/detail/chunk_frames.h"
+#include "export/detail/chunks.h"
 #include "export/lod_levels.h"
 #include "export/mesh_export.h"
 #include "geodesy/sphere_mesh.h"
+#include "support/chunk_glb_reading.h"
 #include "support/support.h"
 
 namespace fs = std::filesystem;
 using namespace planet_export;
-
-namespace {
-
-constexpr double kRadius = 6371000.0;
-
-using test_support::CommandResult;
-using test_support::quoted;
-using test_support::readFile;
-using test_support::run;
-using test_support::TempDir;
-
-// A synthetic planet with relief, a second field and biomes.
-struct TestPlanet {
-  geodesy::SphereMesh mesh;
-  std::vector<float> elevation;
-  std::vector<float> erosion;
-  std::vector<float> moisture;
-  std::vector<uint8_t> biome;
-  PlanetSurface surface;
-
-  explicit TestPlanet(int frequency) : mesh(geodesy::buildIcosphere(frequency)) {
-    for (const glm::vec3& p : mesh.positions) {
-      elevation.push_back(
-          float(3000.0 * std::sin(4.0 * p.x + 1.0) * std::cos(3.0 * p.z) + 800.0 * p.y));
-      erosion.push_back(float(std::sin(6.0 * p.y) * std::cos(5.0 * p.x)));
-    }
-    moisture = zonalMoistureProxy(mesh);
-    biome = classifyBiomes(mesh, elevation, 0.0, moisture);
-    surface.mesh = &mesh;
-    surface.elevation_m = elevation;
-    surface.radius_m = kRadius;
-    surface.sea_level_m = 0.0;
-    surface.attributes = {{"_EROSION", erosion}};
-    surface.extras_json = R"({"seed": 7})";
-    surface.biome = biome;
-  }
-  TestPlanet(const TestPlanet&) = delete;
-  TestPlanet& operator=(const TestPlanet&) = delete;
-};
-
-tinygltf::Model loadGlb(const fs::path& path) {
-  tinygltf::TinyGLTF loader;
-  tinygltf::Model model;
-  std::string error, warning;
-  const bool ok = loader.LoadBinaryFromFile(&model, &error, &warning, path.string());
-  INFO("tinygltf error: " << error << " warning: " << warning);
-  REQUIRE(ok);
-  return model;
-}
-
-template <typename T>
-std::vector<T> accessorData(const tinygltf::Model& model, int index) {
-  const tinygltf::Accessor& accessor = model.accessors[size_t(index)];
-  const tinygltf::BufferView& view = model.bufferViews[size_t(accessor.bufferView)];
-  const size_t components = size_t(tinygltf::GetNumComponentsInType(uint32_t(accessor.type)));
-  std::vector<T> values(accessor.count * components);
-  std::memcpy(
-      values.data(),
-      model.buffers[size_t(view.buffer)].data.data() + view.byteOffset + accessor.byteOffset,
-      values.size() * sizeof(T));
-  return values;
-}
-
-// Triangle indices (uint16 or uint32), widened.
-std::vector<uint32_t> indexData(const tinygltf::Model& model, int index) {
-  if (model.accessors[size_t(index)].componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT) {
-    return accessorData<uint32_t>(model, index);
-  }
-  REQUIRE(model.accessors[size_t(index)].componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT);
-  const std::vector<uint16_t> small = accessorData<uint16_t>(model, index);
-  return {small.begin(), small.end()};
-}
-
-// One chunk vertex as an engine sees it.
-struct WorldVertex {
-  glm::dvec3 world_double;  // translation + local in float64
-  glm::vec3 world_float;    // float(translation) + local in float32
-  glm::vec3 normal;
-  float elevation;
-  std::array<float, 3> colour;
-};
-
-using Bits = std::array<uint64_t, 3>;
-Bits bits(const glm::dvec3& p) {
-  return {std::bit_cast<uint64_t>(p.x), std::bit_cast<uint64_t>(p.y), std::bit_cast<uint64_t>(p.z)};
-}
-
-struct ChunkView {
-  std::string name;
-  glm::dvec3 translation;
-  std::vector<WorldVertex> vertices;        // surface primitive
-  std::vector<uint32_t> indices;            // surface primitive
-  std::vector<WorldVertex> skirt_vertices;  // skirt primitive (empty without skirts)
-  std::vector<uint32_t> skirt_indices;
-};
-
-std::vector<WorldVertex> worldVertices(const tinygltf::Model& model,
-                                       const tinygltf::Primitive& primitive, const glm::dvec3& t) {
-  const std::vector<float> p = accessorData<float>(model, primitive.attributes.at("POSITION"));
-  const std::vector<float> n = accessorData<float>(model, primitive.attributes.at("NORMAL"));
-  const std::vector<float> c = accessorData<float>(model, primitive.attributes.at("COLOR_0"));
-  const std::vector<float> e = accessorData<float>(model, primitive.attributes.at("_ELEVATION"));
-  std::vector<WorldVertex> out(e.size());
-  const glm::vec3 tf(t);
-  for (size_t v = 0; v < out.size(); ++v) {
-    const glm::vec3 local(p[3 * v], p[3 * v + 1], p[3 * v + 2]);
-    out[v].world_double = t + glm::dvec3(local);
-    out[v].world_float = tf + local;  // float32 arithmetic, as a float engine does it
-    out[v].normal = {n[3 * v], n[3 * v + 1], n[3 * v + 2]};
-    out[v].elevation = e[v];
-    out[v].colour = {c[3 * v], c[3 * v + 1], c[3 * v + 2]};
-  }
-  return out;
-}
-
-std::vector<ChunkView> readChunks(const tinygltf::Model& model, const std::vector<int>& nodes) {
-  std::vector<ChunkView> chunks;
-  for (int index : nodes) {
-    const tinygltf::Node& node = model.nodes[size_t(index)];
-    REQUIRE(node.translation.size() == 3);
-    ChunkView chunk;
-    chunk.name = node.name;
-    chunk.translation = {node.translation[0], node.translation[1], node.translation[2]};
-    // The translation must be a float32 value, or float engines would round it.
-    for (int c = 0; c < 3; ++c)
-      REQUIRE(double(float(chunk.translation[c])) == chunk.translation[c]);
-    const tinygltf::Mesh& mesh = model.meshes[size_t(node.mesh)];
-    chunk.vertices = worldVertices(model, mesh.primitives.at(0), chunk.translation);
-    chunk.indices = indexData(model, mesh.primitives[0].indices);
-    if (mesh.primitives.size() > 1) {
-      chunk.skirt_vertices = worldVertices(model, mesh.primitives[1], chunk.translation);
-      chunk.skirt_indices = indexData(model, mesh.primitives[1].indices);
-    }
-    chunks.push_back(std::move(chunk));
-  }
-  return chunks;
-}
-
-// Directed edges of a triangle list used by exactly one triangle: the open border.
-std::vector<std::pair<uint32_t, uint32_t>> openEdges(const std::vector<uint32_t>& indices) {
-  std::map<std::pair<uint32_t, uint32_t>, int> count;
-  for (size_t t = 0; t < indices.size(); t += 3) {
-    for (int k = 0; k < 3; ++k) {
-      const uint32_t a = indices[t + size_t(k)], b = indices[t + size_t(k + 1) % 3];
-      ++count[{std::min(a, b), std::max(a, b)}];
-    }
-  }
-  std::vector<std::pair<uint32_t, uint32_t>> open;
-  for (size_t t = 0; t < indices.size(); t += 3) {
-    for (int k = 0; k < 3; ++k) {
-      const uint32_t a = indices[t + size_t(k)], b = indices[t + size_t(k + 1) % 3];
-      if (count[{std::min(a, b), std::max(a, b)}] == 1) open.emplace_back(a, b);
-    }
-  }
-  return open;
-}
-
-bool sameVertex(const WorldVertex& a, const WorldVertex& b) {
-  return bits(a.world_double) == bits(b.world_double) &&
-         std::memcmp(&a.world_float, &b.world_float, sizeof(glm::vec3)) == 0 &&
-         std::memcmp(&a.normal, &b.normal, sizeof(glm::vec3)) == 0 &&
-         std::memcmp(&a.colour, &b.colour, sizeof(a.colour)) == 0 &&
-         std::bit_cast<uint32_t>(a.elevation) == std::bit_cast<uint32_t>(b.elevation);
-}
-
-const tinygltf::Node& nodeNamed(const tinygltf::Model& model, const std::string& name) {
-  for (const tinygltf::Node& node : model.nodes) {
-    if (node.name == name) return node;
-  }
-  FAIL("no node named " << name);
-  return model.nodes.front();
-}
-
-}  // namespace
+using namespace chunk_fixtures;
 
 TEST_CASE("chunks: 20 k^2 chunks of m^2 faces along the lattice", "[export][chunks]") {
   const geodesy::SphereMesh mesh = geodesy::buildIcosphere(12);
@@ -369,94 +197,6 @@ TEST_CASE("chunks: borders are watertight in the written glb", "[export][chunks]
         REQUIRE(glm::dot(normal, (a + b + c) / 3.0 - centre) > 0.0);
       }
     }
-  }
-}
-
-TEST_CASE("lods: nested levels copy the full surface exactly", "[export][lods]") {
-  TestPlanet planet(16);
-  const std::vector<LodLevel> levels = buildLodLevels(planet.surface, 3);
-  REQUIRE(levels.size() == 3);
-  for (const LodLevel& level : levels) {
-    INFO("level " << level.level);
-    REQUIRE(level.mesh.frequency == 16 >> level.level);
-    CHECK(level.exact_vertices == level.mesh.vertexCount());
-    for (size_t v = 0; v < level.mesh.vertexCount(); ++v) {
-      const geodesy::SurfacePoint sp = planet.mesh.locate(level.mesh.positions[v]);
-      bool found = false;
-      for (int k = 0; k < 3; ++k) {
-        const uint32_t u = planet.mesh.indices[3 * sp.face + uint32_t(k)];
-        if (planet.mesh.positions[u] == level.mesh.positions[v]) {
-          found = true;
-          REQUIRE(level.elevation_m[v] == planet.elevation[u]);
-          REQUIRE(level.attributes[0][v] == planet.erosion[u]);
-          REQUIRE(level.biome[v] == planet.biome[u]);
-        }
-      }
-      REQUIRE(found);
-    }
-  }
-  CHECK_THROWS_WITH(buildLodLevels(planet.surface, 5), Catch::Contains("divisible by 2^5"));
-  CHECK(lodProblem(12, 2).empty());
-  CHECK_FALSE(lodProblem(12, 3).empty());
-}
-
-TEST_CASE("lods: MSFT_lod levels, each chunked", "[export][lods]") {
-  TempDir dir;
-  TestPlanet planet(16);
-  const fs::path file = dir.path / "lods.glb";
-  GlbOptions options;
-  options.lods = 2;
-  options.chunks = 2;
-  writeGlb(file, planet.surface, options);
-  const tinygltf::Model model = loadGlb(file);
-  const nlohmann::json json = [&] {
-    const std::string bytes = readFile(file);
-    uint32_t length = 0;
-    std::memcpy(&length, bytes.data() + 12, 4);
-    return nlohmann::json::parse(bytes.substr(20, length));
-  }();
-  CHECK(json["extensionsUsed"] == nlohmann::json::array({"MSFT_lod"}));
-  CHECK_FALSE(json.contains("extensionsRequired"));
-  const tinygltf::Node& land = nodeNamed(model, "Land");
-  REQUIRE(land.children.size() == 1);
-  const tinygltf::Node& lod0 = model.nodes[size_t(land.children[0])];
-  CHECK(lod0.name == "Land_LOD0");
-  REQUIRE(lod0.extensions.count("MSFT_lod") == 1);
-  const tinygltf::Value& ids = lod0.extensions.at("MSFT_lod").Get("ids");
-  REQUIRE(ids.ArrayLen() == 2);
-  // Levels 1 and 2 are not in the scene graph (so importers without MSFT_lod show LOD0 only).
-  std::set<int> in_scene;
-  std::vector<int> stack = model.scenes[0].nodes;
-  while (!stack.empty()) {
-    const int n = stack.back();
-    stack.pop_back();
-    in_scene.insert(n);
-    for (int child : model.nodes[size_t(n)].children) stack.push_back(child);
-  }
-  for (int i = 0; i < 2; ++i) {
-    const int id = ids.Get(i).GetNumberAsInt();
-    const tinygltf::Node& level = model.nodes[size_t(id)];
-    CHECK(level.name == "Land_LOD" + std::to_string(i + 1) + "-noimp");  // Godot drops it
-    CHECK(in_scene.count(id) == 0);
-    REQUIRE(level.children.size() == 80);
-    const std::vector<ChunkView> chunks = readChunks(model, level.children);
-    const int m = (16 >> (i + 1)) / 2;
-    for (const ChunkView& chunk : chunks) CHECK(chunk.indices.size() == size_t(3 * m * m));
-  }
-  CHECK(lod0.children.size() == 80);
-
-  SECTION("option errors name the problem before a file is written") {
-    GlbOptions bad;
-    bad.lods = 3;
-    bad.chunks = 3;  // 16 / 8 = 2 is not divisible by 3
-    CHECK_THROWS_WITH(writeGlb(dir.path / "bad.glb", planet.surface, bad),
-                      Catch::Contains("chunks = 3"));
-    bad.chunks = 2;
-    bad.lods = 4;  // level 4 has frequency 1
-    CHECK_THROWS_WITH(writeGlb(dir.path / "bad.glb", planet.surface, bad),
-                      Catch::Contains("level of detail 4"));
-    CHECK(glbOptionsProblem(16, {.chunks = 4, .skirt_depth_m = 100.0, .lods = 2}).empty());
-    CHECK_FALSE(fs::exists(dir.path / "bad.glb"));
   }
 }
 

@@ -1,5 +1,6 @@
 // Tests of export/: the engine files read back by independent readers (tinygltf,
-// tinyobjloader, assimp, the Khronos glTF-Validator), atomic output, and the PNG maps.
+// tinyobjloader, assimp, the Khronos glTF-Validator), surfaces rejected, normals, maps and
+// engine files independent of the thread count (the TSan stage of .ci/sanitizers runs it here).
 
 #include <algorithm>
 #include <array>
@@ -29,56 +30,24 @@
 
 #include "export/atomic_file.h"
 #include "export/colour_ramps.h"
+#include "export/detail/surface_buffers.h"
+#include "export/detail/surface_normals.h"
 #include "export/equirect_sampler.h"
 #include "export/globe.h"
 #include "export/maps.h"
 #include "export/mesh_export.h"
 #include "export/png_io.h"
-#include "export/surface_buffers.h"
-#include "export/surface_normals.h"
 #include "geodesy/sphere_mesh.h"
 #include "planetgen_version.h"
+#include "support/export_test_planet.h"
+#include "support/glb_read.h"
 #include "support/support.h"
 
 namespace fs = std::filesystem;
 using namespace planet_export;
+using namespace export_fixtures;
 
 namespace {
-
-constexpr uint64_t kSeed = 18446744073709551557ull;  // needs all 64 bits
-constexpr double kRadius = 6371000.0;
-constexpr double kSeaLevel = 120.0;
-
-using test_support::CommandResult;
-using test_support::quoted;
-using test_support::readFile;
-using test_support::run;
-using test_support::TempDir;
-
-// A small synthetic planet: smooth continents from -4 to +4 km, and a second field.
-struct TestPlanet {
-  geodesy::SphereMesh mesh;
-  std::vector<float> elevation;
-  std::vector<float> erosion;
-  PlanetSurface surface;
-
-  explicit TestPlanet(int frequency = 8) : mesh(geodesy::buildIcosphere(frequency)) {
-    for (const glm::vec3& p : mesh.positions) {
-      elevation.push_back(
-          float(2500.0 * std::sin(3.0 * p.x + 1.0) * std::cos(2.0 * p.z) + 1500.0 * p.y + 300.0));
-      erosion.push_back(float(2.0 * std::sin(5.0 * p.y) * std::cos(4.0 * p.x)));
-    }
-    surface.mesh = &mesh;
-    surface.elevation_m = elevation;
-    surface.radius_m = kRadius;
-    surface.sea_level_m = kSeaLevel;
-    surface.attributes = {{"_EROSION", erosion}};
-    surface.extras_json = R"({"seed": 18446744073709551557, "frequency": )" +
-                          std::to_string(frequency) + R"(, "config": {"terrain": {"octaves": 8}}})";
-  }
-  TestPlanet(const TestPlanet&) = delete;
-  TestPlanet& operator=(const TestPlanet&) = delete;
-};
 
 size_t icosphereVertices(int f) {
   return size_t(10 * f * f + 2);
@@ -107,15 +76,7 @@ WetCounts wetCounts(const TestPlanet& planet) {
   return counts;
 }
 
-tinygltf::Model loadGlb(const fs::path& path) {
-  tinygltf::TinyGLTF loader;
-  tinygltf::Model model;
-  std::string error, warning;
-  const bool ok = loader.LoadBinaryFromFile(&model, &error, &warning, path.string());
-  INFO("tinygltf error: " << error << " warning: " << warning);
-  REQUIRE(ok);
-  return model;
-}
+using test_support::loadGlb;
 
 // Typed copy of a tightly packed float accessor.
 std::vector<float> accessorFloats(const tinygltf::Model& model, int accessor_index) {
@@ -453,244 +414,6 @@ TEST_CASE("export: assimp loads the glb and the obj", "[export]") {
   }
 }
 
-TEST_CASE("export: writeFileAtomic replaces the file and leaves no temporaries", "[export]") {
-  TempDir dir;
-  const fs::path target = dir.path / "data.bin";
-  writeFileAtomic(target, "first");
-  writeFileAtomic(target, "second");
-  CHECK(readFile(target) == "second");
-  CHECK(dir.names() == std::vector<std::string>{"data.bin"});
-  CHECK(liveTemporaryCount() == 0);
-}
-
-TEST_CASE("export: a failing atomic write keeps the previous file and names the path", "[export]") {
-  TempDir dir;
-  const fs::path target = dir.path / "planet.glb";
-  writeFileAtomic(target, "previous");
-
-  SECTION("file size limit: a short write is detected") {
-    // Works as root too (a read-only folder does not stop root). SIGXFSZ would kill us.
-    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-    rlimit old_limit{};
-    REQUIRE(::getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
-    rlimit limit = old_limit;
-    limit.rlim_cur = 1000;
-    REQUIRE(::setrlimit(RLIMIT_FSIZE, &limit) == 0);
-    std::string message;
-    try {
-      writeFileAtomic(target, std::string(100000, 'x'));
-    } catch (const std::runtime_error& e) {
-      message = e.what();
-    }
-    ::setrlimit(RLIMIT_FSIZE, &old_limit);
-    std::signal(SIGXFSZ, old_handler);
-    INFO(message);
-    CHECK(message.find(target.string()) != std::string::npos);
-    CHECK(message.find(std::strerror(EFBIG)) != std::string::npos);
-  }
-  SECTION("read-only folder") {
-    if (::geteuid() == 0) return;  // root writes anyway; covered by the size limit above
-    fs::permissions(dir.path, fs::perms::owner_write, fs::perm_options::remove);
-    CHECK_THROWS_WITH(writeFileAtomic(target, "new"), Catch::Contains(target.string()));
-    fs::permissions(dir.path, fs::perms::owner_write, fs::perm_options::add);
-  }
-  SECTION("missing parent folder") {
-    const fs::path missing = dir.path / "no" / "such" / "planet.glb";
-    CHECK_THROWS_WITH(writeFileAtomic(missing, "new"),
-                      Catch::Contains(missing.string()) && Catch::Contains(std::strerror(ENOENT)));
-  }
-  SECTION("a transaction whose staging fails") {
-    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-    rlimit old_limit{};
-    REQUIRE(::getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
-    rlimit limit = old_limit;
-    limit.rlim_cur = 1000;
-    REQUIRE(::setrlimit(RLIMIT_FSIZE, &limit) == 0);
-    bool threw = false;
-    {
-      OutputTransaction transaction(dir.path);
-      transaction.stage("small.txt", "fits");
-      try {
-        transaction.stage("planet.glb", std::string(100000, 'x'));
-      } catch (const std::runtime_error& e) {
-        threw = std::string(e.what()).find(target.string()) != std::string::npos;
-      }
-    }
-    ::setrlimit(RLIMIT_FSIZE, &old_limit);
-    std::signal(SIGXFSZ, old_handler);
-    CHECK(threw);
-  }
-  CHECK(readFile(target) == "previous");
-  CHECK(dir.names() == std::vector<std::string>{"planet.glb"});
-  CHECK(liveTemporaryCount() == 0);
-}
-
-TEST_CASE("export: OutputTransaction commits all or nothing", "[export]") {
-  TempDir dir;
-  TestPlanet planet(4);
-  const auto siblings = [&] {  // entries beside the folder that belong to it (staging folders)
-    int n = 0;
-    for (const auto& e : fs::directory_iterator(dir.path.parent_path()))
-      n += e.path().filename().string().rfind("." + dir.path.filename().string() + ".", 0) == 0;
-    return n;
-  };
-
-  SECTION("uncommitted: no files") {
-    {
-      OutputTransaction transaction(dir.path);
-      transaction.stage("summary.json", "{}");
-      writeGlb(transaction.temporaryFor("planet.glb"), planet.surface);
-      CHECK(dir.names().empty());
-      CHECK(siblings() == 1);
-      CHECK(liveTemporaryCount() == 3);  // two files and the staging folder
-    }
-    CHECK(dir.names().empty());
-    CHECK(siblings() == 0);
-    CHECK(liveTemporaryCount() == 0);
-  }
-  SECTION("an exception before commit: no files") {
-    try {
-      OutputTransaction transaction(dir.path);
-      transaction.stage("summary.json", "{}");
-      TestPlanet bad(4);
-      bad.surface.extras_json = "[1, 2]";  // not an object
-      writeGlb(transaction.temporaryFor("planet.glb"), bad.surface);
-      transaction.commit();
-    } catch (const std::invalid_argument&) {
-    }
-    CHECK(dir.names().empty());
-    CHECK(siblings() == 0);
-  }
-  SECTION("committed: exactly the final names and the manifest") {
-    {
-      OutputTransaction transaction(dir.path);
-      transaction.stage("summary.json", "{}");
-      writeGlb(transaction.temporaryFor("planet.glb"), planet.surface);
-      writeObj(transaction.temporaryFor("planet.obj"), transaction.temporaryFor("planet.mtl"),
-               "planet.mtl", planet.surface);
-      transaction.commit();
-    }
-    CHECK(dir.names() == std::vector<std::string>{".planetgen-files", "planet.glb", "planet.mtl",
-                                                  "planet.obj", "summary.json"});
-    CHECK(readFile(dir.path / "summary.json") == "{}");
-    CHECK(readFile(dir.path / ".planetgen-files") ==
-          "planet.glb\nplanet.mtl\nplanet.obj\nsummary.json\n");
-    CHECK(readFile(dir.path / "planet.obj").find("mtllib planet.mtl\n") != std::string::npos);
-    CHECK(liveTemporaryCount() == 0);
-    CHECK(siblings() == 0);
-  }
-  SECTION("files are staged in a hidden sibling folder") {
-    OutputTransaction transaction(dir.path);
-    const fs::path a = transaction.temporaryFor("planet.glb");
-    const fs::path b = transaction.temporaryFor("planet.obj");
-    CHECK(a.parent_path().parent_path() == dir.path.parent_path());
-    CHECK(a.parent_path().filename().string().rfind(
-              "." + dir.path.filename().string() + ".planetgen." + std::to_string(::getpid()) + ".",
-              0) == 0);
-    CHECK(a.filename() == "planet.glb");
-    CHECK(a != b);
-    CHECK_THROWS_AS(transaction.temporaryFor(".hidden"), std::invalid_argument);
-  }
-}
-
-// Issue 21: a run without obj or LOD files left the previous run's planet.obj,
-// planet_lod*.glb and cube_*.png beside its new files; the user's own files must stay.
-TEST_CASE("export: OutputTransaction drops the previous run's other files, keeps the user's",
-          "[export]") {
-  TempDir dir;
-  const auto commit = [&](std::vector<std::string> names, const std::string& text) {
-    OutputTransaction transaction(dir.path);
-    for (const std::string& name : names) transaction.stage(name, text);
-    transaction.commit();
-  };
-  SECTION("a folder written with a manifest") {
-    commit({"planet.glb", "planet.obj", "planet_lod1.glb", "cube_px.png", "summary.json"}, "1");
-    std::ofstream(dir.path / "notes.txt") << "mine";
-    fs::create_directories(dir.path / "mine");
-    std::ofstream(dir.path / "mine/keep.txt") << "mine too";
-    commit({"planet.glb", "summary.json"}, "2");
-    CHECK(dir.names() == std::vector<std::string>{".planetgen-files", "mine", "notes.txt",
-                                                  "planet.glb", "summary.json"});
-    CHECK(readFile(dir.path / "planet.glb") == "2");
-    CHECK(readFile(dir.path / "notes.txt") == "mine");
-    CHECK(readFile(dir.path / "mine/keep.txt") == "mine too");
-  }
-  SECTION("a folder written before manifests: the known output names are the tool's") {
-    for (const char* name : {"planet.glb", "planet.obj", "planet.mtl", "planet_lod2.glb",
-                             "cube_nz.png", "summary.json", "notes.txt"})
-      std::ofstream(dir.path / name) << "old";
-    commit({"planet.glb", "summary.json"}, "new");
-    CHECK(dir.names() ==
-          std::vector<std::string>{".planetgen-files", "notes.txt", "planet.glb", "summary.json"});
-    CHECK(readFile(dir.path / "notes.txt") == "old");
-  }
-  SECTION("a new folder and its missing parents appear only with the commit") {
-    const fs::path deep = dir.path / "a" / "b" / "out";
-    {
-      OutputTransaction transaction(deep);
-      transaction.stage("summary.json", "{}");
-    }
-    CHECK(dir.names().empty());  // a failed run into a new folder leaves nothing
-    {
-      OutputTransaction transaction(deep);
-      transaction.stage("summary.json", "{}");
-      transaction.commit();
-    }
-    CHECK(readFile(deep / "summary.json") == "{}");
-  }
-  SECTION("what is not a folder is refused up front") {
-    std::ofstream(dir.path / "file") << "x";
-    fs::create_symlink(dir.path / "nowhere", dir.path / "dangling");
-    CHECK_THROWS_WITH(OutputTransaction(dir.path / "file"), Catch::Contains("not a folder"));
-    CHECK_THROWS_WITH(OutputTransaction(dir.path / "dangling"), Catch::Contains("dangling"));
-    CHECK(outputFolderProblem("/") != "");
-    CHECK(outputFolderProblem(dir.path / "new" / "out") == "");
-    CHECK(outputFolderProblem(dir.path / "file" / "out") != "");
-  }
-}
-
-// Issue 21: killed runs left hidden temporaries that no later run removed.
-TEST_CASE("export: OutputTransaction recovers what killed runs left", "[export]") {
-  TempDir dir;
-  const fs::path out = dir.path / "out";
-  fs::create_directories(out);
-  std::ofstream(out / "planet.glb") << "old";
-  // A staging folder killed before its commit (no manifest): only the tool's files.
-  const fs::path staged = dir.path / ".out.planetgen.999999999.0";
-  fs::create_directories(staged);
-  std::ofstream(staged / "planet.glb") << "partial";
-  // A previous folder swapped out by a run killed before it moved the user's entries back.
-  const fs::path swapped = dir.path / ".out.planetgen.999999999.1";
-  fs::create_directories(swapped / "user_folder");
-  std::ofstream(swapped / "planet.glb") << "older";
-  std::ofstream(swapped / ".planetgen-files") << "planet.glb\n";
-  std::ofstream(swapped / "user.txt") << "mine";
-  // An old-style temporary of a dead process inside the folder.
-  std::ofstream(out / ".planet.glb.tmp.999999999.3") << "junk";
-  {
-    OutputTransaction transaction(out);
-    transaction.stage("planet.glb", "new");
-    transaction.commit();
-  }
-  CHECK_FALSE(fs::exists(staged));
-  CHECK_FALSE(fs::exists(swapped));
-  CHECK(readFile(out / "planet.glb") == "new");
-  CHECK(readFile(out / "user.txt") == "mine");
-  CHECK(fs::is_directory(out / "user_folder"));
-  CHECK_FALSE(fs::exists(out / ".planet.glb.tmp.999999999.3"));
-}
-
-TEST_CASE("export: removeLiveTemporaries deletes what a transaction staged", "[export]") {
-  TempDir dir;
-  OutputTransaction transaction(dir.path);
-  const fs::path staging = transaction.temporaryFor("a.txt").parent_path();
-  transaction.stage("a.txt", "a");
-  transaction.stage("b.txt", "b");
-  CHECK(fs::exists(staging / "b.txt"));
-  removeLiveTemporaries();
-  CHECK_FALSE(fs::exists(staging));
-}
-
 TEST_CASE("export: invalid surfaces are rejected before any file is written", "[export]") {
   TempDir dir;
   TestPlanet planet(2);
@@ -730,111 +453,6 @@ TEST_CASE("export: normals of an undisplaced sphere are radial and unit", "[expo
   }
   const glm::vec3 skewed = toUnitFloat(glm::dvec3(3.0, 1e-9, -7.0));
   CHECK(std::abs(glm::length(glm::dvec3(skewed)) - 1.0) <= 1e-6);
-}
-
-TEST_CASE("export: colour ramps have the documented bands", "[export]") {
-  const TerrainPalette palette;
-  const Rgb sand = hypsometricTint(5.0, palette);
-  const Rgb lowland = hypsometricTint(300.0, palette);
-  const Rgb snow = hypsometricTint(6000.0, palette);
-  const Rgb shallow = bathymetricTint(10.0, palette);
-  const Rgb deep = bathymetricTint(5000.0, palette);
-  CHECK(sand.r > sand.b);        // sand is warm
-  CHECK(lowland.g > lowland.r);  // lowlands are green
-  CHECK(snow.r > 0.9f);          // snow is white
-  CHECK(snow.b > 0.9f);
-  CHECK(shallow.b > shallow.r);  // water is blue
-  CHECK(deep.b < shallow.b);     // and darker with depth
-  CHECK(terrainColour(-50.0, 0.0).b == bathymetricTint(50.0).b);
-  CHECK(divergingColour(0.0).r > 0.9f);  // white at zero
-  CHECK(divergingColour(-1.0).b > divergingColour(-1.0).r);
-  CHECK(divergingColour(1.0).r > divergingColour(1.0).b);
-  CHECK(sequentialColour(0.0).r > sequentialColour(1.0).r);
-  CHECK(srgbToLinear(1.0f) == Approx(1.0f));
-  CHECK(srgbToLinear(0.5f) == Approx(0.21404f).epsilon(1e-3));
-}
-
-TEST_CASE("export: equirectangular sampling interpolates vertex fields", "[export]") {
-  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(16);
-  std::vector<float> height(mesh.vertexCount());  // y = sin(latitude)
-  for (size_t v = 0; v < height.size(); ++v) height[v] = mesh.positions[v].y;
-  const EquirectLocations where = locateEquirect(mesh, 64, 32);
-  const std::vector<float> samples = sampleVertexField(mesh, where, height);
-  REQUIRE(samples.size() == 64u * 32u);
-  for (int y = 0; y < 32; ++y) {
-    for (int x = 0; x < 64; ++x) {
-      const glm::dvec3 p = equirectDirection(x, y, 64, 32);
-      REQUIRE(samples[size_t(y) * 64 + size_t(x)] == Approx(p.y).margin(0.01));
-    }
-  }
-  CHECK(equirectDirection(0, 0, 64, 32).y > 0.99);     // north at the top
-  CHECK(equirectDirection(32, 16, 64, 32).x > 0.99);   // lon 0 (+X) in the middle
-  CHECK(equirectDirection(48, 16, 64, 32).z < -0.99);  // east (-Z) to the right
-}
-
-TEST_CASE("export: PNG maps decode with the stated size", "[export]") {
-  TempDir dir;
-  TestPlanet planet(12);
-  const auto decode = [](const std::string& bytes, int* w, int* h) {
-    int channels = 0;
-    unsigned char* pixels =
-        stbi_load_from_memory(reinterpret_cast<const unsigned char*>(bytes.data()),
-                              int(bytes.size()), w, h, &channels, 0);
-    REQUIRE(pixels != nullptr);
-    CHECK(channels == 3);
-    stbi_image_free(pixels);
-  };
-  int w = 0, h = 0;
-
-  ReliefOptions relief;
-  relief.width = 128;
-  const RgbImage relief_image = renderShadedRelief(planet.surface, relief);
-  writePngRgb8(dir.path / "relief.png", relief_image);
-  decode(readFile(dir.path / "relief.png"), &w, &h);
-  CHECK((w == 128 && h == 64));
-
-  FieldMapOptions field;
-  field.width = 160;
-  field.title = "erosion change";
-  field.units = "m";
-  decode(encodePngRgb8(renderDivergingMap(planet.surface, planet.erosion, field)), &w, &h);
-  CHECK((w == 160 && h == 80));
-  std::vector<float> rain(planet.erosion.size());
-  for (size_t v = 0; v < rain.size(); ++v) rain[v] = std::abs(planet.erosion[v]);
-  decode(encodePngRgb8(renderSequentialMap(planet.surface, rain, field)), &w, &h);
-  CHECK((w == 160 && h == 80));
-
-  GlobeOptions globe;
-  globe.size_px = 96;
-  globe.view_lat_deg = 90.0;  // a pole: the camera frame must stay finite
-  const RgbImage globe_image = renderGlobe(planet.surface, globe);
-  decode(encodePngRgb8(globe_image), &w, &h);
-  CHECK((w == 96 && h == 96));
-  const Rgb centre = globe_image.get(48, 48);
-  const Rgb corner = globe_image.get(0, 0);
-  CHECK(centre.r + centre.g + centre.b > corner.r + corner.g + corner.b);
-
-  HeightmapOptions heights;
-  heights.width = 64;
-  const Gray16Image heightmap = renderHeightmap(planet.surface, heights);
-  writePngGray16(dir.path / "height.png", heightmap);
-  const std::string bytes = readFile(dir.path / "height.png");
-  int channels = 0;
-  stbi_us* samples = stbi_load_16_from_memory(reinterpret_cast<const unsigned char*>(bytes.data()),
-                                              int(bytes.size()), &w, &h, &channels, 1);
-  REQUIRE(samples != nullptr);
-  CHECK((w == 64 && h == 32 && channels == 1));
-  CHECK(std::equal(heightmap.pixels.begin(), heightmap.pixels.end(), samples));
-  stbi_image_free(samples);
-  CHECK(dir.names() == std::vector<std::string>{"height.png", "relief.png"});
-}
-
-TEST_CASE("export: diverging limits come from a robust percentile", "[export]") {
-  std::vector<float> values(1000, 0.0f);
-  for (int i = 0; i < 100; ++i) values[size_t(i)] = float(i + 1) * (i % 2 ? 1.0f : -1.0f);
-  CHECK(magnitudeQuantile(values, 0.5) == Approx(50.0));
-  CHECK(magnitudeQuantile(values, 1.0) == Approx(100.0));
-  CHECK(magnitudeQuantile(std::vector<float>(10, 0.0f), 0.98) == 0.0);
 }
 
 TEST_CASE("export: maps and engine files do not depend on the thread count", "[export]") {

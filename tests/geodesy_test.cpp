@@ -1,4 +1,5 @@
-// Invariants of the icosphere, point location and the lat/lon frame (geodesy/).
+// Invariants of the icosphere and the lat/lon frame (geodesy/); point location is in
+// geodesy_locate_test.
 
 #include <algorithm>
 #include <array>
@@ -20,28 +21,11 @@
 #include "geodesy/hash.h"
 #include "geodesy/latlon.h"
 #include "geodesy/sphere_mesh.h"
+#include "support/geodesy_fixtures.h"
+
+using namespace geodesy_fixtures;
 
 namespace {
-
-using geodesy::SphereMesh;
-
-const int kFrequencies[] = {1, 2, 3, 7, 64};
-
-// Meshes are immutable, so each frequency is built once and shared by the tests.
-const SphereMesh& meshOf(int frequency) {
-  static std::map<int, SphereMesh> meshes;
-  auto it = meshes.find(frequency);
-  if (it == meshes.end()) it = meshes.emplace(frequency, geodesy::buildIcosphere(frequency)).first;
-  return it->second;
-}
-
-glm::dvec3 position(const SphereMesh& mesh, uint32_t v) {
-  return glm::dvec3(mesh.positions[v]);
-}
-
-std::array<uint32_t, 3> corners(const SphereMesh& mesh, uint32_t face) {
-  return {mesh.indices[3 * face], mesh.indices[3 * face + 1], mesh.indices[3 * face + 2]};
-}
 
 // Directed edges (from, to) of all faces.
 std::vector<std::pair<uint32_t, uint32_t>> directedEdges(const SphereMesh& mesh) {
@@ -68,49 +52,6 @@ double minEdgeChord(const SphereMesh& mesh) {
 }
 
 // Barycentric weights, computed independently of locate, of the point where p's ray meets the
-// plane of the face's flat triangle. Sets *front = false if the ray misses it (faces away).
-glm::dvec3 rayBarycentric(const SphereMesh& mesh, uint32_t face, const glm::dvec3& p, bool* front) {
-  const auto c = corners(mesh, face);
-  const glm::dvec3 a = position(mesh, c[0]), b = position(mesh, c[1]), d = position(mesh, c[2]);
-  const glm::dvec3 n = glm::cross(b - a, d - a);
-  *front = glm::dot(p, n) > 0.0;
-  const glm::dvec3 q = p * (glm::dot(a, n) / glm::dot(p, n));
-  const double nn = glm::dot(n, n);
-  return {glm::dot(glm::cross(b - q, d - q), n) / nn, glm::dot(glm::cross(d - q, a - q), n) / nn,
-          glm::dot(glm::cross(a - q, b - q), n) / nn};
-}
-
-// Checks that sp is a valid answer for the float point p: the face holds p and the weights
-// match. Not inlined on purpose: GCC 12.2 at -O2 and above (SLP vectorizer) can fold
-// double(float(x)) back to x when both conversions are in view, and the check would then see
-// a point locate() never saw.
-[[gnu::noinline]] void requireHolds(const SphereMesh& mesh, const geodesy::SurfacePoint& sp,
-                                    const glm::vec3& p_float) {
-  const glm::dvec3 p(p_float);
-  bool front = false;
-  const glm::dvec3 expected =
-      sp.face < mesh.faceCount() ? rayBarycentric(mesh, sp.face, p, &front) : glm::dvec3(0.0);
-  bool ok = front && std::min({expected.x, expected.y, expected.z}) >= -1e-6 &&
-            std::min({sp.bary.x, sp.bary.y, sp.bary.z}) >= -1e-6f &&
-            std::abs(double(sp.bary.x + sp.bary.y + sp.bary.z) - 1.0) < 1e-6;
-  for (int k = 0; k < 3; ++k) ok = ok && std::abs(double(sp.bary[k]) - expected[k]) < 1e-5;
-  if (ok) return;  // Catch's CAPTURE is costly, so only a failure pays for the details
-  CAPTURE(p.x, p.y, p.z, sp.face, sp.bary.x, sp.bary.y, sp.bary.z, expected.x, expected.y,
-          expected.z);
-  REQUIRE(sp.face < mesh.faceCount());
-  REQUIRE(front);
-  REQUIRE(std::min({expected.x, expected.y, expected.z}) >= -1e-6);
-  REQUIRE(std::min({sp.bary.x, sp.bary.y, sp.bary.z}) >= -1e-6f);
-  REQUIRE(std::abs(double(sp.bary.x + sp.bary.y + sp.bary.z) - 1.0) < 1e-6);
-  for (int k = 0; k < 3; ++k) REQUIRE(std::abs(double(sp.bary[k]) - expected[k]) < 1e-5);
-}
-
-glm::dvec3 randomUnit(geodesy::HashStream& rng) {
-  const double z = 2.0 * rng.uniform() - 1.0;
-  const double phi = 2.0 * std::numbers::pi * rng.uniform();
-  const double r = std::sqrt(1.0 - z * z);
-  return {r * std::cos(phi), r * std::sin(phi), z};
-}
 
 template <typename T>
 bool sameBytes(const std::vector<T>& a, const std::vector<T>& b) {
@@ -368,132 +309,6 @@ TEST_CASE("icosphere: edge-length spread", "[geodesy]") {
   flat_options.spacing = geodesy::Spacing::kFlat;
   const SphereMesh flat = geodesy::buildIcosphere(256, flat_options);
   REQUIRE(geodesy::edgeLengthStats(flat).ratio() > 1.4);
-}
-
-TEST_CASE("icosphere: locate finds the face holding random points", "[geodesy]") {
-  for (int f : kFrequencies) {
-    CAPTURE(f);
-    const SphereMesh& mesh = meshOf(f);
-    for (uint64_t i = 0; i < 100000; ++i) {
-      geodesy::HashStream rng(42, 0x10ca7e, i);
-      const glm::dvec3 p = randomUnit(rng);
-      const glm::vec3 pf(p);
-      requireHolds(mesh, mesh.locate(pf), pf);
-    }
-  }
-}
-
-TEST_CASE("icosphere: locate with the flat spacing", "[geodesy]") {
-  geodesy::IcosphereOptions options;
-  options.spacing = geodesy::Spacing::kFlat;
-  for (int f : {1, 5, 64}) {
-    CAPTURE(f);
-    const SphereMesh mesh = geodesy::buildIcosphere(f, options);
-    for (uint64_t i = 0; i < 20000; ++i) {
-      geodesy::HashStream rng(7, 0xf1a7, i);
-      const glm::vec3 p(randomUnit(rng));
-      requireHolds(mesh, mesh.locate(p), p);
-    }
-  }
-}
-
-TEST_CASE("icosphere: locate on vertices, edges and base-face boundaries", "[geodesy]") {
-  for (int f : kFrequencies) {
-    CAPTURE(f);
-    const SphereMesh& mesh = meshOf(f);
-    // Exactly on a vertex: a face with that corner, weight 1 there.
-    for (uint32_t v = 0; v < mesh.vertexCount(); v += (v < 12 ? 1 : 7)) {
-      const geodesy::SurfacePoint sp = mesh.locate(mesh.positions[v]);
-      requireHolds(mesh, sp, mesh.positions[v]);
-      const auto c = corners(mesh, sp.face);
-      const auto at = std::find(c.begin(), c.end(), v);
-      REQUIRE(at != c.end());
-      REQUIRE(sp.bary[int(at - c.begin())] > 1.0f - 1e-5f);
-    }
-    // On an edge, its midpoint and a point a quarter along: one of the two faces sharing it.
-    for (uint32_t face = 0; face < mesh.faceCount(); face += (f < 8 ? 1 : 13)) {
-      const auto c = corners(mesh, face);
-      for (int k = 0; k < 3; ++k) {
-        const uint32_t a = c[k], b = c[(k + 1) % 3];
-        for (double t : {0.5, 0.25}) {
-          const glm::vec3 p(glm::normalize((1 - t) * position(mesh, a) + t * position(mesh, b)));
-          const geodesy::SurfacePoint sp = mesh.locate(p);
-          requireHolds(mesh, sp, p);
-          const auto o = corners(mesh, sp.face);
-          REQUIRE(std::count(o.begin(), o.end(), a) + std::count(o.begin(), o.end(), b) == 2);
-        }
-      }
-    }
-    // Base-face corners and edges, where the lattice guess switches base face: points on the
-    // great circle between adjacent corners, and points a hair off a corner in all directions.
-    for (uint32_t a = 0; a < 12; ++a) {
-      for (uint32_t b = a + 1; b < 12; ++b) {
-        const glm::dvec3 ca = position(mesh, a), cb = position(mesh, b);
-        if (glm::dot(ca, cb) < 0.4) continue;  // not a base edge
-        for (int s = 0; s <= 20; ++s) {
-          const double t = s / 20.0;
-          const glm::vec3 p(glm::normalize((1 - t) * ca + t * cb));
-          requireHolds(mesh, mesh.locate(p), p);
-        }
-      }
-      for (uint64_t i = 0; i < 200; ++i) {
-        geodesy::HashStream rng(3, 0xc0, a * 1000 + i);
-        const glm::dvec3 offset = randomUnit(rng) * (i % 2 ? 1e-7 : 1e-4);
-        const glm::vec3 p(glm::normalize(position(mesh, a) + offset));
-        requireHolds(mesh, mesh.locate(p), p);
-      }
-    }
-    // Base-face centres (three mutually adjacent corners), the poles and the axes.
-    std::vector<glm::dvec3> special = {{0, 1, 0}, {0, -1, 0}, {1, 0, 0}, {0, 0, -1}};
-    for (uint32_t a = 0; a < 12; ++a) {
-      for (uint32_t b = a + 1; b < 12; ++b) {
-        for (uint32_t c = b + 1; c < 12; ++c) {
-          const glm::dvec3 ca = position(mesh, a), cb = position(mesh, b), cc = position(mesh, c);
-          if (glm::dot(ca, cb) > 0.4 && glm::dot(cb, cc) > 0.4 && glm::dot(cc, ca) > 0.4) {
-            special.push_back(glm::normalize(ca + cb + cc));
-          }
-        }
-      }
-    }
-    REQUIRE(special.size() == 24);
-    for (const glm::dvec3& p : special) {
-      const glm::vec3 pf(p);
-      requireHolds(mesh, mesh.locate(pf), pf);
-    }
-  }
-}
-
-TEST_CASE("icosphere: locateFrom from near, far and invalid hints", "[geodesy]") {
-  for (int f : kFrequencies) {
-    CAPTURE(f);
-    const SphereMesh& mesh = meshOf(f);
-    const uint32_t F = uint32_t(mesh.faceCount());
-    for (uint64_t i = 0; i < 20000; ++i) {
-      geodesy::HashStream rng(11, 0xf20, i);
-      const glm::vec3 p(randomUnit(rng));
-      const uint32_t right = mesh.locate(p).face;
-      requireHolds(mesh, mesh.locateFrom(right, p), p);
-      requireHolds(mesh, mesh.locateFrom(mesh.face_neighbours[3 * right + i % 3], p), p);
-      requireHolds(mesh, mesh.locateFrom((right + F / 2) % F, p), p);
-      requireHolds(mesh, mesh.locateFrom(uint32_t(rng.next() % F), p), p);
-      if (i % 100 == 0) requireHolds(mesh, mesh.locateFrom(UINT32_MAX, p), p);
-    }
-  }
-}
-
-TEST_CASE("icosphere: locateFrom follows a droplet-like path", "[geodesy]") {
-  // Steps of about one edge along a great circle, each located from the previous face.
-  const SphereMesh& mesh = meshOf(64);
-  const glm::dvec3 start = glm::normalize(glm::dvec3(0.3, -0.2, 0.9));
-  const glm::dvec3 side = glm::normalize(glm::cross(start, glm::dvec3(0.1, 1.0, 0.2)));
-  uint32_t face = mesh.locate(glm::vec3(start)).face;
-  for (int s = 0; s < 5000; ++s) {
-    const double angle = s * 0.9 * mesh.mean_edge_length;
-    const glm::vec3 p(std::cos(angle) * start + std::sin(angle) * side);
-    const geodesy::SurfacePoint sp = mesh.locateFrom(face, p);
-    requireHolds(mesh, sp, p);
-    face = sp.face;
-  }
 }
 
 TEST_CASE("icosphere: bit-identical for 1, 2 and 4 threads", "[geodesy]") {

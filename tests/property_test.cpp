@@ -33,13 +33,13 @@
 
 #include <unistd.h>
 
-#include "erosion/change_accumulator.h"
 #include "geodesy/hash.h"
 #include "geodesy/sphere_mesh.h"
 #include "planet/config.h"
 #include "planet/pipeline.h"
 #include "planet/run_stats.h"
 #include "planet/terrain.h"
+#include "support/erosion_internals.h"
 
 using namespace planet;
 
@@ -361,8 +361,8 @@ TEST_CASE("property: 200 random configurations stay finite, conserve mass, bound
     INFO(outcome.str());
     // Mass conservation, to within the erosion's fixed-point representation: every add to a
     // vertex rounds to the nearest quantum (2^-44 mean edge lengths of height, see
-    // erosion/change_accumulator.h), so the net volume may be off by half a quantum times the
-    // largest dual area per add. Adds are bounded by the brush per step plus, per droplet, a
+    // erosion/detail/change_accumulator.h), so the net volume may be off by half a quantum times
+    // the largest dual area per add. Adds are bounded by the brush per step plus, per droplet, a
     // brush and the face corners of its sediment's last steps (fan, shore). Where changes are
     // a few quanta (millimetres at planet scale) this bound dominates; elsewhere the relative
     // tolerance does.

@@ -24,8 +24,8 @@
 
 #include "export/atomic_file.h"
 #include "export/biomes.h"
+#include "export/detail/meshopt_codec.h"
 #include "export/mesh_export.h"
-#include "export/meshopt_codec.h"
 #include "export/viewer_server.h"
 #include "export/water_geometry.h"
 #include "geodesy/latlon.h"

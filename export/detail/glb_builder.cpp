@@ -1,0 +1,127 @@
+#include "export/detail/glb_builder.h"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+
+#include "export/detail/meshopt_codec.h"
+#include "export/file_writer.h"
+
+namespace planet_export {
+namespace {
+
+constexpr uint32_t kGlbMagic = 0x46546C67;   // "glTF"
+constexpr uint32_t kChunkJson = 0x4E4F534A;  // "JSON"
+constexpr uint32_t kChunkBin = 0x004E4942;   // "BIN\0"
+constexpr int kArrayBuffer = 34962;          // bufferView.target
+constexpr int kElementArrayBuffer = 34963;
+
+void writeU32(FileWriter& out, uint32_t value) {
+  const std::array<unsigned char, 4> bytes = {uint8_t(value), uint8_t(value >> 8),
+                                              uint8_t(value >> 16), uint8_t(value >> 24)};
+  out.write(bytes.data(), bytes.size());
+}
+
+size_t padded(size_t bytes) {
+  return (bytes + 3) / 4 * 4;
+}
+
+}  // namespace
+
+int GlbBuilder::addView(std::vector<uint8_t>&& bytes, int target, int stride, const char* mode,
+                        size_t element_bytes) {
+  const size_t length = bytes.size();
+  Json view;
+  if (!compress_) {
+    view = {{"buffer", 0}, {"byteOffset", offset_}, {"byteLength", length}};
+    bytes.resize(padded(length), 0);
+    offset_ += bytes.size();
+    pieces_.push_back(std::move(bytes));
+  } else {
+    // EXT_meshopt_compression: the view keeps its place in the fallback buffer (1), which has
+    // no data; the extension points at the encoded bytes in the binary chunk (buffer 0).
+    std::vector<uint8_t> encoded = meshoptEncode(bytes, element_bytes, mode);
+    Json ext = {{"buffer", 0},
+                {"byteOffset", offset_},
+                {"byteLength", encoded.size()},
+                {"byteStride", element_bytes},
+                {"count", length / element_bytes},
+                {"mode", mode}};
+    view = {{"buffer", 1}, {"byteOffset", fallback_offset_}, {"byteLength", length}};
+    fallback_offset_ += padded(length);
+    encoded.resize(padded(encoded.size()), 0);
+    offset_ += encoded.size();
+    pieces_.push_back(std::move(encoded));
+    view["extensions"]["EXT_meshopt_compression"] = std::move(ext);
+  }
+  if (stride > 0) view["byteStride"] = stride;
+  view["target"] = target;
+  views_.push_back(std::move(view));
+  return int(views_.size()) - 1;
+}
+
+int GlbBuilder::addVertexView(std::vector<uint8_t>&& bytes, int stride) {
+  return addView(std::move(bytes), kArrayBuffer, stride, "ATTRIBUTES", size_t(stride));
+}
+
+int GlbBuilder::addScalarFloatView(std::vector<uint8_t>&& bytes, int mantissa_bits) {
+  if (!compress_) return addVertexView(std::move(bytes), 4);
+  const int view = addVertexView(meshoptFilterExp(bytes, mantissa_bits), 4);
+  views_[size_t(view)]["extensions"]["EXT_meshopt_compression"]["filter"] = "EXPONENTIAL";
+  return view;
+}
+
+int GlbBuilder::addIndexView(std::vector<uint8_t>&& bytes, Component type) {
+  const size_t size = type == Component::kUnsignedShort ? 2 : 4;
+  return addView(std::move(bytes), kElementArrayBuffer, 0, "TRIANGLES", size);
+}
+
+int GlbBuilder::addIndexSequenceView(std::vector<uint8_t>&& bytes, Component type) {
+  const size_t size = type == Component::kUnsignedShort ? 2 : 4;
+  return addView(std::move(bytes), kElementArrayBuffer, 0, "INDICES", size);
+}
+
+int GlbBuilder::addAccessor(int view, size_t byte_offset, Component type, bool normalized,
+                            size_t count, const char* shape, Json min, Json max) {
+  Json accessor = {{"bufferView", view}};
+  if (byte_offset > 0) accessor["byteOffset"] = byte_offset;
+  accessor["componentType"] = int(type);
+  if (normalized) accessor["normalized"] = true;
+  accessor["count"] = count;
+  accessor["type"] = shape;
+  if (!min.is_null()) accessor["min"] = std::move(min);
+  if (!max.is_null()) accessor["max"] = std::move(max);
+  accessors_.push_back(std::move(accessor));
+  return int(accessors_.size()) - 1;
+}
+
+void GlbBuilder::write(const std::filesystem::path& path, Json gltf) {
+  Json buffers = Json::array({Json{{"byteLength", offset_}}});
+  if (compress_) {
+    buffers.push_back({{"byteLength", fallback_offset_},
+                       {"extensions", {{"EXT_meshopt_compression", {{"fallback", true}}}}}});
+  }
+  gltf["buffers"] = std::move(buffers);
+  gltf["bufferViews"] = std::move(views_);
+  gltf["accessors"] = std::move(accessors_);
+  std::string json_chunk = gltf.dump();
+  json_chunk.resize(padded(json_chunk.size()), ' ');  // JSON chunk pads with spaces
+  const size_t total = 12 + 8 + json_chunk.size() + 8 + offset_;
+  if (total > UINT32_MAX) {
+    throw std::runtime_error("cannot write " + path.string() + ": " + std::to_string(total) +
+                             " bytes exceed the 4 GiB limit of a GLB file");
+  }
+  FileWriter out(path);
+  writeU32(out, kGlbMagic);
+  writeU32(out, 2);
+  writeU32(out, uint32_t(total));
+  writeU32(out, uint32_t(json_chunk.size()));
+  writeU32(out, kChunkJson);
+  out.write(json_chunk);
+  writeU32(out, uint32_t(offset_));
+  writeU32(out, kChunkBin);
+  for (const std::vector<uint8_t>& piece : pieces_) out.write(piece.data(), piece.size());
+  out.close();
+}
+
+}  // namespace planet_export

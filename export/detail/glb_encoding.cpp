@@ -1,0 +1,216 @@
+#include "export/detail/glb_encoding.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include <glm/common.hpp>
+
+#include "export/detail/meshopt_codec.h"
+
+namespace planet_export {
+namespace {
+
+// Renumbers the vertices and reorders the triangles of every piece for meshopt's codecs
+// (meshoptReorder); the geometry is unchanged.
+void reorderForCompression(Group& g) {
+  const auto permute = [](auto& values, size_t first, const std::vector<uint32_t>& new_of_old) {
+    if (values.empty()) return;
+    const std::vector old(values.begin() + std::ptrdiff_t(first),
+                          values.begin() + std::ptrdiff_t(first + new_of_old.size()));
+    for (size_t v = 0; v < new_of_old.size(); ++v) values[first + new_of_old[v]] = old[v];
+  };
+  for (size_t p = 0; p < g.pieceCount(); ++p) {
+    const size_t first = g.vertex_offsets[p];
+    std::vector<uint32_t> indices(g.indices.begin() + std::ptrdiff_t(g.index_offsets[p]),
+                                  g.indices.begin() + std::ptrdiff_t(g.index_offsets[p + 1]));
+    const std::vector<uint32_t> new_of_old =
+        meshoptReorder(indices, g.surface_indices[p], g.vertexCount(p));
+    std::copy(indices.begin(), indices.end(),
+              g.indices.begin() + std::ptrdiff_t(g.index_offsets[p]));
+    // Vertices are numbered by first use and the surface triangles come first, so the
+    // surface's vertices are still a prefix.
+    uint32_t surface_end = 0;
+    for (size_t i = 0; i < g.surface_indices[p]; ++i) {
+      surface_end = std::max(surface_end, indices[i] + 1);
+    }
+    if (g.surface_vertices[p] < g.vertexCount(p)) g.surface_vertices[p] = surface_end;
+    permute(g.positions, first, new_of_old);
+    permute(g.normals, first, new_of_old);
+    permute(g.colours, first, new_of_old);
+    permute(g.uvs, first, new_of_old);
+    permute(g.tangents, first, new_of_old);
+    for (std::vector<float>& values : g.scalars) permute(values, first, new_of_old);
+  }
+}
+
+template <typename T>
+void appendBytes(std::vector<uint8_t>& bytes, const T& value) {
+  const auto* p = reinterpret_cast<const uint8_t*>(&value);
+  bytes.insert(bytes.end(), p, p + sizeof(T));
+}
+
+// Floats as written, `components` per element.
+template <typename Vec>
+std::vector<uint8_t> floatBytes(const std::vector<Vec>& values) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(Vec));
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+// Unit vectors as normalized signed bytes (KHR_mesh_quantization), 4 bytes per element: x, y,
+// z and w (0 for VEC3, whose fourth byte is padding).
+template <typename Vec>
+std::vector<uint8_t> snormBytes(const std::vector<Vec>& values) {
+  std::vector<uint8_t> bytes;
+  bytes.reserve(values.size() * 4);
+  for (const Vec& v : values) {
+    for (int k = 0; k < 4; ++k) {
+      const float x = k < Vec::length() ? v[k] : 0.0f;
+      bytes.push_back(uint8_t(int8_t(std::lround(std::clamp(x, -1.0f, 1.0f) * 127.0f))));
+    }
+  }
+  return bytes;
+}
+
+// Linear colours as normalized unsigned bytes, RGB plus a padding byte.
+std::vector<uint8_t> unormBytes(const std::vector<glm::vec3>& values) {
+  std::vector<uint8_t> bytes;
+  bytes.reserve(values.size() * 4);
+  for (const glm::vec3& c : values) {
+    for (int k = 0; k < 3; ++k)
+      bytes.push_back(uint8_t(std::lround(std::clamp(c[k], 0.0f, 1.0f) * 255.0f)));
+    bytes.push_back(0);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+// Frees an array once its bytes are in a view: the group and the file's bytes are not held
+// twice (the glb writer's peak memory).
+template <typename T>
+void release(std::vector<T>& values) {
+  std::vector<T>().swap(values);
+}
+
+Json skirtAttributes(const PieceAccessors& p) {
+  return p.all_attributes.is_null() ? p.attributes : p.all_attributes;
+}
+
+// Writes a group's arrays as views (one per attribute, one per index size) and one accessor set
+// per piece. Quantized: NORMAL and TANGENT as normalized bytes, COLOR_0 as normalized unsigned
+// bytes; POSITION, TEXCOORD_0 and the custom attributes stay float. Indices are uint16 for
+// pieces of at most 65,535 vertices (65,535 itself is the restart value glTF forbids).
+constexpr int kScalarMantissaBits = 16;
+
+std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
+                                        const std::vector<std::string>& scalar_names,
+                                        bool quantize) {
+  if (glb.compressed()) reorderForCompression(g);
+  const size_t pieces = g.pieceCount();
+  std::vector<PieceAccessors> out(pieces);
+  // Per piece an accessor over the surface vertices, and one over all if the skirt adds some.
+  const auto vertexAccessors = [&](const char* name, int view, size_t element_bytes, Component type,
+                                   bool normalized, const char* shape, bool bounds) {
+    const auto add = [&](size_t p, size_t count) {
+      Json min = nullptr, max = nullptr;
+      if (bounds) {  // POSITION: exact float bounds (double(float) prints back bit for bit)
+        glm::vec3 lo(INFINITY), hi(-INFINITY);
+        for (size_t v = g.vertex_offsets[p]; v < g.vertex_offsets[p] + count; ++v) {
+          lo = glm::min(lo, g.positions[v]);
+          hi = glm::max(hi, g.positions[v]);
+        }
+        min = {double(lo.x), double(lo.y), double(lo.z)};
+        max = {double(hi.x), double(hi.y), double(hi.z)};
+      }
+      return glb.addAccessor(view, g.vertex_offsets[p] * element_bytes, type, normalized, count,
+                             shape, std::move(min), std::move(max));
+    };
+    for (size_t p = 0; p < pieces; ++p) {
+      out[p].attributes[name] = add(p, g.surface_vertices[p]);
+      if (g.surface_vertices[p] < g.vertexCount(p)) {
+        out[p].all_attributes[name] = add(p, g.vertexCount(p));
+      }
+    }
+  };
+  vertexAccessors("POSITION", glb.addVertexView(floatBytes(g.positions), 12), 12, Component::kFloat,
+                  false, "VEC3", true);
+  release(g.positions);
+  if (!g.normals.empty() && quantize) {  // collision pieces have positions only
+    vertexAccessors("NORMAL", glb.addVertexView(snormBytes(g.normals), 4), 4, Component::kByte,
+                    true, "VEC3", false);
+  } else if (!g.normals.empty()) {
+    vertexAccessors("NORMAL", glb.addVertexView(floatBytes(g.normals), 12), 12, Component::kFloat,
+                    false, "VEC3", false);
+  }
+  release(g.normals);
+  if (!g.tangents.empty()) {
+    if (quantize) {
+      vertexAccessors("TANGENT", glb.addVertexView(snormBytes(g.tangents), 4), 4, Component::kByte,
+                      true, "VEC4", false);
+    } else {
+      vertexAccessors("TANGENT", glb.addVertexView(floatBytes(g.tangents), 16), 16,
+                      Component::kFloat, false, "VEC4", false);
+    }
+  }
+  release(g.tangents);
+  if (!g.uvs.empty()) {
+    vertexAccessors("TEXCOORD_0", glb.addVertexView(floatBytes(g.uvs), 8), 8, Component::kFloat,
+                    false, "VEC2", false);
+  }
+  release(g.uvs);
+  if (!g.colours.empty()) {
+    if (quantize) {
+      vertexAccessors("COLOR_0", glb.addVertexView(unormBytes(g.colours), 4), 4,
+                      Component::kUnsignedByte, true, "VEC3", false);
+    } else {
+      vertexAccessors("COLOR_0", glb.addVertexView(floatBytes(g.colours), 12), 12,
+                      Component::kFloat, false, "VEC3", false);
+    }
+  }
+  release(g.colours);
+  for (size_t a = 0; a < g.scalars.size(); ++a) {
+    // 16 mantissa bits: 0.06 m of 4 km, far below what the custom fields mean.
+    vertexAccessors(scalar_names[a].c_str(),
+                    glb.addScalarFloatView(floatBytes(g.scalars[a]), kScalarMantissaBits), 4,
+                    Component::kFloat, false, "SCALAR", false);
+    release(g.scalars[a]);
+  }
+
+  // Indices: small pieces in one uint16 view, the others in one uint32 view.
+  std::vector<uint8_t> small, large;
+  std::vector<size_t> offset(pieces);  // byte offset of the piece's indices in its view
+  const auto isSmall = [&](size_t p) { return g.vertexCount(p) <= 65535; };
+  for (size_t p = 0; p < pieces; ++p) {
+    std::vector<uint8_t>& bytes = isSmall(p) ? small : large;
+    offset[p] = bytes.size();
+    for (size_t i = g.index_offsets[p]; i < g.index_offsets[p + 1]; ++i) {
+      if (isSmall(p)) {
+        appendBytes(bytes, uint16_t(g.indices[i]));
+      } else {
+        appendBytes(bytes, g.indices[i]);
+      }
+    }
+  }
+  release(g.indices);
+  const int small_view =
+      small.empty() ? -1 : glb.addIndexView(std::move(small), Component::kUnsignedShort);
+  const int large_view =
+      large.empty() ? -1 : glb.addIndexView(std::move(large), Component::kUnsignedInt);
+  for (size_t p = 0; p < pieces; ++p) {
+    const Component type = isSmall(p) ? Component::kUnsignedShort : Component::kUnsignedInt;
+    const int view = isSmall(p) ? small_view : large_view;
+    const size_t size = isSmall(p) ? 2 : 4;
+    const size_t count = g.index_offsets[p + 1] - g.index_offsets[p];
+    out[p].surface = glb.addAccessor(view, offset[p], type, false, g.surface_indices[p], "SCALAR");
+    if (count > g.surface_indices[p]) {
+      out[p].skirt = glb.addAccessor(view, offset[p] + size * g.surface_indices[p], type, false,
+                                     count - g.surface_indices[p], "SCALAR");
+    }
+  }
+  return out;
+}
+
+}  // namespace planet_export

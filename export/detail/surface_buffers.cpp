@@ -1,0 +1,135 @@
+#include "export/detail/surface_buffers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include <tbb/parallel_for.h>
+#include <glm/geometric.hpp>
+
+#include "export/biomes.h"
+#include "export/detail/engine_pieces.h"
+#include "export/detail/surface_normals.h"
+
+namespace planet_export {
+namespace {
+
+[[noreturn]] void fail(const std::string& message) {
+  throw std::invalid_argument("PlanetSurface: " + message);
+}
+
+// Messages are built only on failure: the per-vertex checks run millions of times.
+void require(bool condition, const char* message) {
+  if (!condition) fail(message);
+}
+
+// Index of the first non-finite value, or values.size().
+size_t firstNonFinite(std::span<const float> values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) return i;
+  }
+  return values.size();
+}
+
+// (radius_m + elevation_m[v]) * unit position, or radius_m alone if elevation_m is empty.
+std::vector<glm::vec3> sphereAtRadius(const geodesy::SphereMesh& mesh,
+                                      std::span<const float> elevation_m, double radius_m) {
+  std::vector<glm::vec3> positions(mesh.vertexCount());
+  tbb::parallel_for(size_t(0), positions.size(), [&](size_t v) {
+    const double height = elevation_m.empty() ? 0.0 : double(elevation_m[v]);
+    positions[v] = glm::vec3((radius_m + height) * glm::normalize(glm::dvec3(mesh.positions[v])));
+  });
+  return positions;
+}
+
+}  // namespace
+
+void validateSurface(const PlanetSurface& s) {
+  require(s.mesh != nullptr, "mesh is null");
+  const geodesy::SphereMesh& mesh = *s.mesh;
+  const size_t vertex_count = mesh.vertexCount();
+  require(vertex_count > 0 && mesh.faceCount() > 0, "mesh has no vertices or faces");
+  require(mesh.indices.size() % 3 == 0, "index count is not a multiple of 3");
+  require(vertex_count <= UINT32_MAX, "more vertices than uint32 indices can address");
+  for (size_t i = 0; i < mesh.indices.size(); ++i) {
+    if (mesh.indices[i] >= vertex_count) fail("index " + std::to_string(i) + " is out of range");
+  }
+  require(std::isfinite(s.radius_m) && s.radius_m > 0.0, "radius_m must be finite and > 0");
+  require(std::isfinite(s.sea_level_m) && s.radius_m + s.sea_level_m > 0.0,
+          "sea_level_m must be finite and above -radius_m");
+  if (s.elevation_m.size() != vertex_count) {
+    fail("elevation_m has " + std::to_string(s.elevation_m.size()) + " values for " +
+         std::to_string(vertex_count) + " vertices");
+  }
+  for (size_t v = 0; v < vertex_count; ++v) {
+    const double e = s.elevation_m[v];
+    if (!std::isfinite(e)) fail("elevation_m[" + std::to_string(v) + "] is not finite");
+    if (s.radius_m + e <= 0.0) {
+      fail("elevation_m[" + std::to_string(v) + "] puts the vertex at or below the centre");
+    }
+  }
+  std::set<std::string> names = {"_ELEVATION", "_BIOME"};
+  for (const VertexAttribute& attribute : s.attributes) {
+    if (attribute.name.size() < 2 || attribute.name[0] != '_') {
+      fail("attribute name '" + attribute.name + "' must start with '_'");
+    }
+    if (!names.insert(attribute.name).second) {
+      fail("attribute name '" + attribute.name + "' is used twice (or is _ELEVATION or _BIOME)");
+    }
+    if (attribute.values.size() != vertex_count) {
+      fail("attribute " + attribute.name + " has " + std::to_string(attribute.values.size()) +
+           " values for " + std::to_string(vertex_count) + " vertices");
+    }
+    const size_t bad = firstNonFinite(attribute.values);
+    if (bad != vertex_count) fail(attribute.name + "[" + std::to_string(bad) + "] is not finite");
+  }
+  if (!s.biome.empty()) {
+    if (s.biome.size() != vertex_count) {
+      fail("biome has " + std::to_string(s.biome.size()) + " values for " +
+           std::to_string(vertex_count) + " vertices");
+    }
+    for (size_t v = 0; v < vertex_count; ++v) {
+      if (s.biome[v] >= kBiomeCount) {
+        fail("biome[" + std::to_string(v) + "] = " + std::to_string(s.biome[v]) +
+             " is not a biome class (0 to " + std::to_string(kBiomeCount - 1) + ")");
+      }
+    }
+  }
+  require(s.land_colour != LandColour::kBiome || !s.biome.empty(),
+          "land_colour is kBiome but no biome classes were given");
+}
+
+Rgb landColour(const PlanetSurface& s, size_t v) {
+  return s.land_colour == LandColour::kBiome
+             ? biomeColour(s.biome[v])
+             : terrainColour(s.elevation_m[v], s.sea_level_m, s.palette);
+}
+
+PlanetBuffers buildPlanetBuffers(const PlanetSurface& s, bool with_ocean) {
+  validateSurface(s);
+  PlanetBuffers out;
+  const geodesy::SphereMesh& mesh = *s.mesh;
+  out.land.positions = sphereAtRadius(mesh, s.elevation_m, s.radius_m);
+  out.land.normals = displacedVertexNormals(mesh, s.elevation_m, s.radius_m);
+  out.land.colours.resize(mesh.vertexCount());
+  tbb::parallel_for(size_t(0), mesh.vertexCount(),
+                    [&](size_t v) { out.land.colours[v] = landColour(s, v); });
+  out.land.indices = mesh.indices;
+  if (!with_ocean) return out;
+
+  std::vector<uint32_t> faces(mesh.faceCount());
+  std::iota(faces.begin(), faces.end(), 0u);
+  const OceanCover cover = oceanCover(mesh, s.elevation_m, s.sea_level_m, faces);
+  OceanMesh ocean = oceanMesh(mesh, cover, oceanRadius(s.radius_m, s.sea_level_m));
+  out.ocean.positions = std::move(ocean.positions);
+  out.ocean.normals = std::move(ocean.normals);
+  out.ocean.colours.assign(cover.vertices.size(), kOceanColour);
+  out.ocean_indices = std::move(ocean.indices);
+  out.ocean.indices = out.ocean_indices;
+  return out;
+}
+
+}  // namespace planet_export

@@ -1,0 +1,281 @@
+// Tests of export/: atomic output (writeFileAtomic, OutputTransaction: all or nothing, what
+// killed runs left).
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+#include <catch2/catch.hpp>
+#include <glm/geometric.hpp>
+#include <nlohmann/json.hpp>
+
+#include "export/atomic_file.h"
+#include "export/colour_ramps.h"
+#include "export/detail/surface_buffers.h"
+#include "export/detail/surface_normals.h"
+#include "export/equirect_sampler.h"
+#include "export/globe.h"
+#include "export/maps.h"
+#include "export/mesh_export.h"
+#include "export/png_io.h"
+#include "geodesy/sphere_mesh.h"
+#include "planetgen_version.h"
+#include "support/export_test_planet.h"
+#include "support/support.h"
+
+namespace fs = std::filesystem;
+using namespace planet_export;
+using namespace export_fixtures;
+
+TEST_CASE("export: writeFileAtomic replaces the file and leaves no temporaries", "[export]") {
+  TempDir dir;
+  const fs::path target = dir.path / "data.bin";
+  writeFileAtomic(target, "first");
+  writeFileAtomic(target, "second");
+  CHECK(readFile(target) == "second");
+  CHECK(dir.names() == std::vector<std::string>{"data.bin"});
+  CHECK(liveTemporaryCount() == 0);
+}
+
+TEST_CASE("export: a failing atomic write keeps the previous file and names the path", "[export]") {
+  TempDir dir;
+  const fs::path target = dir.path / "planet.glb";
+  writeFileAtomic(target, "previous");
+
+  SECTION("file size limit: a short write is detected") {
+    // Works as root too (a read-only folder does not stop root). SIGXFSZ would kill us.
+    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit old_limit{};
+    REQUIRE(::getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+    rlimit limit = old_limit;
+    limit.rlim_cur = 1000;
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &limit) == 0);
+    std::string message;
+    try {
+      writeFileAtomic(target, std::string(100000, 'x'));
+    } catch (const std::runtime_error& e) {
+      message = e.what();
+    }
+    ::setrlimit(RLIMIT_FSIZE, &old_limit);
+    std::signal(SIGXFSZ, old_handler);
+    INFO(message);
+    CHECK(message.find(target.string()) != std::string::npos);
+    CHECK(message.find(std::strerror(EFBIG)) != std::string::npos);
+  }
+  SECTION("read-only folder") {
+    if (::geteuid() == 0) return;  // root writes anyway; covered by the size limit above
+    fs::permissions(dir.path, fs::perms::owner_write, fs::perm_options::remove);
+    CHECK_THROWS_WITH(writeFileAtomic(target, "new"), Catch::Contains(target.string()));
+    fs::permissions(dir.path, fs::perms::owner_write, fs::perm_options::add);
+  }
+  SECTION("missing parent folder") {
+    const fs::path missing = dir.path / "no" / "such" / "planet.glb";
+    CHECK_THROWS_WITH(writeFileAtomic(missing, "new"),
+                      Catch::Contains(missing.string()) && Catch::Contains(std::strerror(ENOENT)));
+  }
+  SECTION("a transaction whose staging fails") {
+    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit old_limit{};
+    REQUIRE(::getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+    rlimit limit = old_limit;
+    limit.rlim_cur = 1000;
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &limit) == 0);
+    bool threw = false;
+    {
+      OutputTransaction transaction(dir.path);
+      transaction.stage("small.txt", "fits");
+      try {
+        transaction.stage("planet.glb", std::string(100000, 'x'));
+      } catch (const std::runtime_error& e) {
+        threw = std::string(e.what()).find(target.string()) != std::string::npos;
+      }
+    }
+    ::setrlimit(RLIMIT_FSIZE, &old_limit);
+    std::signal(SIGXFSZ, old_handler);
+    CHECK(threw);
+  }
+  CHECK(readFile(target) == "previous");
+  CHECK(dir.names() == std::vector<std::string>{"planet.glb"});
+  CHECK(liveTemporaryCount() == 0);
+}
+
+TEST_CASE("export: OutputTransaction commits all or nothing", "[export]") {
+  TempDir dir;
+  TestPlanet planet(4);
+  const auto siblings = [&] {  // entries beside the folder that belong to it (staging folders)
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(dir.path.parent_path()))
+      n += e.path().filename().string().rfind("." + dir.path.filename().string() + ".", 0) == 0;
+    return n;
+  };
+
+  SECTION("uncommitted: no files") {
+    {
+      OutputTransaction transaction(dir.path);
+      transaction.stage("summary.json", "{}");
+      writeGlb(transaction.temporaryFor("planet.glb"), planet.surface);
+      CHECK(dir.names().empty());
+      CHECK(siblings() == 1);
+      CHECK(liveTemporaryCount() == 3);  // two files and the staging folder
+    }
+    CHECK(dir.names().empty());
+    CHECK(siblings() == 0);
+    CHECK(liveTemporaryCount() == 0);
+  }
+  SECTION("an exception before commit: no files") {
+    try {
+      OutputTransaction transaction(dir.path);
+      transaction.stage("summary.json", "{}");
+      TestPlanet bad(4);
+      bad.surface.extras_json = "[1, 2]";  // not an object
+      writeGlb(transaction.temporaryFor("planet.glb"), bad.surface);
+      transaction.commit();
+    } catch (const std::invalid_argument&) {
+    }
+    CHECK(dir.names().empty());
+    CHECK(siblings() == 0);
+  }
+  SECTION("committed: exactly the final names and the manifest") {
+    {
+      OutputTransaction transaction(dir.path);
+      transaction.stage("summary.json", "{}");
+      writeGlb(transaction.temporaryFor("planet.glb"), planet.surface);
+      writeObj(transaction.temporaryFor("planet.obj"), transaction.temporaryFor("planet.mtl"),
+               "planet.mtl", planet.surface);
+      transaction.commit();
+    }
+    CHECK(dir.names() == std::vector<std::string>{".planetgen-files", "planet.glb", "planet.mtl",
+                                                  "planet.obj", "summary.json"});
+    CHECK(readFile(dir.path / "summary.json") == "{}");
+    CHECK(readFile(dir.path / ".planetgen-files") ==
+          "planet.glb\nplanet.mtl\nplanet.obj\nsummary.json\n");
+    CHECK(readFile(dir.path / "planet.obj").find("mtllib planet.mtl\n") != std::string::npos);
+    CHECK(liveTemporaryCount() == 0);
+    CHECK(siblings() == 0);
+  }
+  SECTION("files are staged in a hidden sibling folder") {
+    OutputTransaction transaction(dir.path);
+    const fs::path a = transaction.temporaryFor("planet.glb");
+    const fs::path b = transaction.temporaryFor("planet.obj");
+    CHECK(a.parent_path().parent_path() == dir.path.parent_path());
+    CHECK(a.parent_path().filename().string().rfind(
+              "." + dir.path.filename().string() + ".planetgen." + std::to_string(::getpid()) + ".",
+              0) == 0);
+    CHECK(a.filename() == "planet.glb");
+    CHECK(a != b);
+    CHECK_THROWS_AS(transaction.temporaryFor(".hidden"), std::invalid_argument);
+  }
+}
+
+// Issue 21: a run without obj or LOD files left the previous run's planet.obj,
+// planet_lod*.glb and cube_*.png beside its new files; the user's own files must stay.
+TEST_CASE("export: OutputTransaction drops the previous run's other files, keeps the user's",
+          "[export]") {
+  TempDir dir;
+  const auto commit = [&](std::vector<std::string> names, const std::string& text) {
+    OutputTransaction transaction(dir.path);
+    for (const std::string& name : names) transaction.stage(name, text);
+    transaction.commit();
+  };
+  SECTION("a folder written with a manifest") {
+    commit({"planet.glb", "planet.obj", "planet_lod1.glb", "cube_px.png", "summary.json"}, "1");
+    std::ofstream(dir.path / "notes.txt") << "mine";
+    fs::create_directories(dir.path / "mine");
+    std::ofstream(dir.path / "mine/keep.txt") << "mine too";
+    commit({"planet.glb", "summary.json"}, "2");
+    CHECK(dir.names() == std::vector<std::string>{".planetgen-files", "mine", "notes.txt",
+                                                  "planet.glb", "summary.json"});
+    CHECK(readFile(dir.path / "planet.glb") == "2");
+    CHECK(readFile(dir.path / "notes.txt") == "mine");
+    CHECK(readFile(dir.path / "mine/keep.txt") == "mine too");
+  }
+  SECTION("a folder written before manifests: the known output names are the tool's") {
+    for (const char* name : {"planet.glb", "planet.obj", "planet.mtl", "planet_lod2.glb",
+                             "cube_nz.png", "summary.json", "notes.txt"})
+      std::ofstream(dir.path / name) << "old";
+    commit({"planet.glb", "summary.json"}, "new");
+    CHECK(dir.names() ==
+          std::vector<std::string>{".planetgen-files", "notes.txt", "planet.glb", "summary.json"});
+    CHECK(readFile(dir.path / "notes.txt") == "old");
+  }
+  SECTION("a new folder and its missing parents appear only with the commit") {
+    const fs::path deep = dir.path / "a" / "b" / "out";
+    {
+      OutputTransaction transaction(deep);
+      transaction.stage("summary.json", "{}");
+    }
+    CHECK(dir.names().empty());  // a failed run into a new folder leaves nothing
+    {
+      OutputTransaction transaction(deep);
+      transaction.stage("summary.json", "{}");
+      transaction.commit();
+    }
+    CHECK(readFile(deep / "summary.json") == "{}");
+  }
+  SECTION("what is not a folder is refused up front") {
+    std::ofstream(dir.path / "file") << "x";
+    fs::create_symlink(dir.path / "nowhere", dir.path / "dangling");
+    CHECK_THROWS_WITH(OutputTransaction(dir.path / "file"), Catch::Contains("not a folder"));
+    CHECK_THROWS_WITH(OutputTransaction(dir.path / "dangling"), Catch::Contains("dangling"));
+    CHECK(outputFolderProblem("/") != "");
+    CHECK(outputFolderProblem(dir.path / "new" / "out") == "");
+    CHECK(outputFolderProblem(dir.path / "file" / "out") != "");
+  }
+}
+
+// Issue 21: killed runs left hidden temporaries that no later run removed.
+TEST_CASE("export: OutputTransaction recovers what killed runs left", "[export]") {
+  TempDir dir;
+  const fs::path out = dir.path / "out";
+  fs::create_directories(out);
+  std::ofstream(out / "planet.glb") << "old";
+  // A staging folder killed before its commit (no manifest): only the tool's files.
+  const fs::path staged = dir.path / ".out.planetgen.999999999.0";
+  fs::create_directories(staged);
+  std::ofstream(staged / "planet.glb") << "partial";
+  // A previous folder swapped out by a run killed before it moved the user's entries back.
+  const fs::path swapped = dir.path / ".out.planetgen.999999999.1";
+  fs::create_directories(swapped / "user_folder");
+  std::ofstream(swapped / "planet.glb") << "older";
+  std::ofstream(swapped / ".planetgen-files") << "planet.glb\n";
+  std::ofstream(swapped / "user.txt") << "mine";
+  // An old-style temporary of a dead process inside the folder.
+  std::ofstream(out / ".planet.glb.tmp.999999999.3") << "junk";
+  {
+    OutputTransaction transaction(out);
+    transaction.stage("planet.glb", "new");
+    transaction.commit();
+  }
+  CHECK_FALSE(fs::exists(staged));
+  CHECK_FALSE(fs::exists(swapped));
+  CHECK(readFile(out / "planet.glb") == "new");
+  CHECK(readFile(out / "user.txt") == "mine");
+  CHECK(fs::is_directory(out / "user_folder"));
+  CHECK_FALSE(fs::exists(out / ".planet.glb.tmp.999999999.3"));
+}
+
+TEST_CASE("export: removeLiveTemporaries deletes what a transaction staged", "[export]") {
+  TempDir dir;
+  OutputTransaction transaction(dir.path);
+  const fs::path staging = transaction.temporaryFor("a.txt").parent_path();
+  transaction.stage("a.txt", "a");
+  transaction.stage("b.txt", "b");
+  CHECK(fs::exists(staging / "b.txt"));
+  removeLiveTemporaries();
+  CHECK_FALSE(fs::exists(staging));
+}
