@@ -22,12 +22,12 @@
 #include <nlohmann/json.hpp>
 
 #include "export/biomes.h"
-#include "export/detail/meshopt_codec.h"
 #include "export/mesh_export.h"
 #include "geodesy/hash.h"
 #include "geodesy/latlon.h"
 #include "geodesy/sphere_mesh.h"
 #include "support/engine_glb_reading.h"
+#include "support/export_internals.h"
 #include "support/support.h"
 
 namespace fs = std::filesystem;

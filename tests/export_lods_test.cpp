@@ -23,12 +23,11 @@
 #include <nlohmann/json.hpp>
 
 #include "export/biomes.h"
-#include "export/detail/chunk_frames.h"
-#include "export/detail/chunks.h"
 #include "export/lod_levels.h"
 #include "export/mesh_export.h"
 #include "geodesy/sphere_mesh.h"
 #include "support/chunk_glb_reading.h"
+#include "support/export_internals.h"
 #include "support/support.h"
 
 namespace fs = std::filesystem;

@@ -26,8 +26,6 @@
 
 #include "export/atomic_file.h"
 #include "export/colour_ramps.h"
-#include "export/detail/surface_buffers.h"
-#include "export/detail/surface_normals.h"
 #include "export/equirect_sampler.h"
 #include "export/globe.h"
 #include "export/maps.h"
@@ -35,6 +33,7 @@
 #include "export/png_io.h"
 #include "geodesy/sphere_mesh.h"
 #include "planetgen_version.h"
+#include "support/export_internals.h"
 #include "support/export_test_planet.h"
 #include "support/support.h"
 

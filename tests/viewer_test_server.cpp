@@ -24,7 +24,6 @@
 
 #include "export/atomic_file.h"
 #include "export/biomes.h"
-#include "export/detail/meshopt_codec.h"
 #include "export/mesh_export.h"
 #include "export/viewer_server.h"
 #include "export/water_geometry.h"
@@ -33,6 +32,7 @@
 #include "hydrology/rivers.h"
 #include "planet/masks_output.h"
 #include "planet/rivers_output.h"
+#include "support/export_internals.h"
 
 int main(int argc, char** argv) {
   using namespace planet_export;

@@ -24,11 +24,10 @@
 #include <nlohmann/json.hpp>
 
 #include "export/biomes.h"
-#include "export/detail/chunk_frames.h"
-#include "export/detail/chunks.h"
 #include "export/lod_levels.h"
 #include "export/mesh_export.h"
 #include "geodesy/sphere_mesh.h"
+#include "support/export_internals.h"
 #include "support/glb_read.h"
 #include "support/support.h"
 

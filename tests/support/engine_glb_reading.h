@@ -23,11 +23,11 @@
 #include <nlohmann/json.hpp>
 
 #include "export/biomes.h"
-#include "export/detail/meshopt_codec.h"
 #include "export/mesh_export.h"
 #include "geodesy/hash.h"
 #include "geodesy/latlon.h"
 #include "geodesy/sphere_mesh.h"
+#include "support/export_internals.h"
 #include "support/glb_read.h"
 #include "support/support.h"
 
