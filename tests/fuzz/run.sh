@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang, ASan and UBSan in build-fuzz/, then for each target:
+# Builds the libFuzzer targets with clang, ASan and UBSan in build-fuzz/ (or, with FUZZ_BUILD=dir,
+# in an existing build configured with -DPLANETGEN_FUZZ=ON -DPLANETGEN_SANITIZE=address,undefined,
+# such as CI's build-asan/), then for each target:
 #  1. replays every reproducer in tests/fuzz/findings/<target>/ once (inputs of earlier findings,
 #     kept as regression tests; a finding that still reproduces fails the run), and
 #  2. fuzzes for [seconds] (default 60) on a working copy of its seed corpus
@@ -11,22 +13,33 @@
 # command to reproduce it is printed. Ends with one line per target: runs, exec/s, coverage.
 # Needs clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes) and llvm
 # (llvm-symbolizer, for file:line in the stacks). FUZZ_CXX picks another clang++.
-# Usage: tests/fuzz/run.sh [seconds]
+# Usage: [FUZZ_BUILD=dir] tests/fuzz/run.sh [seconds]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 seconds=${1:-60}
 jobs=${JOBS:-$(nproc)}
-build=build-fuzz
+build=${FUZZ_BUILD:-build-fuzz}
 targets=(config heightmap viewer_path)
 
 start=$SECONDS
-# -O1 with line tables only: the stacks still name file and line, and the build takes less
-# of CI's time than -O2 -g (fewer executions per second in exchange).
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-  -DCMAKE_CXX_COMPILER="${FUZZ_CXX:-clang++}" -DPLANETGEN_TESTS=OFF -DPLANETGEN_FUZZ=ON \
-  -DPLANETGEN_SANITIZE=address,undefined >/dev/null
+if [[ -n ${FUZZ_BUILD:-} ]]; then
+  # Used as configured (CI: the asan stage's clang build, Debug at -O1 -g1, assertions on).
+  cache=$build/CMakeCache.txt
+  if [[ ! -f $cache ]] || ! grep -q '^PLANETGEN_FUZZ:BOOL=ON$' "$cache" ||
+    ! grep -q '^PLANETGEN_SANITIZE:STRING=address,undefined$' "$cache"; then
+    echo "fuzz: FUZZ_BUILD=$build is not a build configured with -DPLANETGEN_FUZZ=ON" \
+      "-DPLANETGEN_SANITIZE=address,undefined (CI: run the asan stage first)" >&2
+    exit 1
+  fi
+else
+  # -O1 with line tables only: the stacks still name file and line, and the build takes less
+  # of CI's time than -O2 -g (fewer executions per second in exchange).
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+    -DCMAKE_CXX_COMPILER="${FUZZ_CXX:-clang++}" -DPLANETGEN_TESTS=OFF -DPLANETGEN_FUZZ=ON \
+    -DPLANETGEN_SANITIZE=address,undefined >/dev/null
+fi
 cmake --build "$build" -j"$jobs" --target "${targets[@]/%/_fuzz}"
 echo "fuzz: build took $((SECONDS - start)) s"
 
