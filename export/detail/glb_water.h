@@ -6,10 +6,11 @@
 
 namespace planet_export {
 
-// Appends to the glTF JSON: node "Rivers" (one indexed LINES primitive, each river a connected
-// polyline: POSITION, _DISCHARGE in m^3/s, _WIDTH in m; material "River") and node "Lakes" (one triangle primitive: POSITION,
-// NORMAL; the Ocean material, ocean_material), both children of node 0. Empty geometry
-// gives nodes without a mesh.
+// Appends to the glTF JSON, as children of node 0:
+//  - node "Rivers": one indexed LINES primitive, each river a connected polyline (POSITION,
+//    _DISCHARGE in m^3/s, _WIDTH in m; material "River");
+//  - node "Lakes": one triangle primitive (POSITION, NORMAL; the Ocean material, ocean_material).
+// Empty geometry gives nodes without a mesh.
 void addWaterNodes(GlbBuilder& glb, const WaterGeometry& water, int ocean_material, Json& nodes,
                    Json& meshes, Json& materials);
 
