@@ -41,6 +41,32 @@ namespace fs = std::filesystem;
 using namespace planet_export;
 using namespace export_fixtures;
 
+namespace {
+
+// While alive, writes past `bytes` fail with EFBIG instead of raising SIGXFSZ (works as root
+// too, where a read-only folder does not stop a write).
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) : old_handler_(std::signal(SIGXFSZ, SIG_IGN)) {
+    REQUIRE(::getrlimit(RLIMIT_FSIZE, &old_limit_) == 0);
+    rlimit limit = old_limit_;
+    limit.rlim_cur = bytes;
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &limit) == 0);
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &old_limit_);
+    std::signal(SIGXFSZ, old_handler_);
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+
+ private:
+  void (*old_handler_)(int);
+  rlimit old_limit_{};
+};
+
+}  // namespace
+
 TEST_CASE("export: writeFileAtomic replaces the file and leaves no temporaries", "[export]") {
   TempDir dir;
   const fs::path target = dir.path / "data.bin";
@@ -57,21 +83,15 @@ TEST_CASE("export: a failing atomic write keeps the previous file and names the 
   writeFileAtomic(target, "previous");
 
   SECTION("file size limit: a short write is detected") {
-    // Works as root too (a read-only folder does not stop root). SIGXFSZ would kill us.
-    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-    rlimit old_limit{};
-    REQUIRE(::getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
-    rlimit limit = old_limit;
-    limit.rlim_cur = 1000;
-    REQUIRE(::setrlimit(RLIMIT_FSIZE, &limit) == 0);
     std::string message;
-    try {
-      writeFileAtomic(target, std::string(100000, 'x'));
-    } catch (const std::runtime_error& e) {
-      message = e.what();
+    {
+      const FileSizeLimit limit(1000);
+      try {
+        writeFileAtomic(target, std::string(100000, 'x'));
+      } catch (const std::runtime_error& e) {
+        message = e.what();
+      }
     }
-    ::setrlimit(RLIMIT_FSIZE, &old_limit);
-    std::signal(SIGXFSZ, old_handler);
     INFO(message);
     CHECK(message.find(target.string()) != std::string::npos);
     CHECK(message.find(std::strerror(EFBIG)) != std::string::npos);
@@ -88,14 +108,9 @@ TEST_CASE("export: a failing atomic write keeps the previous file and names the 
                       Catch::Contains(missing.string()) && Catch::Contains(std::strerror(ENOENT)));
   }
   SECTION("a transaction whose staging fails") {
-    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-    rlimit old_limit{};
-    REQUIRE(::getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
-    rlimit limit = old_limit;
-    limit.rlim_cur = 1000;
-    REQUIRE(::setrlimit(RLIMIT_FSIZE, &limit) == 0);
     bool threw = false;
     {
+      const FileSizeLimit limit(1000);
       OutputTransaction transaction(dir.path);
       transaction.stage("small.txt", "fits");
       try {
@@ -104,8 +119,6 @@ TEST_CASE("export: a failing atomic write keeps the previous file and names the 
         threw = std::string(e.what()).find(target.string()) != std::string::npos;
       }
     }
-    ::setrlimit(RLIMIT_FSIZE, &old_limit);
-    std::signal(SIGXFSZ, old_handler);
     CHECK(threw);
   }
   CHECK(readFile(target) == "previous");
