@@ -273,13 +273,17 @@ DrainageInput drainageInputOf(const PlanetState& planet, const Config& config) {
 }
 
 Json drainageSummary(const PlanetState& planet, const Config& config) {
+  return drainageSummary(planet, config, drainageOf(drainageInputOf(planet, config)));
+}
+
+Json drainageSummary(const PlanetState& planet, const Config& config,
+                     const DrainageNetwork& after) {
   DrainageInput input = drainageInputOf(planet, config);
   Json d;
   input.elevation_m = planet.initial_elevation_m;
   const DrainageNetwork before = drainageOf(input);
   d["before"] = drainageJson(drainageMetrics(input, before));
   input.elevation_m = planet.elevation_m;
-  const DrainageNetwork after = drainageOf(input);
   d["after"] = drainageJson(drainageMetrics(input, after));
   if (!planet.rainfall.empty()) {
     const RainQuarters q = rainQuarters(input, after, planet.rainfall);
@@ -305,8 +309,9 @@ Json drainageSummary(const PlanetState& planet, const Config& config) {
 
 namespace {
 
+// drainage: summary.json's "drainage" section when the caller made it already (null: made here).
 Json summaryJson(const PlanetState& planet, const Config& config, const StageTimer& timer,
-                 int threads) {
+                 int threads, Json drainage) {
   Json s;
   s["generator"] = "planetgen";
   s["version"] = planetgen::kVersion;
@@ -352,7 +357,7 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
                   {"talus_moved_m3", f.talus_moved_m3},
                   {"hollows_filled_m3", f.hollows_filled_m3},
                   {"sediment_balance_error", f.sediment_balance_error}};
-  s["drainage"] = drainageSummary(planet, config);
+  s["drainage"] = drainage.is_null() ? drainageSummary(planet, config) : std::move(drainage);
   s["rain_mode"] = planet.rain_mode;
   if (planet.rain_mode == "clouds") {
     const weather::WeatherStats& w = planet.weather_stats;
@@ -445,11 +450,17 @@ void writePlanet(const PlanetState& planet, const Config& config,
   // glb's water geometry (and the mask attributes, when asked for) stay for the writers.
   planet_export::WaterGeometry water;
   std::vector<MaskLayer> masks;
-  Json rivers_summary;
+  Json rivers_summary, drainage_summary;
   if (config.rivers.enabled || config.output.masks || config.output.mask_attributes) {
     on_stage("rivers");
     timer.start("rivers");
-    const hydrology::RiverNetwork rivers = riversOf(planet, config);
+    // One routing of the final terrain for the rivers and summary.json's drainage section.
+    hydrology::RiverNetwork rivers;
+    {
+      const DrainageNetwork drainage = drainageOf(drainageInputOf(planet, config));
+      drainage_summary = drainageSummary(planet, config, drainage);
+      rivers = riversOf(planet, config, drainage);
+    }
     if (config.rivers.enabled) {
       water = waterGeometryOf(rivers);
       surface.water = &water;
@@ -470,7 +481,7 @@ void writePlanet(const PlanetState& planet, const Config& config,
   writeOutputs(planet, config, surface, out, timer);
   timer.stop();
   // summary.json goes last so it can report the export time; it is staged like the rest.
-  Json summary = summaryJson(planet, config, timer, threads);
+  Json summary = summaryJson(planet, config, timer, threads, std::move(drainage_summary));
   if (!rivers_summary.is_null()) summary["rivers"] = std::move(rivers_summary);
   summary["files"] = out.names();  // this run's files; the commit drops any earlier run's others
   summary["files"].push_back("summary.json");

@@ -71,6 +71,10 @@ DrainageInput drainageInputOf(const PlanetState& planet, const Config& config);
 // Drainage metrics before and after erosion, by rain quarter, and at the coast: summary.json's
 // "drainage" section (docs/fluvial_stage.md), as a JSON text.
 nlohmann::json drainageSummary(const PlanetState& planet, const Config& config);
+// The same, with the network of planet's current terrain already routed
+// (drainageOf(drainageInputOf(planet, config))), so callers that need it too route it once.
+nlohmann::json drainageSummary(const PlanetState& planet, const Config& config,
+                               const DrainageNetwork& after);
 
 // Number of droplets the config asks for on this planet.
 uint64_t dropletBudget(const Config& config, uint64_t land_vertices);

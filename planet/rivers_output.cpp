@@ -51,9 +51,12 @@ double minDischargeM3s(const PlanetState& planet, const Config& config) {
 }
 
 hydrology::RiverNetwork riversOf(const PlanetState& planet, const Config& config) {
+  return riversOf(planet, config, drainageOf(drainageInputOf(planet, config)));
+}
+
+hydrology::RiverNetwork riversOf(const PlanetState& planet, const Config& config,
+                                 const DrainageNetwork& drainage) {
   const geodesy::SphereMesh& mesh = *planet.mesh;
-  const DrainageInput input = drainageInputOf(planet, config);
-  const DrainageNetwork drainage = drainageOf(input);
   // Runoff per vertex: its rain-weighted area (drainageOf's weights: rain relative to the
   // mean land rain) times the mean runoff, recovered from the accumulated areas.
   const auto& rt = drainage.routing;

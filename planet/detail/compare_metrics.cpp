@@ -126,9 +126,9 @@ Json regionsJson(const PlanetState& weather, const PlanetState& uniform,
 // run's rivers and lakes for the pictures.
 Json riversJson(const PlanetState& run, const Config& config, std::span<const float> split_rain,
                 std::vector<float>& water) {
-  Json j = drainageSummary(run, config);
   const DrainageInput input = drainageInputOf(run, config);
   const DrainageNetwork drainage = drainageOf(input);
+  Json j = drainageSummary(run, config, drainage);
   water = waterStrength(input, drainage);
   auto quartersJson = [](const RainQuarters& q) {
     const double dry_depth = q.driest.mean_channel_depth_m;
