@@ -54,11 +54,7 @@ Json lineGeometry(const GeoLine& line, Json& props) {
       const double t = (edge - a) / (b - a);
       const double lat = line.lat_deg[i] + t * (line.lat_deg[i + 1] - line.lat_deg[i]);
       const double e = line.elevation_m[i] + t * (line.elevation_m[i + 1] - line.elevation_m[i]);
-      parts.back().push_back({round7(edge), round7(lat), round2(e)});
-      for (size_t k = 0; k < values.size(); ++k) {
-        const auto& v = line.point_values[k].second;
-        values[k].push_back((1.0 - t) * v[i] + t * v[i + 1]);
-      }
+      add(edge, lat, e, i, i + 1, t);
       parts.push_back(Json::array());
       parts.back().push_back({round7(-edge), round7(lat), round2(e)});
       for (size_t k = 0; k < values.size(); ++k) values[k].push_back(values[k].back());

@@ -136,8 +136,7 @@ DrainageMetrics drainageMetrics(const DrainageInput& in, const DrainageNetwork& 
   m.pits_per_10k = m.land_vertices > 0 ? 1e4 * double(pits) / double(m.land_vertices) : 0.0;
 
   // Channels: rain-weighted drainage area of at least kChannelAreaCells mean vertex areas.
-  const double cell_m2 = 4.0 * std::numbers::pi * r2 / double(mesh.vertexCount());
-  const double threshold = kChannelAreaCells * cell_m2;
+  const double threshold = kChannelAreaCells * meanCellAreaM2(mesh, in.radius_m);
   double depth = 0, length_m = 0;
   uint64_t valleys = 0;
   std::vector<double> log_area, log_slope;
@@ -196,24 +195,28 @@ CoastChange coastChange(std::span<const float> before_m, std::span<const float> 
 
 namespace planet {
 
+namespace {
+
+// Sorts [first, last) of vertex indices by key, ties by index (a total order: deterministic).
+template <typename It>
+void sortByKeyThenIndex(It first, It last, std::span<const float> key) {
+  std::sort(first, last,
+            [&](uint32_t a, uint32_t b) { return key[a] < key[b] || (key[a] == key[b] && a < b); });
+}
+
+}  // namespace
+
 QuarterMasks rainQuarterMasks(std::span<const uint32_t> land_vertices, size_t vertices,
                               std::span<const float> split_rain,
                               std::span<const float> band_elevation, int bands) {
   std::vector<uint32_t> land(land_vertices.begin(), land_vertices.end());
   if (band_elevation.empty()) bands = 1;
-  if (bands > 1) {
-    std::sort(land.begin(), land.end(), [&](uint32_t a, uint32_t b) {
-      return band_elevation[a] < band_elevation[b] ||
-             (band_elevation[a] == band_elevation[b] && a < b);
-    });
-  }
+  if (bands > 1) sortByKeyThenIndex(land.begin(), land.end(), band_elevation);
   QuarterMasks masks{std::vector<uint8_t>(vertices, 0), std::vector<uint8_t>(vertices, 0)};
   for (int b = 0; b < bands; ++b) {
     const auto first = land.begin() + ptrdiff_t(land.size() * size_t(b) / size_t(bands));
     const auto last = land.begin() + ptrdiff_t(land.size() * size_t(b + 1) / size_t(bands));
-    std::sort(first, last, [&](uint32_t a, uint32_t c) {
-      return split_rain[a] < split_rain[c] || (split_rain[a] == split_rain[c] && a < c);
-    });
+    sortByKeyThenIndex(first, last, split_rain);
     const ptrdiff_t quarter = (last - first) / 4;
     for (ptrdiff_t i = 0; i < quarter; ++i) {
       masks.driest[*(first + i)] = 1;
@@ -226,9 +229,8 @@ QuarterMasks rainQuarterMasks(std::span<const uint32_t> land_vertices, size_t ve
 RainQuarters rainQuarters(const DrainageInput& input, const DrainageNetwork& drainage,
                           std::span<const float> split_rain,
                           std::span<const float> band_elevation) {
-  const QuarterMasks masks =
-      rainQuarterMasks(drainage.routing.order, input.mesh->vertexCount(), split_rain,
-                       band_elevation, band_elevation.empty() ? 1 : kElevationBands);
+  const QuarterMasks masks = rainQuarterMasks(drainage.routing.order, input.mesh->vertexCount(),
+                                              split_rain, band_elevation, kElevationBands);
   return {drainageMetrics(input, drainage, masks.wettest),
           drainageMetrics(input, drainage, masks.driest)};
 }
@@ -239,9 +241,7 @@ namespace planet {
 
 std::vector<float> waterStrength(const DrainageInput& input, const DrainageNetwork& drainage) {
   const geodesy::SphereMesh& mesh = *input.mesh;
-  const double cell_m2 =
-      4.0 * std::numbers::pi * input.radius_m * input.radius_m / double(mesh.vertexCount());
-  const double threshold = kChannelAreaCells * cell_m2;
+  const double threshold = kChannelAreaCells * meanCellAreaM2(mesh, input.radius_m);
   std::vector<float> water(mesh.vertexCount(), 0.0f);
   for (uint32_t v : drainage.routing.order) {
     if (drainage.routing.lake_of[v] != kNoLake) {

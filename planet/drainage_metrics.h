@@ -5,6 +5,7 @@
 // Deterministic: serial sums in routing order.
 
 #include <cstdint>
+#include <numbers>
 #include <span>
 #include <vector>
 
@@ -19,6 +20,11 @@ constexpr uint32_t kMinLakeVertices = 3;
 constexpr double kPitDepthM = 1.0;
 // Channel vertices drain at least this many mean vertex areas (rain-weighted).
 constexpr double kChannelAreaCells = 50.0;
+
+// The mean vertex (dual cell) area of `mesh` on a sphere of radius_m, m^2: 4 pi r^2 / vertices.
+inline double meanCellAreaM2(const geodesy::SphereMesh& mesh, double radius_m) {
+  return 4.0 * std::numbers::pi * radius_m * radius_m / double(mesh.vertexCount());
+}
 
 struct DrainageMetrics {
   uint64_t land_vertices = 0;

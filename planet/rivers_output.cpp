@@ -22,8 +22,7 @@ double runoffMPerS(const Config& config) {
 }
 
 double cellM2(const PlanetState& planet, const Config& config) {
-  const double r = config.planet.radius_m;
-  return 4.0 * std::numbers::pi * r * r / double(planet.mesh->vertexCount());
+  return meanCellAreaM2(*planet.mesh, config.planet.radius_m);
 }
 
 const char* endName(hydrology::RiverEnd end) {
@@ -165,17 +164,11 @@ RiverQuarters riverLengthByRainQuarter(const hydrology::RiverNetwork& network,
   std::vector<uint32_t> land;
   for (uint32_t v = 0; v < mesh.vertexCount(); ++v)
     if (planet.elevation_m[v] >= planet.sea_level_m) land.push_back(v);
-  std::sort(land.begin(), land.end(), [&](uint32_t a, uint32_t b) {
-    return split_rain[a] < split_rain[b] || (split_rain[a] == split_rain[b] && a < b);
-  });
-  std::vector<int8_t> quarter(mesh.vertexCount(), 0);  // -1 driest, 1 wettest
-  const size_t n = land.size() / 4;
+  const QuarterMasks quarter = rainQuarterMasks(land, mesh.vertexCount(), split_rain, {}, 1);
   double dry_sr = 0.0, wet_sr = 0.0;
-  for (size_t i = 0; i < n; ++i) {
-    quarter[land[i]] = -1;
-    quarter[land[land.size() - 1 - i]] = 1;
-    dry_sr += mesh.vertex_areas[land[i]];
-    wet_sr += mesh.vertex_areas[land[land.size() - 1 - i]];
+  for (uint32_t v : land) {
+    if (quarter.driest[v]) dry_sr += mesh.vertex_areas[v];
+    if (quarter.wettest[v]) wet_sr += mesh.vertex_areas[v];
   }
   const double r = config.planet.radius_m;
   double dry_m = 0.0, wet_m = 0.0;
@@ -184,8 +177,8 @@ RiverQuarters riverLengthByRainQuarter(const hydrology::RiverNetwork& network,
       const uint32_t v = river.vertices[k];
       const double len = r * glm::length(glm::dvec3(mesh.positions[v]) -
                                          glm::dvec3(mesh.positions[river.vertices[k + 1]]));
-      if (quarter[v] < 0) dry_m += len;
-      if (quarter[v] > 0) wet_m += len;
+      if (quarter.driest[v]) dry_m += len;
+      if (quarter.wettest[v]) wet_m += len;
     }
   }
   auto per1000 = [&](double m, double sr) {

@@ -12,28 +12,15 @@
 #include "planet/config.h"
 #include "planet/drainage_metrics.h"
 #include "planet/pipeline.h"
+#include "support/river_planets.h"
 
 using namespace planet;
 
-namespace {
-
-PlanetState eroded(const Config& config) {
-  StageTimer timer;
-  const StageCallback quiet = [](const std::string&) {};
-  PlanetState planet = buildPlanet(config, timer, quiet);
-  erodePlanet(planet, config, timer, quiet);
-  return planet;
-}
-
-Config defaultAt(int frequency) {
-  const std::string overrides[] = {"planet.frequency=" + std::to_string(frequency)};
-  return loadConfig(std::string(PLANETGEN_SOURCE_DIR) + "/configs/default.toml", overrides);
-}
-
-}  // namespace
+using river_fixtures::configAt;
+using river_fixtures::eroded;
 
 TEST_CASE("rivers: the default planet drains, keeps its coast and its peaks", "[rivers]") {
-  const Config config = defaultAt(96);
+  const Config config = configAt("default.toml", 96);
   REQUIRE(config.weather.mode == "clouds");
   REQUIRE(config.fluvial.enabled);
   const PlanetState planet = eroded(config);
@@ -72,7 +59,7 @@ TEST_CASE("rivers: the default planet drains, keeps its coast and its peaks", "[
 
 TEST_CASE("rivers: clouds, fluvial stage and droplets bit-identical at 1, 2 and 4 threads",
           "[rivers]") {
-  Config config = defaultAt(48);
+  Config config = configAt("default.toml", 48);
   config.fluvial.coarse_frequency = 24;  // the coarse-to-fine path too
   std::vector<std::vector<float>> results;
   for (int threads : {1, 2, 4}) {

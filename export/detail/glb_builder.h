@@ -4,17 +4,43 @@
 // arrays it keeps until the file is written, plus the JSON that describes them. Format: glTF
 // 2.0 spec, section 4.4 "Binary glTF Layout"; with compression, EXT_meshopt_compression.
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <glm/common.hpp>
+#include <glm/vec3.hpp>
 
 #include <nlohmann/json.hpp>
 
 namespace planet_export {
 
 using Json = nlohmann::ordered_json;
+
+// An array's bytes as they are in memory (floats and vectors of floats as glTF stores them).
+template <typename T>
+std::vector<uint8_t> bytesOf(const std::vector<T>& values) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+// The exact float bounds of count positions from first, as POSITION's accessor min and max
+// (double(float) prints back bit for bit).
+inline std::pair<Json, Json> positionBounds(const glm::vec3* first, size_t count) {
+  glm::vec3 lo(INFINITY), hi(-INFINITY);
+  for (size_t v = 0; v < count; ++v) {
+    lo = glm::min(lo, first[v]);
+    hi = glm::max(hi, first[v]);
+  }
+  return {Json{double(lo.x), double(lo.y), double(lo.z)},
+          Json{double(hi.x), double(hi.y), double(hi.z)}};
+}
 
 // accessor.componentType values (glTF 2.0 spec 3.6.2.2).
 enum class Component : int {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <tuple>
 
 #include <glm/common.hpp>
 
@@ -51,14 +52,6 @@ void appendBytes(std::vector<uint8_t>& bytes, const T& value) {
   bytes.insert(bytes.end(), p, p + sizeof(T));
 }
 
-// Floats as written, `components` per element.
-template <typename Vec>
-std::vector<uint8_t> floatBytes(const std::vector<Vec>& values) {
-  std::vector<uint8_t> bytes(values.size() * sizeof(Vec));
-  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
 // Unit vectors as normalized signed bytes (KHR_mesh_quantization), 4 bytes per element: x, y,
 // z and w (0 for VEC3, whose fourth byte is padding).
 template <typename Vec>
@@ -86,14 +79,14 @@ std::vector<uint8_t> unormBytes(const std::vector<glm::vec3>& values) {
   return bytes;
 }
 
-}  // namespace
-
 // Frees an array once its bytes are in a view: the group and the file's bytes are not held
 // twice (the glb writer's peak memory).
 template <typename T>
 void release(std::vector<T>& values) {
   std::vector<T>().swap(values);
 }
+
+}  // namespace
 
 Json skirtAttributes(const PieceAccessors& p) {
   return p.all_attributes.is_null() ? p.attributes : p.all_attributes;
@@ -116,15 +109,7 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
                                    bool normalized, const char* shape, bool bounds) {
     const auto add = [&](size_t p, size_t count) {
       Json min = nullptr, max = nullptr;
-      if (bounds) {  // POSITION: exact float bounds (double(float) prints back bit for bit)
-        glm::vec3 lo(INFINITY), hi(-INFINITY);
-        for (size_t v = g.vertex_offsets[p]; v < g.vertex_offsets[p] + count; ++v) {
-          lo = glm::min(lo, g.positions[v]);
-          hi = glm::max(hi, g.positions[v]);
-        }
-        min = {double(lo.x), double(lo.y), double(lo.z)};
-        max = {double(hi.x), double(hi.y), double(hi.z)};
-      }
+      if (bounds) std::tie(min, max) = positionBounds(&g.positions[g.vertex_offsets[p]], count);
       return glb.addAccessor(view, g.vertex_offsets[p] * element_bytes, type, normalized, count,
                              shape, std::move(min), std::move(max));
     };
@@ -135,14 +120,14 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
       }
     }
   };
-  vertexAccessors("POSITION", glb.addVertexView(floatBytes(g.positions), 12), 12, Component::kFloat,
+  vertexAccessors("POSITION", glb.addVertexView(bytesOf(g.positions), 12), 12, Component::kFloat,
                   false, "VEC3", true);
   release(g.positions);
   if (!g.normals.empty() && quantize) {  // collision pieces have positions only
     vertexAccessors("NORMAL", glb.addVertexView(snormBytes(g.normals), 4), 4, Component::kByte,
                     true, "VEC3", false);
   } else if (!g.normals.empty()) {
-    vertexAccessors("NORMAL", glb.addVertexView(floatBytes(g.normals), 12), 12, Component::kFloat,
+    vertexAccessors("NORMAL", glb.addVertexView(bytesOf(g.normals), 12), 12, Component::kFloat,
                     false, "VEC3", false);
   }
   release(g.normals);
@@ -151,14 +136,14 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
       vertexAccessors("TANGENT", glb.addVertexView(snormBytes(g.tangents), 4), 4, Component::kByte,
                       true, "VEC4", false);
     } else {
-      vertexAccessors("TANGENT", glb.addVertexView(floatBytes(g.tangents), 16), 16,
-                      Component::kFloat, false, "VEC4", false);
+      vertexAccessors("TANGENT", glb.addVertexView(bytesOf(g.tangents), 16), 16, Component::kFloat,
+                      false, "VEC4", false);
     }
   }
   release(g.tangents);
   if (!g.uvs.empty()) {
-    vertexAccessors("TEXCOORD_0", glb.addVertexView(floatBytes(g.uvs), 8), 8, Component::kFloat,
-                    false, "VEC2", false);
+    vertexAccessors("TEXCOORD_0", glb.addVertexView(bytesOf(g.uvs), 8), 8, Component::kFloat, false,
+                    "VEC2", false);
   }
   release(g.uvs);
   if (!g.colours.empty()) {
@@ -166,15 +151,15 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
       vertexAccessors("COLOR_0", glb.addVertexView(unormBytes(g.colours), 4), 4,
                       Component::kUnsignedByte, true, "VEC3", false);
     } else {
-      vertexAccessors("COLOR_0", glb.addVertexView(floatBytes(g.colours), 12), 12,
-                      Component::kFloat, false, "VEC3", false);
+      vertexAccessors("COLOR_0", glb.addVertexView(bytesOf(g.colours), 12), 12, Component::kFloat,
+                      false, "VEC3", false);
     }
   }
   release(g.colours);
   for (size_t a = 0; a < g.scalars.size(); ++a) {
     // 16 mantissa bits: 0.06 m of 4 km, far below what the custom fields mean.
     vertexAccessors(scalar_names[a].c_str(),
-                    glb.addScalarFloatView(floatBytes(g.scalars[a]), kScalarMantissaBits), 4,
+                    glb.addScalarFloatView(bytesOf(g.scalars[a]), kScalarMantissaBits), 4,
                     Component::kFloat, false, "SCALAR", false);
     release(g.scalars[a]);
   }

@@ -1,7 +1,6 @@
 #include "export/detail/glb_water.h"
 
-#include <cstring>
-#include <limits>
+#include <utility>
 
 #include <glm/geometric.hpp>
 
@@ -11,20 +10,12 @@ namespace {
 constexpr int kLines = 1;
 constexpr int kTriangles = 4;
 
-template <typename T>
-std::vector<uint8_t> bytesOf(const std::vector<T>& values) {
-  std::vector<uint8_t> bytes(values.size() * sizeof(T));
-  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
 // POSITION accessor (float32 vec3, with the min/max glTF requires).
 int positionAccessor(GlbBuilder& glb, const std::vector<glm::vec3>& p) {
-  glm::vec3 lo(std::numeric_limits<float>::max()), hi(std::numeric_limits<float>::lowest());
-  for (const glm::vec3& v : p) lo = glm::min(lo, v), hi = glm::max(hi, v);
+  auto [lo, hi] = positionBounds(p.data(), p.size());
   const int view = glb.addVertexView(bytesOf(p), 12);
-  return glb.addAccessor(view, 0, Component::kFloat, false, p.size(), "VEC3",
-                         Json::array({lo.x, lo.y, lo.z}), Json::array({hi.x, hi.y, hi.z}));
+  return glb.addAccessor(view, 0, Component::kFloat, false, p.size(), "VEC3", std::move(lo),
+                         std::move(hi));
 }
 
 int scalarAccessor(GlbBuilder& glb, const std::vector<float>& values) {

@@ -16,8 +16,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-// Drainage channels: vertices draining more than this many mean vertex areas.
-constexpr double kChannelAreaInVertices = 50.0;
 constexpr double kChangeThresholdM = 1.0;
 
 std::vector<uint8_t> landMask(const PlanetState& base) {
@@ -37,8 +35,9 @@ Json drainageJson(const Drainage& d) {
           {"threshold_area_m2", d.threshold_area_m2}};
 }
 
+// Drainage channels: vertices draining more than kChannelAreaCells mean vertex areas.
 double channelThreshold(const geodesy::SphereMesh& mesh, double radius_m) {
-  return kChannelAreaInVertices * 4.0 * M_PI * radius_m * radius_m / double(mesh.vertexCount());
+  return kChannelAreaCells * meanCellAreaM2(mesh, radius_m);
 }
 
 ModeMetrics metricsOf(const PlanetState& run, const Config& config, std::span<const uint8_t> land) {

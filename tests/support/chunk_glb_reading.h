@@ -121,8 +121,9 @@ struct ChunkView {
   std::vector<uint32_t> skirt_indices;
 };
 
-std::vector<WorldVertex> worldVertices(const tinygltf::Model& model,
-                                       const tinygltf::Primitive& primitive, const glm::dvec3& t) {
+inline std::vector<WorldVertex> worldVertices(const tinygltf::Model& model,
+                                              const tinygltf::Primitive& primitive,
+                                              const glm::dvec3& t) {
   const std::vector<float> p = accessorData<float>(model, primitive.attributes.at("POSITION"));
   const std::vector<float> n = accessorData<float>(model, primitive.attributes.at("NORMAL"));
   const std::vector<float> c = accessorData<float>(model, primitive.attributes.at("COLOR_0"));
