@@ -56,4 +56,9 @@ struct PlanetSurface {
   const EquirectLocations* equirect = nullptr;
 };
 
+// The pixel centres of a width x height map on surface.mesh: surface.equirect when it has that
+// size, else located into `own` (which the result then refers to).
+const EquirectLocations& mapLocations(const PlanetSurface& surface, int width, int height,
+                                      EquirectLocations& own);
+
 }  // namespace planet_export

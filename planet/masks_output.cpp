@@ -106,9 +106,10 @@ std::vector<MaskLayer> maskLayers(const PlanetState& planet, const Config& confi
 void writeMasks(const std::vector<MaskLayer>& layers, const planet_export::PlanetSurface& surface,
                 int width, planet_export::OutputTransaction& out) {
   Json files = Json::array();
-  // Every pixel centre located once for all layers (equirect_sampler.h).
-  const planet_export::EquirectLocations where =
-      planet_export::locateEquirect(*surface.mesh, width, width / 2);
+  // Every pixel centre located once for all layers, or the run's shared grid (equirect_sampler.h).
+  planet_export::EquirectLocations own;
+  const planet_export::EquirectLocations& where =
+      planet_export::mapLocations(surface, width, width / 2, own);
   for (const MaskLayer& m : layers) {
     const std::vector<float> samples =
         planet_export::sampleVertexField(*surface.mesh, where, m.values);

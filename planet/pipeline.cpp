@@ -1,6 +1,7 @@
 #include "planet/pipeline.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include <tbb/parallel_reduce.h>
@@ -8,8 +9,10 @@
 
 #include "export/atomic_file.h"
 #include "export/biomes.h"
+#include "export/equirect_sampler.h"
 #include "export/heightmap_import.h"
 #include "export/mesh_export.h"
+#include "geodesy/stopwatch.h"
 #include "hydrology/flow_routing.h"
 #include "planet/drainage_metrics.h"
 #include "planet/drainage_report.h"
@@ -446,6 +449,15 @@ void writePlanet(const PlanetState& planet, const Config& config,
       *planet.mesh, planet.elevation_m, planet.sea_level_m, moistureOf(planet, config));
   surface.biome = biomes;
   if (config.output.color == "biome") surface.land_colour = planet_export::LandColour::kBiome;
+  // The pixel centres of the maps, heightmaps and masks (all map_width wide), located once.
+  planet_export::EquirectLocations grid;
+  if (config.output.maps || config.output.heightmaps || config.output.masks) {
+    const auto t0 = std::chrono::steady_clock::now();
+    grid = planet_export::locateEquirect(*planet.mesh, config.output.map_width,
+                                         config.output.map_width / 2);
+    surface.equirect = &grid;
+    timer.addPart("equirect_grid", geodesy::secondsSince(t0));
+  }
   // Rivers and masks (issue 19): the network is dropped once its files are staged; only the
   // glb's water geometry (and the mask attributes, when asked for) stay for the writers.
   planet_export::WaterGeometry water;

@@ -20,13 +20,12 @@
 #include "export/mesh_export.h"
 #include "export/png_io.h"
 #include "export/surface_maps.h"
+#include "geodesy/stopwatch.h"
 
 namespace planet {
 namespace {
 
-double secondsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+using geodesy::secondsSince;
 
 // Writes bytes to a staged path (taken from the transaction beforehand): checked, synced.
 void writeStaged(const std::filesystem::path& path, const std::filesystem::path& final_path,
@@ -228,16 +227,7 @@ void addEngineMaps(const Config& config, const planet_export::PlanetSurface& sur
 void writeOutputs(const PlanetState& planet, const Config& config,
                   const planet_export::PlanetSurface& given, planet_export::OutputTransaction& out,
                   StageTimer& timer) {
-  planet_export::PlanetSurface surface = given;
-  const bool maps = config.output.maps || config.output.heightmaps;
-  planet_export::EquirectLocations grid;
-  if (maps) {
-    const auto t0 = std::chrono::steady_clock::now();
-    grid = planet_export::locateEquirect(*planet.mesh, config.output.map_width,
-                                         config.output.map_width / 2);
-    surface.equirect = &grid;
-    timer.addPart("equirect_grid", secondsSince(t0));
-  }
+  const planet_export::PlanetSurface& surface = given;
   planet_export::PlanetSurface before = surface;
   before.elevation_m = planet.initial_elevation_m;
 

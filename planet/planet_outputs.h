@@ -1,9 +1,9 @@
 #pragma once
 // The files of a run, summary.json aside: planet.glb and its level files, the OBJ, the maps
 // and the engine maps. They do not depend on each other, so each is a oneTBB task on the
-// caller's arena (no threads of its own); the maps and heightmaps share one located sampling
-// grid. Files are staged in a fixed order whatever the scheduling, and every file's bytes are
-// the same at any thread count.
+// caller's arena (no threads of its own); the maps and heightmaps share the caller's located
+// sampling grid. Files are staged in a fixed order whatever the scheduling, and every file's bytes
+// are the same at any thread count.
 
 #include "export/atomic_file.h"
 #include "export/planet_surface.h"
@@ -14,8 +14,9 @@
 namespace planet {
 
 // Writes every output the config asks for into `out` (not committed). `surface` is
-// surfaceOf(planet, config) with its biomes and land colour set. Each output's own wall time
-// goes to timer.addPart (name: its file, or "equirect_grid" for the shared grid). Throws what
+// surfaceOf(planet, config) with its biomes and land colour set, and surface.equirect the
+// located grid of map_width (the caller's, shared with the masks; null: each map locates its
+// own). Each output's own wall time goes to timer.addPart (name: its file). Throws what
 // a writer throws (std::runtime_error naming the file).
 void writeOutputs(const PlanetState& planet, const Config& config,
                   const planet_export::PlanetSurface& surface,

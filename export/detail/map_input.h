@@ -13,9 +13,4 @@ namespace planet_export {
 void checkMapInput(const char* renderer, const PlanetSurface& surface, int width,
                    std::span<const float> field = {}, bool field_required = false);
 
-// The pixel centres of a width x height map on surface.mesh: surface.equirect when it has that
-// size, else located into `own` (which the result then refers to).
-const EquirectLocations& mapLocations(const PlanetSurface& surface, int width, int height,
-                                      EquirectLocations& own);
-
 }  // namespace planet_export
