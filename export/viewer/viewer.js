@@ -101,7 +101,10 @@ function landMeshes(level) {
   return meshes;
 }
 
-const surfaceMeshes = (level) => landMeshes(level).filter((m) => !m.userData.skirt);
+// The level's land meshes without skirts, found once per level (the hover readout asks on every
+// pointer move).
+const surfaceMeshes = (level) =>
+  (level.userData.surfaceMeshes ||= landMeshes(level).filter((m) => !m.userData.skirt));
 
 function prepareLevel(level) {
   for (const mesh of landMeshes(level)) {

@@ -11,10 +11,17 @@ export function waterNodes(scene) {
   return ['Rivers', 'Lakes'].map((name) => scene.getObjectByName(name)).filter(Boolean);
 }
 
-// Matrix from an object's local frame to the Planet node's frame.
-export function toPlanet(planet, object) {
+// The inverse of the Planet node's world matrix, with the world matrices under it brought up to
+// date: the base of toPlanet for every object under planet (one update for all of them).
+export function planetFrame(planet) {
   planet.updateWorldMatrix(true, true);
-  return new THREE.Matrix4().copy(planet.matrixWorld).invert().multiply(object.matrixWorld);
+  return new THREE.Matrix4().copy(planet.matrixWorld).invert();
+}
+
+// Matrix from an object's local frame to the Planet node's frame (frame: planetFrame(planet),
+// computed here when not given).
+export function toPlanet(planet, object, frame = planetFrame(planet)) {
+  return frame.clone().multiply(object.matrixWorld);
 }
 
 // Heights above the sea scaled by k about the sea-level sphere, for every mesh and line under
@@ -24,12 +31,13 @@ export function setExaggeration(planet, k) {
   const extras = planet.userData || {};
   const sea = (extras.radius_m || 0) + (extras.sea_level_m || 0);
   const p = new THREE.Vector3();
+  const frame = planetFrame(planet);
   planet.traverse((object) => {
     if (!object.geometry || !object.geometry.getAttribute('position')) return;
     const geometry = object.geometry;
     const position = geometry.getAttribute('position');
     const base = (geometry.userData.basePositions ||= position.array.slice());
-    const m = toPlanet(planet, object);
+    const m = toPlanet(planet, object, frame);
     const inverse = m.clone().invert();
     const out = position.array;
     for (let i = 0; i < position.count; ++i) {
@@ -65,13 +73,14 @@ export function riverPoints(planet, rivers) {
   if (!rivers) return null;
   const directions = [], discharge = [];
   const p = new THREE.Vector3();
+  const frame = planetFrame(planet);
   rivers.traverse((object) => {
     const geometry = object.geometry;
     const q = geometry && geometry.getAttribute('_discharge');
     if (!q) return;
     const position = geometry.getAttribute('position');
     const base = geometry.userData.basePositions;  // unexaggerated, if setExaggeration ran
-    const m = toPlanet(planet, object);
+    const m = toPlanet(planet, object, frame);
     for (let i = 0; i < position.count; ++i) {
       (base ? p.fromArray(base, 3 * i) : p.fromBufferAttribute(position, i)).applyMatrix4(m).normalize();
       directions.push(p.x, p.y, p.z);
@@ -122,14 +131,14 @@ export function readoutAt(planet, meshes, raycaster, legend, masks = {}, rivers 
     if (!attribute) return null;
     return w.x * attribute.getX(a) + w.y * attribute.getX(b) + w.z * attribute.getX(c);
   };
-  const { lat, lon } = latLonOf(local.clone().applyMatrix4(toPlanet(planet, object)));
+  const toP = toPlanet(planet, object);
+  const { lat, lon } = latLonOf(local.clone().applyMatrix4(toP));
   const elevation = value('_elevation');
   const sea = (planet.userData && planet.userData.sea_level_m) || 0;
   const nearest = [a, b, c][[w.x, w.y, w.z].indexOf(Math.max(w.x, w.y, w.z))];
   const biomeAttribute = geometry.getAttribute('_biome');
   const biomeId = biomeAttribute ? Math.round(biomeAttribute.getX(nearest)) : null;
   const biome = legend && biomeId !== null && legend[biomeId] ? legend[biomeId].name : null;
-  const toP = toPlanet(planet, object);
   const corner = (k) => new THREE.Vector3().fromBufferAttribute(position, k).applyMatrix4(toP);
   const flow = value('_flow');
   let discharge = flow !== null ? Math.pow(10, flow) - 1 : null;
