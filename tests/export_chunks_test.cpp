@@ -207,8 +207,8 @@ TEST_CASE("biomes: COLOR_0 shows the biome palette and _BIOME holds the class",
   writeGlb(dir.path / "biome.glb", planet.surface);
   const tinygltf::Model model = loadGlb(dir.path / "biome.glb");
   const tinygltf::Primitive& land = model.meshes[0].primitives[0];
-  const std::vector<float> ids = accessorData<float>(model, land.attributes.at("_BIOME"));
-  const std::vector<float> colours = accessorData<float>(model, land.attributes.at("COLOR_0"));
+  const std::vector<float> ids = accessorFloats(model, land.attributes.at("_BIOME"));
+  const std::vector<float> colours = accessorFloats(model, land.attributes.at("COLOR_0"));
   REQUIRE(ids.size() >= planet.mesh.vertexCount());  // then the seam copies
   for (size_t v = 0; v < planet.mesh.vertexCount(); ++v) {
     REQUIRE(ids[v] == float(planet.biome[v]));

@@ -71,12 +71,7 @@ TEST_CASE("lods: MSFT_lod levels, each chunked", "[export][lods]") {
   options.chunks = 2;
   writeGlb(file, planet.surface, options);
   const tinygltf::Model model = loadGlb(file);
-  const nlohmann::json json = [&] {
-    const std::string bytes = readFile(file);
-    uint32_t length = 0;
-    std::memcpy(&length, bytes.data() + 12, 4);
-    return nlohmann::json::parse(bytes.substr(20, length));
-  }();
+  const nlohmann::json json = test_support::glbJson(file);
   CHECK(json["extensionsUsed"] == nlohmann::json::array({"MSFT_lod"}));
   CHECK_FALSE(json.contains("extensionsRequired"));
   const tinygltf::Node& land = nodeNamed(model, "Land");

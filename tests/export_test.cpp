@@ -77,50 +77,9 @@ WetCounts wetCounts(const TestPlanet& planet) {
 
 using test_support::loadGlb;
 
-// Typed copy of a tightly packed float accessor.
-std::vector<float> accessorFloats(const tinygltf::Model& model, int accessor_index) {
-  const tinygltf::Accessor& accessor = model.accessors[size_t(accessor_index)];
-  REQUIRE(accessor.componentType == TINYGLTF_COMPONENT_TYPE_FLOAT);
-  const tinygltf::BufferView& view = model.bufferViews[size_t(accessor.bufferView)];
-  const size_t components = size_t(tinygltf::GetNumComponentsInType(uint32_t(accessor.type)));
-  REQUIRE(view.byteLength >= accessor.count * components * sizeof(float));
-  std::vector<float> values(accessor.count * components);
-  std::memcpy(
-      values.data(),
-      model.buffers[size_t(view.buffer)].data.data() + view.byteOffset + accessor.byteOffset,
-      values.size() * sizeof(float));
-  return values;
-}
-
-// uint16 or uint32 indices, widened.
-std::vector<uint32_t> accessorIndices(const tinygltf::Model& model, int accessor_index) {
-  const tinygltf::Accessor& accessor = model.accessors[size_t(accessor_index)];
-  const bool small = accessor.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT;
-  REQUIRE((small || accessor.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT));
-  const tinygltf::BufferView& view = model.bufferViews[size_t(accessor.bufferView)];
-  const unsigned char* data =
-      model.buffers[size_t(view.buffer)].data.data() + view.byteOffset + accessor.byteOffset;
-  std::vector<uint32_t> values(accessor.count);
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (small) {
-      uint16_t v;
-      std::memcpy(&v, data + 2 * i, 2);
-      values[i] = v;
-    } else {
-      std::memcpy(&values[i], data + 4 * i, 4);
-    }
-  }
-  return values;
-}
-
-// The GLB's JSON chunk, parsed independently of tinygltf.
-nlohmann::json glbJson(const fs::path& path) {
-  const std::string bytes = readFile(path);
-  REQUIRE(bytes.size() >= 20);
-  uint32_t json_length = 0;
-  std::memcpy(&json_length, bytes.data() + 12, 4);
-  return nlohmann::json::parse(bytes.substr(20, json_length));
-}
+using test_support::accessorFloats;
+using test_support::glbJson;
+using test_support::indicesOf;
 
 }  // namespace
 
@@ -175,7 +134,7 @@ TEST_CASE("export: glb reads back with tinygltf", "[export]") {
     CHECK(indices.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT);
     CHECK(indices.count == 3 * icosphereFaces(8));
     // Every corner is the mesh's corner, or a copy of it at the same place.
-    const std::vector<uint32_t> written_indices = accessorIndices(model, land.indices);
+    const std::vector<uint32_t> written_indices = indicesOf(model, land.indices);
     const std::vector<float> positions = accessorFloats(model, land.attributes.at("POSITION"));
     for (size_t i = 0; i < written_indices.size(); ++i) {
       const uint32_t w = written_indices[i];

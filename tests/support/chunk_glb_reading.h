@@ -73,30 +73,9 @@ struct TestPlanet {
   TestPlanet& operator=(const TestPlanet&) = delete;
 };
 
+using test_support::accessorFloats;
+using test_support::indicesOf;
 using test_support::loadGlb;
-
-template <typename T>
-inline std::vector<T> accessorData(const tinygltf::Model& model, int index) {
-  const tinygltf::Accessor& accessor = model.accessors[size_t(index)];
-  const tinygltf::BufferView& view = model.bufferViews[size_t(accessor.bufferView)];
-  const size_t components = size_t(tinygltf::GetNumComponentsInType(uint32_t(accessor.type)));
-  std::vector<T> values(accessor.count * components);
-  std::memcpy(
-      values.data(),
-      model.buffers[size_t(view.buffer)].data.data() + view.byteOffset + accessor.byteOffset,
-      values.size() * sizeof(T));
-  return values;
-}
-
-// Triangle indices (uint16 or uint32), widened.
-inline std::vector<uint32_t> indexData(const tinygltf::Model& model, int index) {
-  if (model.accessors[size_t(index)].componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT) {
-    return accessorData<uint32_t>(model, index);
-  }
-  REQUIRE(model.accessors[size_t(index)].componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT);
-  const std::vector<uint16_t> small = accessorData<uint16_t>(model, index);
-  return {small.begin(), small.end()};
-}
 
 // One chunk vertex as an engine sees it.
 struct WorldVertex {
@@ -124,10 +103,10 @@ struct ChunkView {
 inline std::vector<WorldVertex> worldVertices(const tinygltf::Model& model,
                                               const tinygltf::Primitive& primitive,
                                               const glm::dvec3& t) {
-  const std::vector<float> p = accessorData<float>(model, primitive.attributes.at("POSITION"));
-  const std::vector<float> n = accessorData<float>(model, primitive.attributes.at("NORMAL"));
-  const std::vector<float> c = accessorData<float>(model, primitive.attributes.at("COLOR_0"));
-  const std::vector<float> e = accessorData<float>(model, primitive.attributes.at("_ELEVATION"));
+  const std::vector<float> p = accessorFloats(model, primitive.attributes.at("POSITION"));
+  const std::vector<float> n = accessorFloats(model, primitive.attributes.at("NORMAL"));
+  const std::vector<float> c = accessorFloats(model, primitive.attributes.at("COLOR_0"));
+  const std::vector<float> e = accessorFloats(model, primitive.attributes.at("_ELEVATION"));
   std::vector<WorldVertex> out(e.size());
   const glm::vec3 tf(t);
   for (size_t v = 0; v < out.size(); ++v) {
@@ -155,10 +134,10 @@ inline std::vector<ChunkView> readChunks(const tinygltf::Model& model,
       REQUIRE(double(float(chunk.translation[c])) == chunk.translation[c]);
     const tinygltf::Mesh& mesh = model.meshes[size_t(node.mesh)];
     chunk.vertices = worldVertices(model, mesh.primitives.at(0), chunk.translation);
-    chunk.indices = indexData(model, mesh.primitives[0].indices);
+    chunk.indices = indicesOf(model, mesh.primitives[0].indices);
     if (mesh.primitives.size() > 1) {
       chunk.skirt_vertices = worldVertices(model, mesh.primitives[1], chunk.translation);
-      chunk.skirt_indices = indexData(model, mesh.primitives[1].indices);
+      chunk.skirt_indices = indicesOf(model, mesh.primitives[1].indices);
     }
     chunks.push_back(std::move(chunk));
   }
