@@ -11,6 +11,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_group.h>
 
 #include "export/colour_ramps.h"
 #include "export/detail/surface_buffers.h"
@@ -24,7 +25,7 @@ constexpr size_t kLinesPerBlock = size_t(1) << 14;
 constexpr size_t kBlocksPerBatch = 16;
 // Longest lines: "v" + 3 floats (<= 1 + 14 chars each) + 3 colours (1 + 6) + "\n" = 68;
 // "f" + 3 * " a//a" (<= 1 + 10 + 2 + 10) + "\n" = 71. Formatting buffers hold
-// kBlocksPerBatch * kLinesPerBlock * kMaxLineBytes = 24 MiB.
+// kBlocksPerBatch * kLinesPerBlock * kMaxLineBytes = 24 MiB, twice.
 constexpr size_t kMaxLineBytes = 96;
 
 // A formatting buffer allocated once, without std::string's zero fill on every resize.
@@ -57,13 +58,19 @@ char* putIndexPair(char* p, uint64_t index) {  // " a//a"
   return put(p, digits);
 }
 
-// Writes `count` lines made by format(i, buffer) -> end (at most kMaxLineBytes each).
+// Writes `count` lines made by format(i, buffer) -> end (at most kMaxLineBytes each). A batch
+// is formatted in parallel while the one before it is being written (two sets of buffers), so
+// the kernel's copy into the page cache overlaps the formatting.
 template <typename Format>
 void writeLines(FileWriter& out, size_t count, const Format& format) {
-  std::vector<TextBlock> blocks(kBlocksPerBatch);
-  for (size_t batch_start = 0; batch_start < count;
-       batch_start += kLinesPerBlock * kBlocksPerBatch) {
-    const size_t batch_end = std::min(count, batch_start + kLinesPerBlock * kBlocksPerBatch);
+  constexpr size_t kBatchLines = kLinesPerBlock * kBlocksPerBatch;
+  std::vector<TextBlock> buffers[2] = {std::vector<TextBlock>(kBlocksPerBatch),
+                                       std::vector<TextBlock>(kBlocksPerBatch)};
+  tbb::task_group writing;  // after the buffers: destroyed (waited for) first
+  int current = 0;
+  for (size_t batch_start = 0; batch_start < count; batch_start += kBatchLines) {
+    std::vector<TextBlock>& blocks = buffers[current];
+    const size_t batch_end = std::min(count, batch_start + kBatchLines);
     const size_t block_count = (batch_end - batch_start + kLinesPerBlock - 1) / kLinesPerBlock;
     tbb::parallel_for(size_t(0), block_count, [&](size_t b) {
       const size_t first = batch_start + b * kLinesPerBlock;
@@ -72,8 +79,13 @@ void writeLines(FileWriter& out, size_t count, const Format& format) {
       for (size_t i = first; i < last; ++i) p = format(i, p);
       blocks[b].size = size_t(p - blocks[b].data.get());
     });
-    for (size_t b = 0; b < block_count; ++b) out.write(blocks[b].data.get(), blocks[b].size);
+    writing.wait();  // the previous batch is out: its buffers are free again
+    writing.run([&out, &blocks, block_count] {
+      for (size_t b = 0; b < block_count; ++b) out.write(blocks[b].data.get(), blocks[b].size);
+    });
+    current ^= 1;
   }
+  writing.wait();
 }
 
 // One object: `o`, `usemtl`, vertices with colours, one normal per vertex, faces whose

@@ -103,22 +103,20 @@ std::vector<MaskLayer> maskLayers(const PlanetState& planet, const Config& confi
   return layers;
 }
 
-void writeMasks(const std::vector<MaskLayer>& layers, const planet_export::PlanetSurface& surface,
-                int width, planet_export::OutputTransaction& out) {
+std::string maskPng(const MaskLayer& layer, const geodesy::SphereMesh& mesh,
+                    const planet_export::EquirectLocations& where) {
+  const std::vector<float> samples = planet_export::sampleVertexField(mesh, where, layer.values);
+  planet_export::Gray16Image image(where.width, where.height);
+  const double scale = 65535.0 / (layer.max - layer.min);
+  for (size_t i = 0; i < samples.size(); ++i)
+    image.pixels[i] =
+        uint16_t(std::lround(std::clamp((samples[i] - layer.min) * scale, 0.0, 65535.0)));
+  return planet_export::encodePngGray16(image);
+}
+
+std::string masksJson(const std::vector<MaskLayer>& layers, int width) {
   Json files = Json::array();
-  // Every pixel centre located once for all layers, or the run's shared grid (equirect_sampler.h).
-  planet_export::EquirectLocations own;
-  const planet_export::EquirectLocations& where =
-      planet_export::mapLocations(surface, width, width / 2, own);
   for (const MaskLayer& m : layers) {
-    const std::vector<float> samples =
-        planet_export::sampleVertexField(*surface.mesh, where, m.values);
-    planet_export::Gray16Image image(width, width / 2);
-    const double scale = 65535.0 / (m.max - m.min);
-    for (size_t i = 0; i < samples.size(); ++i)
-      image.pixels[i] =
-          uint16_t(std::lround(std::clamp((samples[i] - m.min) * scale, 0.0, 65535.0)));
-    out.stage(m.file, planet_export::encodePngGray16(image));
     files.push_back({{"file", m.file},
                      {"units", m.units},
                      {"meaning", m.meaning},
@@ -136,7 +134,17 @@ void writeMasks(const std::vector<MaskLayer>& layers, const planet_export::Plane
               {"texcoord", "TEXCOORD_0 of planet.glb: u = (lon + 180) / 360, v = (90 - lat) / 180"},
               {"interpolation", "barycentric over the mesh triangles, like heightmap.png"},
               {"files", files}};
-  out.stage("masks.json", doc.dump(2) + "\n");
+  return doc.dump(2) + "\n";
+}
+
+void writeMasks(const std::vector<MaskLayer>& layers, const planet_export::PlanetSurface& surface,
+                int width, planet_export::OutputTransaction& out) {
+  // Every pixel centre located once for all layers, or the run's shared grid (equirect_sampler.h).
+  planet_export::EquirectLocations own;
+  const planet_export::EquirectLocations& where =
+      planet_export::mapLocations(surface, width, width / 2, own);
+  for (const MaskLayer& m : layers) out.stage(m.file, maskPng(m, *surface.mesh, where));
+  out.stage("masks.json", masksJson(layers, width));
 }
 
 }  // namespace planet

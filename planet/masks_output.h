@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "export/atomic_file.h"
+#include "export/equirect_sampler.h"
 #include "export/planet_surface.h"
 #include "hydrology/rivers.h"
 #include "planet/config.h"
@@ -32,7 +33,15 @@ std::vector<MaskLayer> maskLayers(const PlanetState& planet, const Config& confi
                                   const hydrology::RiverNetwork& rivers,
                                   std::span<const uint8_t> biomes);
 
-// Stages every layer's PNG at config.output.map_width and masks.json.
+// One layer's 16-bit PNG, sampled at the located pixel centres (their width and height).
+std::string maskPng(const MaskLayer& layer, const geodesy::SphereMesh& mesh,
+                    const planet_export::EquirectLocations& where);
+
+// masks.json: every layer's file, units, meaning, range and decoding.
+std::string masksJson(const std::vector<MaskLayer>& layers, int width);
+
+// Stages every layer's PNG at `width` and masks.json, one after another (generate writes them
+// as tasks beside its other outputs: planet_outputs.h).
 void writeMasks(const std::vector<MaskLayer>& layers, const planet_export::PlanetSurface& surface,
                 int width, planet_export::OutputTransaction& out);
 

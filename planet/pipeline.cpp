@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <tbb/parallel_reduce.h>
+#include <tbb/task_group.h>
 #include <nlohmann/json.hpp>
 
 #include "export/atomic_file.h"
@@ -467,30 +468,29 @@ void writePlanet(const PlanetState& planet, const Config& config,
     on_stage("rivers");
     timer.start("rivers");
     // One routing of the final terrain for the rivers and summary.json's drainage section.
-    hydrology::RiverNetwork rivers;
+    // The drainage summary (serial for the most part) is a task beside the rivers and masks.
+    const DrainageNetwork drainage = drainageOf(drainageInputOf(planet, config));
+    tbb::task_group summarising;
+    summarising.run([&] { drainage_summary = drainageSummary(planet, config, drainage); });
     {
-      const DrainageNetwork drainage = drainageOf(drainageInputOf(planet, config));
-      drainage_summary = drainageSummary(planet, config, drainage);
-      rivers = riversOf(planet, config, drainage);
+      const hydrology::RiverNetwork rivers = riversOf(planet, config, drainage);
+      if (config.rivers.enabled) {
+        water = waterGeometryOf(rivers);
+        surface.water = &water;
+        out.stage("rivers.geojson", riversGeoJson(rivers, planet));
+        rivers_summary = riversSummary(rivers, planet, config);
+      }
+      if (config.output.masks || config.output.mask_attributes)
+        masks = maskLayers(planet, config, rivers, biomes);
     }
-    if (config.rivers.enabled) {
-      water = waterGeometryOf(rivers);
-      surface.water = &water;
-      out.stage("rivers.geojson", riversGeoJson(rivers, planet));
-      rivers_summary = riversSummary(rivers, planet, config);
-    }
-    if (config.output.masks || config.output.mask_attributes)
-      masks = maskLayers(planet, config, rivers, biomes);
-    if (config.output.masks) writeMasks(masks, surface, config.output.map_width, out);
+    summarising.wait();
     if (config.output.mask_attributes) {
       for (const MaskLayer& m : masks)
         if (!m.attribute.empty()) surface.attributes.push_back({m.attribute, m.values});
-    } else {
-      masks = {};
     }
     timer.start("export");
   }
-  writeOutputs(planet, config, surface, out, timer);
+  writeOutputs(planet, config, surface, std::move(masks), out, timer);
   timer.stop();
   // summary.json goes last so it can report the export time; it is staged like the rest.
   Json summary = summaryJson(planet, config, timer, threads, std::move(drainage_summary));

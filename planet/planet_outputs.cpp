@@ -21,6 +21,7 @@
 #include "export/png_io.h"
 #include "export/surface_maps.h"
 #include "geodesy/stopwatch.h"
+#include "planet/masks_output.h"
 
 namespace planet {
 namespace {
@@ -222,20 +223,38 @@ void addEngineMaps(const Config& config, const planet_export::PlanetSurface& sur
            [&, normals] { return png(planet_export::renderNormalMap(surface, normals)); });
 }
 
+// The texturing masks and climate layers (masks_output.h), one PNG per task, and masks.json.
+// A layer's values are freed once its PNG is made, unless the glb writes them as an attribute.
+void addMasks(std::vector<MaskLayer>& masks, const planet_export::PlanetSurface& surface, int width,
+              OutputJobs& jobs, planet_export::EquirectLocations& own) {
+  const planet_export::EquirectLocations& where =
+      planet_export::mapLocations(surface, width, width / 2, own);
+  for (MaskLayer& m : masks) {
+    jobs.add(m.file, [&] {
+      std::string bytes = maskPng(m, *surface.mesh, where);
+      if (m.attribute.empty()) std::vector<float>().swap(m.values);
+      return bytes;
+    });
+  }
+  jobs.add("masks.json", [&, width] { return masksJson(masks, width); });
+}
+
 }  // namespace
 
 void writeOutputs(const PlanetState& planet, const Config& config,
-                  const planet_export::PlanetSurface& given, planet_export::OutputTransaction& out,
-                  StageTimer& timer) {
+                  const planet_export::PlanetSurface& given, std::vector<MaskLayer> masks,
+                  planet_export::OutputTransaction& out, StageTimer& timer) {
   const planet_export::PlanetSurface& surface = given;
   planet_export::PlanetSurface before = surface;
   before.elevation_m = planet.initial_elevation_m;
 
   OutputJobs jobs(out);
   std::vector<planet_export::LodLevel> lods;
-  addMeshes(config, surface, out, jobs, lods);
+  addMeshes(config, surface, out, jobs, lods);  // first: the longest tasks start first
   if (config.output.maps) addMaps(planet, config, surface, before, jobs);
   if (config.output.heightmaps) addEngineMaps(config, surface, jobs);
+  planet_export::EquirectLocations mask_grid;  // only when the masks cannot share surface's
+  if (config.output.masks) addMasks(masks, surface, config.output.map_width, jobs, mask_grid);
   jobs.run(timer);
 }
 

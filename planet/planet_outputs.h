@@ -8,18 +8,21 @@
 #include "export/atomic_file.h"
 #include "export/planet_surface.h"
 #include "planet/config.h"
+#include "planet/masks_output.h"
 #include "planet/pipeline.h"
 #include "planet/run_stats.h"
 
 namespace planet {
 
-// Writes every output the config asks for into `out` (not committed). `surface` is
+// Writes every output the config asks for into `out` (not committed), the masks' PNGs and
+// masks.json among them when config.output.masks (`masks`: maskLayers' result; surface's
+// attributes may point into their values, which a move keeps in place). `surface` is
 // surfaceOf(planet, config) with its biomes and land colour set, and surface.equirect the
 // located grid of map_width (the caller's, shared with the masks; null: each map locates its
 // own). Each output's own wall time goes to timer.addPart (name: its file). Throws what
 // a writer throws (std::runtime_error naming the file).
 void writeOutputs(const PlanetState& planet, const Config& config,
-                  const planet_export::PlanetSurface& surface,
+                  const planet_export::PlanetSurface& surface, std::vector<MaskLayer> masks,
                   planet_export::OutputTransaction& out, StageTimer& timer);
 
 }  // namespace planet
