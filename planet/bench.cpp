@@ -155,13 +155,14 @@ void benchPipeline(int frequency, int threads) {
   resetPeakRss();
   const uint64_t rss_before = currentRssBytes();
   StageTimer timer;
+  timer.trackMemory();
   const auto quiet = [](const std::string&) {};
   {
     PlanetState planet = buildPlanet(config, timer, quiet);
     erodePlanet(planet, config, timer, quiet);
     writePlanet(planet, config, dir, timer, quiet, threads);
   }
-  const uint64_t peak = peakRssBytes();
+  const uint64_t peak = timer.peakRss();
   std::filesystem::remove_all(dir);
   std::vector<std::pair<std::string, double>> stages;  // summed by name, in first-run order
   double total = 0.0;
@@ -184,6 +185,10 @@ void benchPipeline(int frequency, int threads) {
   printFigure("pipeline_peak_rss_bytes", frequency, threads, double(peak), "bytes");
   printFigure("pipeline_peak_rss_bytes_per_vertex", frequency, threads,
               double(peak - std::min(peak, rss_before)) / vertices, "bytes/vertex");
+  // Which stage holds the peak, and how each grows with the vertex count.
+  for (const auto& [name, bytes] : timer.stagePeaks())
+    printFigure(("pipeline_" + name + "_peak_rss_bytes_per_vertex").c_str(), frequency, threads,
+                double(bytes - std::min(bytes, rss_before)) / vertices, "bytes/vertex");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "planet/run_stats.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -47,8 +48,39 @@ std::string hashFloats(std::span<const float> values) {
   return text;
 }
 
+bool StageTimer::trackMemory() {
+  untracked_peak_ = std::max(untracked_peak_, peakRssBytes());  // before: still the run's
+  tracking_ = untracked_peak_ > 0 && resetPeakRss();
+  return tracking_;
+}
+
+void StageTimer::recordPeak() {
+  if (!tracking_) return;
+  const uint64_t peak = peakRssBytes();
+  resetPeakRss();
+  if (running_.empty()) {
+    untracked_peak_ = std::max(untracked_peak_, peak);
+    return;
+  }
+  auto it =
+      std::find_if(peaks_.begin(), peaks_.end(), [&](auto& p) { return p.first == running_; });
+  if (it == peaks_.end())
+    peaks_.emplace_back(running_, peak);
+  else
+    it->second = std::max(it->second, peak);
+}
+
+uint64_t StageTimer::peakRss() const {
+  uint64_t peak = peakRssBytes();
+  if (!tracking_) return peak;
+  peak = std::max(peak, untracked_peak_);
+  for (const auto& [name, bytes] : peaks_) peak = std::max(peak, bytes);
+  return peak;
+}
+
 void StageTimer::start(std::string name) {
   stop();
+  recordPeak();  // what ran between stages
   running_ = std::move(name);
   begin_ = std::chrono::steady_clock::now();
 }
@@ -57,6 +89,7 @@ void StageTimer::stop() {
   if (running_.empty()) return;
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
   stages_.emplace_back(running_, s);
+  recordPeak();
   running_.clear();
 }
 

@@ -24,9 +24,14 @@ bool resetPeakRss();
 // bit-identical arrays.
 std::string hashFloats(std::span<const float> values);
 
-// Wall-clock time of named stages, in the order they ran.
+// Wall-clock time of named stages, in the order they ran; optionally the peak memory of each.
 class StageTimer {
  public:
+  // From now on also measures each stage's peak resident memory: at every stage boundary the
+  // process's peak (VmHWM) is read and reset, so anything else reading peakRssBytes() sees
+  // only the time since the last boundary (use peakRss()). False, and nothing measured, where
+  // the peak cannot be reset.
+  bool trackMemory();
   void start(std::string name);
   void stop();  // stops the running stage, if any
   double seconds(const std::string& name) const;
@@ -35,8 +40,18 @@ class StageTimer {
   // not added to the stage list (their sum may exceed the stage's time).
   void addPart(std::string name, double seconds) { parts_.emplace_back(std::move(name), seconds); }
   const std::vector<std::pair<std::string, double>>& parts() const { return parts_; }
+  // Tracked: the peak RSS of each stage name (the highest over its runs), in first-run order.
+  const std::vector<std::pair<std::string, uint64_t>>& stagePeaks() const { return peaks_; }
+  // The process's peak RSS since it started (tracked: the highest of every stage, of what ran
+  // between them, and of the time before trackMemory).
+  uint64_t peakRss() const;
 
  private:
+  void recordPeak();  // tracked: the peak since the last boundary goes to the running stage
+
+  bool tracking_ = false;
+  uint64_t untracked_peak_ = 0;  // outside the stages
+  std::vector<std::pair<std::string, uint64_t>> peaks_;
   std::vector<std::pair<std::string, double>> stages_;
   std::vector<std::pair<std::string, double>> parts_;
   std::string running_;

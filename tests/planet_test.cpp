@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -16,6 +17,7 @@
 #include "planet/memory_estimate.h"
 #include "planet/ocean.h"
 #include "planet/perlin.h"
+#include "planet/run_stats.h"
 #include "planet/terrain.h"
 
 using namespace planet;
@@ -255,4 +257,40 @@ TEST_CASE("memory estimate: absurd frequencies are refused with a fitting one", 
   CHECK(e.largest_fitting_frequency < 100000);
   c.planet.frequency = e.largest_fitting_frequency;
   CHECK(estimateMemory(c).required_bytes <= e.available_bytes);
+}
+
+TEST_CASE("run stats: each stage's peak memory is its own, the run's peak the highest",
+          "[planet]") {
+  planet::StageTimer timer;
+  if (!timer.trackMemory()) {
+    WARN("the peak RSS cannot be reset here (/proc/self/clear_refs): nothing to check");
+    return;
+  }
+  constexpr size_t kBig = size_t(256) << 20;
+  timer.start("big");
+  {
+    std::vector<char> block(kBig);
+    std::memset(block.data(), 1, block.size());  // resident, whatever the allocator did
+    volatile char sink = block[kBig / 2];
+    (void)sink;
+  }  // freed: a 256 MB block goes back to the system
+  timer.start("small");
+  {
+    std::vector<char> block(size_t(1) << 20, 1);
+    volatile char sink = block[12];
+    (void)sink;
+  }
+  timer.stop();
+  const auto& peaks = timer.stagePeaks();
+  REQUIRE(peaks.size() == 2);
+  CHECK(peaks[0].first == "big");
+  CHECK(peaks[1].first == "small");
+  // Without the reset at the boundary, "small" would report big's peak.
+  CHECK(peaks[0].second >= peaks[1].second + kBig * 3 / 4);
+  CHECK(timer.peakRss() >= peaks[0].second);
+  // A stage run twice keeps its higher peak.
+  timer.start("small");
+  timer.stop();
+  REQUIRE(timer.stagePeaks().size() == 2);
+  CHECK(timer.stagePeaks()[1].second >= peaks[1].second);
 }
