@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include <png.h>
+#include <zlib.h>
 
 #include "export/atomic_file.h"
 
@@ -52,9 +53,11 @@ struct PngRows {
   size_t row_bytes = 0;
 };
 
-// libpng with its defaults (zlib level 6, adaptive filters): one encoder per call, so images
-// can be encoded concurrently. The bytes depend only on the pixels. Returns nullptr on
-// success, else libpng's message (valid while `state` lives).
+// libpng with adaptive filters and zlib's run-length strategy (Z_RLE, level 6): on the maps of
+// a f = 512 run it encodes 3.2x faster than zlib's default strategy for 5 % more bytes
+// (docs/performance.md). One encoder per call, so images can be encoded concurrently. The
+// bytes depend only on the pixels. Returns nullptr on success, else libpng's message (valid
+// while `state` lives).
 const char* encodeRows(const PngRows& rows, std::string* out, PngErrorState* state) {
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, state, pngError, pngWarning);
   if (png == nullptr) return "png_create_write_struct failed";
@@ -71,6 +74,7 @@ const char* encodeRows(const PngRows& rows, std::string* out, PngErrorState* sta
   png_set_IHDR(png, info, png_uint_32(rows.width), png_uint_32(rows.height), rows.bit_depth,
                rows.color_type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                PNG_FILTER_TYPE_DEFAULT);
+  png_set_compression_strategy(png, Z_RLE);
   png_write_info(png, info);
   // PNG stores 16-bit samples big-endian; let libpng swap from the host order.
   const uint16_t probe = 1;
