@@ -133,7 +133,6 @@ int runPipeline(Command command, const GenerateArgs& args, Verbosity verbosity) 
       runCompare(config, args.out_dir, threads, on_stage);
     } else {
       StageTimer timer;
-      timer.trackMemory();  // summary.json's peak_rss_bytes_by_stage
       PlanetState planet = buildPlanet(config, timer, on_stage);
       erodePlanet(planet, config, timer, on_stage);
       writePlanet(planet, config, args.out_dir, timer, on_stage, threads);

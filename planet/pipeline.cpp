@@ -337,11 +337,6 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
   for (const auto& [name, seconds] : timer.parts()) outputs[name] = seconds;
   s["export_outputs_s"] = outputs;
   s["peak_rss_bytes"] = timer.peakRss();
-  if (!timer.stagePeaks().empty()) {
-    Json by_stage = Json::object();  // the highest over each stage's runs (epochs)
-    for (const auto& [name, bytes] : timer.stagePeaks()) by_stage[name] = bytes;
-    s["peak_rss_bytes_by_stage"] = by_stage;
-  }
   const erosion::ErosionStats& e = planet.erosion_stats;
   s["erosion"] = {{"droplets", e.droplets},
                   {"eroded_volume_m3", e.eroded_volume_m3},

@@ -28,9 +28,10 @@ std::string hashFloats(std::span<const float> values);
 class StageTimer {
  public:
   // From now on also measures each stage's peak resident memory: at every stage boundary the
-  // process's peak (VmHWM) is read and reset, so anything else reading peakRssBytes() sees
-  // only the time since the last boundary (use peakRss()). False, and nothing measured, where
-  // the peak cannot be reset.
+  // process's peak (VmHWM) is read and reset, so anything else reading it (peakRssBytes(),
+  // getrusage, /usr/bin/time) sees only the time since the last boundary: use peakRss(). For
+  // the benchmark, which owns its process. False, and nothing measured, where the peak cannot
+  // be reset.
   bool trackMemory();
   void start(std::string name);
   void stop();  // stops the running stage, if any
