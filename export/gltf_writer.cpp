@@ -27,6 +27,7 @@
 #include "export/detail/glb_groups.h"
 #include "export/detail/glb_water.h"
 #include "export/detail/meshopt_codec.h"
+#include "export/detail/surface_buffers.h"
 #include "export/mesh_export.h"
 #include "planetgen_version.h"
 

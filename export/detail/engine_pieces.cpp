@@ -91,20 +91,21 @@ glm::vec4 equirectTangent(const glm::vec3& normal, const glm::vec3& direction) {
   return {float(t.x), float(t.y), float(t.z), float(w)};
 }
 
-OceanMesh oceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m) {
+OceanMesh oceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m,
+                    LocalIds& local) {
   OceanMesh out;
+  out.positions.reserve(cover.vertices.size());
+  out.normals.reserve(cover.vertices.size());
   for (uint32_t v : cover.vertices) {
     const glm::dvec3 unit = glm::normalize(glm::dvec3(mesh.positions[v]));
     out.positions.emplace_back(radius_m * unit);
     out.normals.push_back(toUnitFloat(unit));
   }
+  local.assign(cover.vertices, mesh.vertexCount());
+  out.indices.reserve(3 * cover.faces.size());
   for (uint32_t f : cover.faces) {
-    for (int k = 0; k < 3; ++k) {
-      const uint32_t v = mesh.indices[3 * size_t(f) + size_t(k)];
-      out.indices.push_back(
-          uint32_t(std::lower_bound(cover.vertices.begin(), cover.vertices.end(), v) -
-                   cover.vertices.begin()));
-    }
+    for (int k = 0; k < 3; ++k)
+      out.indices.push_back(local(mesh.indices[3 * size_t(f) + size_t(k)]));
   }
   return out;
 }
@@ -116,18 +117,19 @@ double oceanRadius(double radius_m, double sea_level_m) {
 }
 
 OceanCover oceanCover(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
-                      double sea_level_m, std::span<const uint32_t> faces) {
+                      double sea_level_m, std::span<const uint32_t> faces, DistinctIds& distinct) {
   OceanCover cover;
+  distinct.start(mesh.vertexCount());
   for (uint32_t f : faces) {
     const uint32_t* corner = &mesh.indices[3 * size_t(f)];
     bool wet = false;
     for (int k = 0; k < 3; ++k) wet = wet || double(elevation_m[corner[k]]) < sea_level_m;
     if (!wet) continue;
     cover.faces.push_back(f);
-    cover.vertices.insert(cover.vertices.end(), corner, corner + 3);
+    for (int k = 0; k < 3; ++k) distinct.add(corner[k]);
   }
   std::sort(cover.faces.begin(), cover.faces.end());
-  sortUnique(cover.vertices);
+  cover.vertices = distinct.take();
   return cover;
 }
 
