@@ -37,32 +37,33 @@ uint32_t rankIn(std::span<const uint32_t> sorted, uint32_t global) {
   return uint32_t(std::lower_bound(sorted.begin(), sorted.end(), global) - sorted.begin());
 }
 
-// One chunk as written. Its "slots" are the chunk's surface vertices (partition order), then
-// the skirt bottoms (border order); the piece's vertices are slots or their seam copies.
+// One chunk's vertices as written. Its "slots" are the chunk's surface vertices (partition
+// order), then the skirt bottoms (border order); the piece's vertices are slots or their seam
+// copies.
 struct ChunkPiece {
   std::vector<uint32_t> slot;     // per piece vertex, in the written order
   std::vector<glm::vec2> uv;      // per piece vertex, in the written order
-  std::vector<uint32_t> indices;  // into the written order
-  uint32_t surface_indices = 0;
   uint32_t surface_vertices = 0;  // the first ones: surface slots and their copies
 };
 
-// The chunk's triangles (surface, then skirt) with local indices, its seam split, and its
-// vertices ordered surface first (stable), so the surface primitive's accessors cover a prefix.
+// The chunk's triangles (surface, then skirt: 3 per face and 6 per border edge, written to
+// `indices`), its seam split, and its vertices ordered surface first (stable), so the surface
+// primitive's accessors cover a prefix; `indices` ends up naming that order.
 ChunkPiece splitChunk(const geodesy::SphereMesh& mesh, const ChunkPartition& partition, size_t c,
-                      std::span<const uint32_t> border, LocalIds& local) {
+                      std::span<const uint32_t> border, LocalIds& local,
+                      std::span<uint32_t> indices) {
   const std::span<const uint32_t> verts(
       &partition.vertices[partition.vertex_offsets[c]],
       partition.vertex_offsets[c + 1] - partition.vertex_offsets[c]);
   local.assign(verts, mesh.vertexCount());
   const uint32_t surface_count = uint32_t(verts.size());
-  std::vector<uint32_t> indices;
+  uint32_t* index = indices.data();
   for (uint32_t n = partition.face_offsets[c]; n < partition.face_offsets[c + 1]; ++n) {
     for (int k = 0; k < 3; ++k) {
-      indices.push_back(local(mesh.indices[3 * size_t(partition.faces[n]) + size_t(k)]));
+      *index++ = local(mesh.indices[3 * size_t(partition.faces[n]) + size_t(k)]);
     }
   }
-  const uint32_t surface_indices = uint32_t(indices.size());
+  const uint32_t surface_indices = uint32_t(index - indices.data());
   if (!border.empty()) {
     for (uint32_t e = partition.border_offsets[c]; e < partition.border_offsets[c + 1]; ++e) {
       const uint32_t from = partition.border_edges[2 * size_t(e)];
@@ -71,15 +72,14 @@ ChunkPiece splitChunk(const geodesy::SphereMesh& mesh, const ChunkPartition& par
       const uint32_t a_low = surface_count + rankIn(border, from);
       const uint32_t b_low = surface_count + rankIn(border, to);
       // The chunk lies left of a -> b seen from outside; these two triangles face away from it.
-      for (uint32_t corner : {a, b_low, b, a, a_low, b_low}) indices.push_back(corner);
+      for (uint32_t corner : {a, b_low, b, a, a_low, b_low}) *index++ = corner;
     }
   }
   std::vector<glm::vec3> directions;
   directions.reserve(verts.size() + border.size());
   for (uint32_t v : verts) directions.push_back(mesh.positions[v]);
   for (uint32_t v : border) directions.push_back(mesh.positions[v]);
-  Piece piece = splitSeam(directions, indices, surface_indices);
-  std::vector<uint32_t>().swap(indices);
+  const Piece piece = splitSeam(directions, indices, surface_indices);
 
   const auto is_surface = [&](uint32_t i) { return piece.source[i] < surface_count; };
   std::vector<uint32_t> order(piece.source.size());
@@ -87,10 +87,8 @@ ChunkPiece splitChunk(const geodesy::SphereMesh& mesh, const ChunkPartition& par
   std::stable_partition(order.begin(), order.end(), is_surface);
   std::vector<uint32_t> new_of_old(order.size());
   for (uint32_t n = 0; n < order.size(); ++n) new_of_old[order[n]] = n;
+  for (size_t i = 0; i < indices.size(); ++i) indices[i] = new_of_old[piece.indices[i]];
   ChunkPiece out;
-  for (uint32_t& i : piece.indices) i = new_of_old[i];
-  out.indices = std::move(piece.indices);
-  out.surface_indices = piece.surface_indices;
   out.surface_vertices = uint32_t(std::count_if(order.begin(), order.end(), is_surface));
   out.slot.resize(order.size());
   out.uv.resize(order.size());
@@ -104,13 +102,13 @@ ChunkPiece splitChunk(const geodesy::SphereMesh& mesh, const ChunkPartition& par
 }  // namespace
 
 Group buildChunkedLand(const PlanetSurface& surface, const LandVertexData& data,
-                       int chunks_per_edge, double skirt_depth_m, bool world, bool tangents) {
+                       const ChunkPartition& partition, double skirt_depth_m, bool world,
+                       bool tangents) {
   if (!std::isfinite(skirt_depth_m) || skirt_depth_m < 0.0) {
     throw std::invalid_argument("skirt depth " + std::to_string(skirt_depth_m) +
                                 " m is not allowed; allowed: a finite depth >= 0 (0 = no skirts)");
   }
   const geodesy::SphereMesh& mesh = *surface.mesh;
-  const ChunkPartition partition = partitionChunks(mesh, chunks_per_edge);
   const size_t chunk_count = partition.chunkCount();
   const bool skirts = skirt_depth_m > 0.0;
   const std::vector<std::vector<uint32_t>> border = borderVertices(partition, skirts);
@@ -142,22 +140,30 @@ Group buildChunkedLand(const PlanetSurface& surface, const LandVertexData& data,
   });
   const ChunkFrames frames = chooseChunkFrames(bounds);
 
+  // The index count of a chunk is known before its seam split (3 per face, 6 per border edge
+  // with skirts), so each chunk's indices are written straight into the group.
+  Group g;
+  g.grid_m = frames.grid_m;
+  for (size_t c = 0; c < chunk_count; ++c) {
+    const size_t faces = partition.face_offsets[c + 1] - partition.face_offsets[c];
+    const size_t edges = skirts ? partition.border_offsets[c + 1] - partition.border_offsets[c] : 0;
+    g.index_offsets.push_back(g.index_offsets.back() + 3 * faces + 6 * edges);
+    g.surface_indices.push_back(3 * faces);
+    g.translations.push_back(world ? glm::dvec3(0.0) : frames.translations[c]);
+  }
+  g.indices.resize(g.index_offsets.back());
   std::vector<ChunkPiece> pieces(chunk_count);
   {
     tbb::enumerable_thread_specific<LocalIds> tables;  // one global -> local table per thread
     tbb::parallel_for(size_t(0), chunk_count, [&](size_t c) {
-      pieces[c] = splitChunk(mesh, partition, c, border[c], tables.local());
+      const std::span<uint32_t> indices(&g.indices[g.index_offsets[c]],
+                                        g.index_offsets[c + 1] - g.index_offsets[c]);
+      pieces[c] = splitChunk(mesh, partition, c, border[c], tables.local(), indices);
     });
   }
-
-  Group g;
-  g.grid_m = frames.grid_m;
   for (size_t c = 0; c < chunk_count; ++c) {
     g.vertex_offsets.push_back(g.vertex_offsets.back() + pieces[c].slot.size());
-    g.index_offsets.push_back(g.index_offsets.back() + pieces[c].indices.size());
-    g.surface_indices.push_back(pieces[c].surface_indices);
     g.surface_vertices.push_back(pieces[c].surface_vertices);
-    g.translations.push_back(world ? glm::dvec3(0.0) : frames.translations[c]);
   }
   const size_t vertex_total = g.vertex_offsets.back();
   g.positions.resize(vertex_total);
@@ -166,7 +172,6 @@ Group buildChunkedLand(const PlanetSurface& surface, const LandVertexData& data,
   g.uvs.resize(vertex_total);
   if (tangents) g.tangents.resize(vertex_total);
   g.scalars.assign(data.scalars.size(), std::vector<float>(vertex_total));
-  g.indices.resize(g.index_offsets.back());
   // Each chunk's vertices gathered from the full mesh's data straight into the group; the
   // chunk's own lists freed as soon as they are copied.
   tbb::parallel_for(size_t(0), chunk_count, [&](size_t c) {
@@ -186,8 +191,6 @@ Group buildChunkedLand(const PlanetSurface& surface, const LandVertexData& data,
       if (tangents) g.tangents[first + n] = equirectTangent(data.normals[v], mesh.positions[v]);
       for (size_t a = 0; a < data.scalars.size(); ++a) g.scalars[a][first + n] = data.scalars[a][v];
     }
-    std::copy(piece.indices.begin(), piece.indices.end(),
-              g.indices.begin() + std::ptrdiff_t(g.index_offsets[c]));
     piece = {};
   });
   return g;

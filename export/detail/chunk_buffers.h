@@ -13,6 +13,7 @@
 
 #include <glm/vec3.hpp>
 
+#include "export/detail/chunks.h"
 #include "export/detail/group.h"
 #include "export/planet_surface.h"
 
@@ -25,18 +26,18 @@ struct LandVertexData {
   std::vector<std::span<const float>> scalars;  // e.g. _ELEVATION, _BIOME, _EROSION
 };
 
-// Cuts the land of `surface` (which must pass validateSurface) into 20 k^2 chunks, one piece
-// each: piece c holds chunk c's surface vertices (ascending global id) and their seam copies,
-// then one skirt vertex under each border vertex (ascending) and the skirt's seam copies;
-// its indices are the surface triangles, then the skirt's (surface_indices[c] of the first).
-// Skirt vertices copy the normal, colour and scalars of the border vertex above them; skirt
-// triangles face away from their chunk. skirt_depth_m = 0 means no skirts. Positions are local
-// to the chunk's frame (Group::translations, Group::grid_m), or with world, that local
-// position plus the translation as float, and translations 0. tangents: fill Group::tangents
-// (equirectTangent). Throws std::invalid_argument if k does not divide the frequency or the
-// depth is negative or not finite. Parallel on the caller's arena; the result does not depend
-// on the thread count.
+// Cuts the land of `surface` (which must pass validateSurface) into the 20 k^2 chunks of
+// `partition` (partitionChunks of surface.mesh), one piece each: piece c holds chunk c's surface
+// vertices (ascending global id) and their seam copies, then one skirt vertex under each border
+// vertex (ascending) and the skirt's seam copies; its indices are the surface triangles, then the
+// skirt's (surface_indices[c] of the first). Skirt vertices copy the normal, colour and scalars of
+// the border vertex above them; skirt triangles face away from their chunk. skirt_depth_m = 0 means
+// no skirts. Positions are local to the chunk's frame (Group::translations, Group::grid_m), or with
+// world, that local position plus the translation as float, and translations 0. tangents: fill
+// Group::tangents (equirectTangent). Throws std::invalid_argument if the depth is negative or not
+// finite. Parallel on the caller's arena; the result does not depend on the thread count.
 Group buildChunkedLand(const PlanetSurface& surface, const LandVertexData& data,
-                       int chunks_per_edge, double skirt_depth_m, bool world, bool tangents);
+                       const ChunkPartition& partition, double skirt_depth_m, bool world,
+                       bool tangents);
 
 }  // namespace planet_export

@@ -94,20 +94,25 @@ glm::vec4 equirectTangent(const glm::vec3& normal, const glm::vec3& direction) {
 OceanMesh oceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m,
                     LocalIds& local) {
   OceanMesh out;
-  out.positions.reserve(cover.vertices.size());
-  out.normals.reserve(cover.vertices.size());
-  for (uint32_t v : cover.vertices) {
-    const glm::dvec3 unit = glm::normalize(glm::dvec3(mesh.positions[v]));
-    out.positions.emplace_back(radius_m * unit);
-    out.normals.push_back(toUnitFloat(unit));
+  out.positions.resize(cover.vertices.size());
+  out.normals.resize(cover.vertices.size());
+  out.indices.resize(3 * cover.faces.size());
+  writeOceanMesh(mesh, cover, radius_m, local, out.positions, out.normals, out.indices);
+  return out;
+}
+
+void writeOceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m,
+                    LocalIds& local, std::span<glm::vec3> positions, std::span<glm::vec3> normals,
+                    std::span<uint32_t> indices) {
+  for (size_t i = 0; i < cover.vertices.size(); ++i) {
+    const glm::dvec3 unit = glm::normalize(glm::dvec3(mesh.positions[cover.vertices[i]]));
+    positions[i] = glm::vec3(radius_m * unit);
+    normals[i] = toUnitFloat(unit);
   }
   local.assign(cover.vertices, mesh.vertexCount());
-  out.indices.reserve(3 * cover.faces.size());
-  for (uint32_t f : cover.faces) {
-    for (int k = 0; k < 3; ++k)
-      out.indices.push_back(local(mesh.indices[3 * size_t(f) + size_t(k)]));
+  for (size_t i = 0; i < indices.size(); ++i) {
+    indices[i] = local(mesh.indices[3 * size_t(cover.faces[i / 3]) + i % 3]);
   }
-  return out;
 }
 
 double oceanRadius(double radius_m, double sea_level_m) {

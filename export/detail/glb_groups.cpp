@@ -96,10 +96,10 @@ ChunkPartition partitionPieces(const geodesy::SphereMesh& mesh, int chunks) {
   return all;
 }
 
-Group landGroup(const PlanetSurface& surface, const LandData& data, int chunks, double skirt_m,
-                bool world, bool tangents) {
-  if (chunks > 0) {
-    return buildChunkedLand(surface, data.vertex, chunks, skirt_m, world, tangents);
+Group landGroup(const PlanetSurface& surface, const LandData& data, const ChunkPartition& partition,
+                double skirt_m, bool world, bool tangents) {
+  if (partition.chunks_per_edge > 0) {
+    return buildChunkedLand(surface, data.vertex, partition, skirt_m, world, tangents);
   }
   // The whole mesh as one piece, in the planet frame.
   const geodesy::SphereMesh& mesh = *surface.mesh;
@@ -122,43 +122,47 @@ Group landGroup(const PlanetSurface& surface, const LandData& data, int chunks, 
 }
 
 // The ocean over the land mesh (oceanCover) at oceanRadius, in the planet frame, cut into the
-// same pieces as the land.
-Group oceanGroup(const PlanetSurface& surface, int chunks) {
+// pieces of `partition`.
+Group oceanGroup(const PlanetSurface& surface, const ChunkPartition& partition) {
   const geodesy::SphereMesh& mesh = *surface.mesh;
   const double radius = oceanRadius(surface.radius_m, surface.sea_level_m);
-  const ChunkPartition partition = partitionPieces(mesh, chunks);
-  std::vector<OceanMesh> pieces(partition.chunkCount());
+  std::vector<OceanCover> covers(partition.chunkCount());
   struct Scratch {
     DistinctIds distinct;
     LocalIds local;
   };
   tbb::enumerable_thread_specific<Scratch> scratch;  // per-thread vertex tables (piece_ids.h)
-  tbb::parallel_for(size_t(0), pieces.size(), [&](size_t c) {
+  tbb::parallel_for(size_t(0), covers.size(), [&](size_t c) {
     const std::span<const uint32_t> faces(
         &partition.faces[partition.face_offsets[c]],
         partition.face_offsets[c + 1] - partition.face_offsets[c]);
-    Scratch& tables = scratch.local();
-    const OceanCover cover =
-        oceanCover(mesh, surface.elevation_m, surface.sea_level_m, faces, tables.distinct);
-    if (!cover.faces.empty()) pieces[c] = oceanMesh(mesh, cover, radius, tables.local);
+    covers[c] =
+        oceanCover(mesh, surface.elevation_m, surface.sea_level_m, faces, scratch.local().distinct);
   });
+  // Pieces without water are left out; the others' meshes are written straight into the group.
   Group g;
-  size_t vertex_total = 0, index_total = 0;
-  for (const OceanMesh& ocean : pieces) {
-    vertex_total += ocean.positions.size();
-    index_total += ocean.indices.size();
+  std::vector<size_t> piece_of;
+  for (size_t c = 0; c < covers.size(); ++c) {
+    if (covers[c].faces.empty()) continue;
+    piece_of.push_back(c);
+    g.vertex_offsets.push_back(g.vertex_offsets.back() + covers[c].vertices.size());
+    g.index_offsets.push_back(g.index_offsets.back() + 3 * covers[c].faces.size());
+    g.surface_indices.push_back(3 * covers[c].faces.size());
+    g.surface_vertices.push_back(covers[c].vertices.size());
+    g.translations.push_back(glm::dvec3(0.0));
   }
-  g.positions.reserve(vertex_total);
-  g.normals.reserve(vertex_total);
-  g.indices.reserve(index_total);
-  for (OceanMesh& ocean : pieces) {
-    if (ocean.indices.empty()) continue;
-    g.positions.insert(g.positions.end(), ocean.positions.begin(), ocean.positions.end());
-    g.normals.insert(g.normals.end(), ocean.normals.begin(), ocean.normals.end());
-    g.indices.insert(g.indices.end(), ocean.indices.begin(), ocean.indices.end());
-    g.closePiece(ocean.indices.size(), glm::dvec3(0.0));
-    ocean = {};
-  }
+  g.positions.resize(g.vertex_offsets.back());
+  g.normals.resize(g.vertex_offsets.back());
+  g.indices.resize(g.index_offsets.back());
+  tbb::parallel_for(size_t(0), piece_of.size(), [&](size_t p) {
+    OceanCover& cover = covers[piece_of[p]];
+    const size_t first = g.vertex_offsets[p], count = g.vertexCount(p);
+    writeOceanMesh(mesh, cover, radius, scratch.local().local,
+                   std::span(g.positions).subspan(first, count),
+                   std::span(g.normals).subspan(first, count),
+                   std::span(g.indices).subspan(g.index_offsets[p], 3 * cover.faces.size()));
+    cover = {};
+  });
   return g;
 }
 

@@ -39,15 +39,16 @@ int autoChunks(int frequency);
 // partitionChunks, or for chunks = 0 one piece of every face and vertex (no borders).
 ChunkPartition partitionPieces(const geodesy::SphereMesh& mesh, int chunks);
 
-// The land of one level as pieces: the chunks of buildChunkedLand (chunks = 0: the whole mesh
-// as one piece, its seam split here). world: positions in the planet frame
-// (one node for all pieces) rather than in each chunk's frame. tangents: fill Group::tangents.
-Group landGroup(const PlanetSurface& surface, const LandData& data, int chunks, double skirt_m,
-                bool world, bool tangents);
+// The land of one level as pieces: the chunks of buildChunkedLand for a partition into chunks
+// (partitionChunks of surface.mesh), or for partitionPieces(mesh, 0) the whole mesh as one
+// piece, its seam split here. world: positions in the planet frame (one node for all pieces)
+// rather than in each chunk's frame. tangents: fill Group::tangents.
+Group landGroup(const PlanetSurface& surface, const LandData& data, const ChunkPartition& partition,
+                double skirt_m, bool world, bool tangents);
 
 // The ocean over the land mesh (oceanCover) at oceanRadius, in the planet frame, cut into the
-// same pieces as the land.
-Group oceanGroup(const PlanetSurface& surface, int chunks);
+// pieces of `partition` (partitionPieces of surface.mesh).
+Group oceanGroup(const PlanetSurface& surface, const ChunkPartition& partition);
 
 // Collision pieces: the land of `surface` (a coarser level) cut into 20 k^2 chunks, positions
 // only, each chunk in its own frame (chunk_frames.h) unless world.
