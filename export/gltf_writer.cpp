@@ -326,10 +326,10 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
     throw std::invalid_argument("writeGlb: " + std::to_string(lods.size()) +
                                 " levels given for lods = " + std::to_string(options.lods));
   }
+  // The pieces of uint16 size, made once for the ocean and (unchunked) the full level.
+  const ChunkPartition pieces = partitionPieces(*surface.mesh, autoChunks(surface.mesh->frequency));
   // The ocean's pieces do not depend on the land's: built as a task beside the land (on the
   // caller's arena), encoded after it, so the file's bytes do not depend on the scheduling.
-  // The pieces of uint16 size are made once, for the ocean and (unchunked) the full level.
-  const ChunkPartition pieces = partitionPieces(*surface.mesh, autoChunks(surface.mesh->frequency));
   Group ocean;
   tbb::task_group building;
   building.run([&] { ocean = oceanGroup(surface, pieces); });
