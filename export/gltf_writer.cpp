@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -215,16 +216,19 @@ class GltfDocument {
 
 // Fills node `target` with one level: a mesh of pieces small enough for uint16 indices, or
 // chunk children. The level's data is freed once its pieces are built, before they are
-// encoded (the writer's peak memory). full_pieces: partitionPieces(surface.mesh, autoChunks(f))
-// when already made (the ocean's), used when the level is cut into those pieces.
+// encoded (the writer's peak memory); then `built` runs (if given). full_pieces:
+// partitionPieces(surface.mesh, autoChunks(f)) when already made (the ocean's), used when the
+// level is cut into those pieces.
 void addLevel(GltfDocument& doc, int target, const std::string& name, LandData data,
               const PlanetSurface& surface, const GlbOptions& options, int lod,
-              const ChunkPartition* full_pieces = nullptr) {
+              const ChunkPartition* full_pieces = nullptr,
+              const std::function<void()>& built = nullptr) {
   const geodesy::SphereMesh& mesh = *surface.mesh;
   const std::vector<std::string> scalar_names = data.scalar_names;
   const auto build = [&](const ChunkPartition& partition, double skirt_m, bool world) {
     Group group = landGroup(surface, data, partition, skirt_m, world, options.tangents);
     data = LandData();
+    if (built) built();
     return group;
   };
   if (options.chunks == 0) {
@@ -328,21 +332,23 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
   }
   // The pieces of uint16 size, made once for the ocean and (unchunked) the full level.
   const ChunkPartition pieces = partitionPieces(*surface.mesh, autoChunks(surface.mesh->frequency));
-  // The ocean's pieces do not depend on the land's: built as a task beside the land (on the
-  // caller's arena), encoded after it, so the file's bytes do not depend on the scheduling.
+  // The ocean's pieces do not depend on the land's: built as a task (on the caller's arena)
+  // beside the full level's encoding and the coarser levels, encoded after them, so the file's
+  // bytes do not depend on the scheduling. It starts once the full level's pieces are built,
+  // so the ocean and the land's largest arrays are not held at once (the writer's peak memory).
   Group ocean;
   tbb::task_group building;
-  building.run([&] { ocean = oceanGroup(surface, pieces); });
+  const auto buildOcean = [&] { building.run([&] { ocean = oceanGroup(surface, pieces); }); };
   GltfDocument doc(options);
   constexpr int kLand = 1;
   // A JSON text, not an array: assimp 5.2 aborts on nested extras (see flatExtras).
   if (!surface.biome.empty()) doc.node(kLand)["extras"]["biome_legend"] = biomeLegend().dump();
   if (lods.empty()) {
-    addLevel(doc, kLand, "Land", landData(surface), surface, options, 0, &pieces);
+    addLevel(doc, kLand, "Land", landData(surface), surface, options, 0, &pieces, buildOcean);
   } else {
     const int lod0 = doc.addNode({{"name", "Land_LOD0"}});
     doc.node(kLand)["children"] = Json::array({lod0});
-    addLevel(doc, lod0, "Land_LOD0", landData(surface), surface, options, 0, &pieces);
+    addLevel(doc, lod0, "Land_LOD0", landData(surface), surface, options, 0, &pieces, buildOcean);
     Json ids = Json::array();
     Json coverage = Json::array({0.5});
     for (size_t i = 0; i < lods.size(); ++i) {
