@@ -5,6 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
@@ -101,7 +102,7 @@ ChunkPiece splitChunk(const geodesy::SphereMesh& mesh, const ChunkPartition& par
 
 }  // namespace
 
-Group buildChunkedLand(const PlanetSurface& surface, const LandVertexData& data,
+Group buildChunkedLand(const PlanetSurface& surface, LandVertexData&& data,
                        const ChunkPartition& partition, double skirt_depth_m, bool world,
                        bool tangents) {
   if (!std::isfinite(skirt_depth_m) || skirt_depth_m < 0.0) {
@@ -165,34 +166,42 @@ Group buildChunkedLand(const PlanetSurface& surface, const LandVertexData& data,
     g.vertex_offsets.push_back(g.vertex_offsets.back() + pieces[c].slot.size());
     g.surface_vertices.push_back(pieces[c].surface_vertices);
   }
+  // Each chunk's vertices gathered from the full mesh's data straight into the group, one
+  // attribute at a time, each of the level's arrays freed once copied.
+  const auto forEachVertex = [&](const auto& fill) {
+    tbb::parallel_for(size_t(0), chunk_count, [&](size_t c) {
+      const std::span<const uint32_t> verts = verticesOf(c);
+      const ChunkPiece& piece = pieces[c];
+      for (size_t n = 0; n < piece.slot.size(); ++n) {
+        const uint32_t slot = piece.slot[n];
+        const bool bottom = slot >= verts.size();
+        const uint32_t v = bottom ? border[c][slot - verts.size()] : verts[slot];
+        fill(c, n, g.vertex_offsets[c] + n, v, bottom);
+      }
+    });
+  };
   const size_t vertex_total = g.vertex_offsets.back();
   g.positions.resize(vertex_total);
-  g.normals.resize(vertex_total);
-  g.colours.resize(vertex_total);
   g.uvs.resize(vertex_total);
   if (tangents) g.tangents.resize(vertex_total);
-  g.scalars.assign(data.scalars.size(), std::vector<float>(vertex_total));
-  // Each chunk's vertices gathered from the full mesh's data straight into the group; the
-  // chunk's own lists freed as soon as they are copied.
-  tbb::parallel_for(size_t(0), chunk_count, [&](size_t c) {
-    ChunkPiece& piece = pieces[c];
-    const std::span<const uint32_t> verts = verticesOf(c);
+  forEachVertex([&](size_t c, size_t n, size_t i, uint32_t v, bool bottom) {
     const glm::dvec3& t = frames.translations[c];
-    const size_t first = g.vertex_offsets[c];
-    for (size_t n = 0; n < piece.slot.size(); ++n) {
-      const uint32_t slot = piece.slot[n];
-      const bool bottom = slot >= verts.size();
-      const uint32_t v = bottom ? border[c][slot - verts.size()] : verts[slot];
-      const glm::vec3 local = localPosition(at(v, bottom ? skirt_depth_m : 0.0), t, g.grid_m);
-      g.positions[first + n] = world ? glm::vec3(glm::dvec3(local) + t) : local;
-      g.normals[first + n] = data.normals[v];
-      g.colours[first + n] = data.colours[v];
-      g.uvs[first + n] = piece.uv[n];
-      if (tangents) g.tangents[first + n] = equirectTangent(data.normals[v], mesh.positions[v]);
-      for (size_t a = 0; a < data.scalars.size(); ++a) g.scalars[a][first + n] = data.scalars[a][v];
-    }
-    piece = {};
+    const glm::vec3 local = localPosition(at(v, bottom ? skirt_depth_m : 0.0), t, g.grid_m);
+    g.positions[i] = world ? glm::vec3(glm::dvec3(local) + t) : local;
+    g.uvs[i] = pieces[c].uv[n];
+    if (tangents) g.tangents[i] = equirectTangent(data.normals[v], mesh.positions[v]);
   });
+  for (ChunkPiece& piece : pieces) std::vector<glm::vec2>().swap(piece.uv);
+  const auto gather = [&](const auto& from) {
+    std::vector<std::decay_t<decltype(from[0])>> to(vertex_total);
+    forEachVertex([&](size_t, size_t, size_t i, uint32_t v, bool) { to[i] = from[v]; });
+    return to;
+  };
+  g.normals = gather(data.normals);
+  std::vector<glm::vec3>().swap(data.normals);
+  g.colours = gather(data.colours);
+  std::vector<glm::vec3>().swap(data.colours);
+  for (std::span<const float> values : data.scalars) g.scalars.push_back(gather(values));
   return g;
 }
 

@@ -21,8 +21,8 @@ namespace planet_export {
 
 // Per-vertex data of the full mesh of the level, one entry per mesh vertex.
 struct LandVertexData {
-  std::span<const glm::vec3> normals;
-  std::span<const glm::vec3> colours;
+  std::vector<glm::vec3> normals;
+  std::vector<glm::vec3> colours;               // linear
   std::vector<std::span<const float>> scalars;  // e.g. _ELEVATION, _BIOME, _EROSION
 };
 
@@ -36,7 +36,9 @@ struct LandVertexData {
 // world, that local position plus the translation as float, and translations 0. tangents: fill
 // Group::tangents (equirectTangent). Throws std::invalid_argument if the depth is negative or not
 // finite. Parallel on the caller's arena; the result does not depend on the thread count.
-Group buildChunkedLand(const PlanetSurface& surface, const LandVertexData& data,
+// The normals and colours of `data` are freed as soon as the group has its copies (both are
+// not held whole at once: the writer's peak memory); the scalars' arrays stay the caller's.
+Group buildChunkedLand(const PlanetSurface& surface, LandVertexData&& data,
                        const ChunkPartition& partition, double skirt_depth_m, bool world,
                        bool tangents);
 

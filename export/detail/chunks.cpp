@@ -140,11 +140,20 @@ ChunkPartition partitionChunks(const geodesy::SphereMesh& mesh, int chunks_per_e
   });
   out.vertex_offsets.assign(1, 0);
   out.border_offsets.assign(1, 0);
+  size_t vertex_total = 0, border_total = 0;
+  for (size_t c = 0; c < chunk_count; ++c) {
+    vertex_total += vertices[c].size();
+    border_total += borders[c].size();
+  }
+  out.vertices.reserve(vertex_total);
+  out.border_edges.reserve(border_total);
   for (size_t c = 0; c < chunk_count; ++c) {
     out.vertices.insert(out.vertices.end(), vertices[c].begin(), vertices[c].end());
     out.vertex_offsets.push_back(uint32_t(out.vertices.size()));
     out.border_edges.insert(out.border_edges.end(), borders[c].begin(), borders[c].end());
     out.border_offsets.push_back(uint32_t(out.border_edges.size() / 2));
+    std::vector<uint32_t>().swap(vertices[c]);
+    std::vector<uint32_t>().swap(borders[c]);
   }
   return out;
 }

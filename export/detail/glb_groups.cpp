@@ -39,21 +39,19 @@ std::array<glm::vec3, kBiomeCount> linearBiomeColours() {
 LandData landData(const PlanetSurface& surface) {
   LandData data;
   const geodesy::SphereMesh& mesh = *surface.mesh;
-  data.normals = displacedVertexNormals(mesh, surface.elevation_m, surface.radius_m);
+  data.vertex.normals = displacedVertexNormals(mesh, surface.elevation_m, surface.radius_m);
   // glTF vertex colours are linear (glTF 2.0 spec 3.7.2.1); the ramps are sRGB.
-  data.linear_colours.resize(mesh.vertexCount());
+  data.vertex.colours.resize(mesh.vertexCount());
   if (surface.land_colour == LandColour::kBiome) {
     const std::array<glm::vec3, kBiomeCount> linear = linearBiomeColours();
     tbb::parallel_for(size_t(0), mesh.vertexCount(),
-                      [&](size_t v) { data.linear_colours[v] = linear[surface.biome[v]]; });
+                      [&](size_t v) { data.vertex.colours[v] = linear[surface.biome[v]]; });
   } else {
     tbb::parallel_for(size_t(0), mesh.vertexCount(), [&](size_t v) {
       const Rgb c = landColour(surface, v);
-      data.linear_colours[v] = {srgbToLinear(c.r), srgbToLinear(c.g), srgbToLinear(c.b)};
+      data.vertex.colours[v] = {srgbToLinear(c.r), srgbToLinear(c.g), srgbToLinear(c.b)};
     });
   }
-  data.vertex.normals = data.normals;
-  data.vertex.colours = data.linear_colours;
   data.scalar_names.push_back("_ELEVATION");
   data.vertex.scalars.push_back(surface.elevation_m);
   if (!surface.biome.empty()) {
@@ -96,10 +94,10 @@ ChunkPartition partitionPieces(const geodesy::SphereMesh& mesh, int chunks) {
   return all;
 }
 
-Group landGroup(const PlanetSurface& surface, const LandData& data, const ChunkPartition& partition,
+Group landGroup(const PlanetSurface& surface, LandData& data, const ChunkPartition& partition,
                 double skirt_m, bool world, bool tangents) {
   if (partition.chunks_per_edge > 0) {
-    return buildChunkedLand(surface, data.vertex, partition, skirt_m, world, tangents);
+    return buildChunkedLand(surface, std::move(data.vertex), partition, skirt_m, world, tangents);
   }
   // The whole mesh as one piece, in the planet frame.
   const geodesy::SphereMesh& mesh = *surface.mesh;
@@ -110,10 +108,10 @@ Group landGroup(const PlanetSurface& surface, const LandData& data, const ChunkP
     const uint32_t v = piece.source[i];
     const double radius = surface.radius_m + double(surface.elevation_m[v]);
     g.positions.push_back(glm::vec3(radius * glm::normalize(glm::dvec3(mesh.positions[v]))));
-    g.normals.push_back(data.normals[v]);
-    g.colours.push_back(data.linear_colours[v]);
+    g.normals.push_back(data.vertex.normals[v]);
+    g.colours.push_back(data.vertex.colours[v]);
     g.uvs.push_back(piece.uv[i]);
-    if (tangents) g.tangents.push_back(equirectTangent(data.normals[v], mesh.positions[v]));
+    if (tangents) g.tangents.push_back(equirectTangent(data.vertex.normals[v], mesh.positions[v]));
     for (size_t a = 0; a < g.scalars.size(); ++a) g.scalars[a].push_back(data.vertex.scalars[a][v]);
   }
   g.indices = piece.indices;

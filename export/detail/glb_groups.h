@@ -20,11 +20,9 @@ namespace planet_export {
 
 // The vertex data of one level's full mesh, which its chunks slice.
 struct LandData {
-  std::vector<glm::vec3> normals;  // of the displaced surface (displacedVertexNormals)
-  std::vector<glm::vec3> linear_colours;
-  std::vector<float> biome_values;
+  LandVertexData vertex;            // normals, linear colours, and the scalars' arrays:
+  std::vector<float> biome_values;  // _BIOME's, as floats
   std::vector<std::string> scalar_names;
-  LandVertexData vertex;
 };
 
 // landData: the normals, linear colours and the scalar attributes of a surface that passes
@@ -42,8 +40,9 @@ ChunkPartition partitionPieces(const geodesy::SphereMesh& mesh, int chunks);
 // The land of one level as pieces: the chunks of buildChunkedLand for a partition into chunks
 // (partitionChunks of surface.mesh), or for partitionPieces(mesh, 0) the whole mesh as one
 // piece, its seam split here. world: positions in the planet frame (one node for all pieces)
-// rather than in each chunk's frame. tangents: fill Group::tangents.
-Group landGroup(const PlanetSurface& surface, const LandData& data, const ChunkPartition& partition,
+// rather than in each chunk's frame. tangents: fill Group::tangents. Takes data's normals and
+// colours (buildChunkedLand frees them), so a level's data serves one group.
+Group landGroup(const PlanetSurface& surface, LandData& data, const ChunkPartition& partition,
                 double skirt_m, bool world, bool tangents);
 
 // The ocean over the land mesh (oceanCover) at oceanRadius, in the planet frame, cut into the
