@@ -11,8 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <deque>
-#include <optional>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,6 +26,7 @@
 #include "export/detail/glb_groups.h"
 #include "export/detail/glb_water.h"
 #include "export/detail/meshopt_codec.h"
+#include "export/detail/surface_buffers.h"
 #include "export/mesh_export.h"
 #include "planetgen_version.h"
 
@@ -215,21 +215,33 @@ class GltfDocument {
 };
 
 // Fills node `target` with one level: a mesh of pieces small enough for uint16 indices, or
-// chunk children.
-void addLevel(GltfDocument& doc, int target, const std::string& name, const LandData& data,
-              const PlanetSurface& surface, const GlbOptions& options, int lod) {
+// chunk children. The level's data is freed once its pieces are built, before they are
+// encoded (the writer's peak memory); then `built` runs (if given). full_pieces:
+// partitionPieces(surface.mesh, autoChunks(f)) when already made (the ocean's), used when the
+// level is cut into those pieces.
+void addLevel(GltfDocument& doc, int target, const std::string& name, LandData data,
+              const PlanetSurface& surface, const GlbOptions& options, int lod,
+              const ChunkPartition* full_pieces = nullptr,
+              const std::function<void()>& built = nullptr) {
+  const geodesy::SphereMesh& mesh = *surface.mesh;
+  const std::vector<std::string> scalar_names = data.scalar_names;
+  const auto build = [&](const ChunkPartition& partition, double skirt_m, bool world) {
+    Group group = landGroup(surface, data, partition, skirt_m, world, options.tangents);
+    data = LandData();
+    if (built) built();
+    return group;
+  };
   if (options.chunks == 0) {
-    doc.node(target)["mesh"] = doc.addGroupMesh(
-        name,
-        landGroup(surface, data, autoChunks(surface.mesh->frequency), 0.0, true, options.tangents),
-        data.scalar_names, kLandMaterial);
+    Group group = full_pieces ? build(*full_pieces, 0.0, true)
+                              : build(partitionPieces(mesh, autoChunks(mesh.frequency)), 0.0, true);
+    doc.node(target)["mesh"] =
+        doc.addGroupMesh(name, std::move(group), scalar_names, kLandMaterial);
     return;
   }
-  Group group =
-      landGroup(surface, data, options.chunks, options.skirt_depth_m, false, options.tangents);
+  Group group = build(partitionChunks(mesh, options.chunks), options.skirt_depth_m, false);
   const double grid_m = group.grid_m;
   doc.node(target)["children"] =
-      doc.addChunkNodes(name, std::move(group), data.scalar_names, lod, kLandMaterial);
+      doc.addChunkNodes(name, std::move(group), scalar_names, lod, kLandMaterial);
   doc.node(target)["extras"]["chunks_per_edge"] = options.chunks;
   doc.node(target)["extras"]["position_grid_m"] = grid_m;
 }
@@ -318,32 +330,25 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
     throw std::invalid_argument("writeGlb: " + std::to_string(lods.size()) +
                                 " levels given for lods = " + std::to_string(options.lods));
   }
-  // The ocean's pieces do not depend on the land's: built as a task beside the land (on the
-  // caller's arena), encoded after it, so the file's bytes do not depend on the scheduling.
+  // The pieces of uint16 size, made once for the ocean and (unchunked) the full level.
+  const ChunkPartition pieces = partitionPieces(*surface.mesh, autoChunks(surface.mesh->frequency));
+  // The ocean's pieces do not depend on the land's: built as a task (on the caller's arena)
+  // beside the full level's encoding and the coarser levels, encoded after them, so the file's
+  // bytes do not depend on the scheduling. It starts once the full level's pieces are built,
+  // so the ocean and the land's largest arrays are not held at once (the writer's peak memory).
   Group ocean;
   tbb::task_group building;
-  building.run([&] { ocean = oceanGroup(surface, autoChunks(surface.mesh->frequency)); });
-  // The full level's data, freed once its pieces are in the file (the writer's peak memory).
-  std::optional<LandData> full(landData(surface));
-  std::deque<LandData> level_data;
-  std::vector<PlanetSurface> level_surfaces;
-  for (const LodLevel& level : lods) {
-    level_surfaces.push_back(lodSurface(surface, level));
-    level_data.push_back(landData(level_surfaces.back()));
-  }
-
+  const auto buildOcean = [&] { building.run([&] { ocean = oceanGroup(surface, pieces); }); };
   GltfDocument doc(options);
   constexpr int kLand = 1;
   // A JSON text, not an array: assimp 5.2 aborts on nested extras (see flatExtras).
   if (!surface.biome.empty()) doc.node(kLand)["extras"]["biome_legend"] = biomeLegend().dump();
   if (lods.empty()) {
-    addLevel(doc, kLand, "Land", *full, surface, options, 0);
-    full.reset();
+    addLevel(doc, kLand, "Land", landData(surface), surface, options, 0, &pieces, buildOcean);
   } else {
     const int lod0 = doc.addNode({{"name", "Land_LOD0"}});
     doc.node(kLand)["children"] = Json::array({lod0});
-    addLevel(doc, lod0, "Land_LOD0", *full, surface, options, 0);
-    full.reset();
+    addLevel(doc, lod0, "Land_LOD0", landData(surface), surface, options, 0, &pieces, buildOcean);
     Json ids = Json::array();
     Json coverage = Json::array({0.5});
     for (size_t i = 0; i < lods.size(); ++i) {
@@ -351,7 +356,9 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
       // Outside the scene, as MSFT_lod has it. Godot 3 and Blender 3.4 import such nodes
       // anyway; Godot drops a node whose name ends in "-noimp" (with its children).
       const int node = doc.addNode({{"name", name + "-noimp"}});
-      addLevel(doc, node, name, level_data[i], level_surfaces[i], options, int(i + 1));
+      // Each level's data made when its turn comes, so only one level's is held at a time.
+      const PlanetSurface level_surface = lodSurface(surface, lods[i]);
+      addLevel(doc, node, name, landData(level_surface), level_surface, options, int(i + 1));
       doc.node(node)["extras"]["lod"] = i + 1;
       doc.node(node)["extras"]["frequency"] = lods[i].mesh.frequency;
       ids.push_back(node);

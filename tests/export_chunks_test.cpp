@@ -49,10 +49,18 @@ TEST_CASE("chunks: 20 k^2 chunks of m^2 faces along the lattice", "[export][chun
               (m + 1) * (m + 2) / 2);
       // A triangle of side m has 3 m border edges, all on the chunk's outline.
       REQUIRE(partition.border_offsets[c + 1] - partition.border_offsets[c] == 3 * m);
+      std::vector<uint32_t> corners;
       for (uint32_t n = partition.face_offsets[c]; n < partition.face_offsets[c + 1]; ++n) {
         ++seen[partition.faces[n]];
         REQUIRE(chunkOfFace(12, k, partition.faces[n]) == c);
+        for (int i = 0; i < 3; ++i) corners.push_back(mesh.indices[3 * partition.faces[n] + i]);
       }
+      // The vertex list is exactly the faces' corners, ascending, each once.
+      std::sort(corners.begin(), corners.end());
+      corners.erase(std::unique(corners.begin(), corners.end()), corners.end());
+      REQUIRE(std::equal(corners.begin(), corners.end(),
+                         partition.vertices.begin() + partition.vertex_offsets[c],
+                         partition.vertices.begin() + partition.vertex_offsets[c + 1]));
     }
     CHECK(std::all_of(seen.begin(), seen.end(), [](int s) { return s == 1; }));
   }
@@ -68,6 +76,33 @@ TEST_CASE("chunks: 20 k^2 chunks of m^2 faces along the lattice", "[export][chun
   CHECK_THROWS_WITH(partitionChunks(mesh, 5),
                     Catch::Contains("does not divide") && Catch::Contains("frequency 12"));
   CHECK_THROWS_AS(partitionChunks(mesh, 0), std::invalid_argument);
+}
+
+TEST_CASE("chunks: per-piece vertex tables reused across pieces", "[export][chunks]") {
+  // One DistinctIds and one LocalIds serve piece after piece, as each thread's do: ids of an
+  // earlier piece must neither be dropped from nor leak into a later one.
+  DistinctIds distinct;
+  LocalIds local;
+  const std::vector<std::vector<uint32_t>> pieces = {
+      {7, 3, 7, 9, 3, 0}, {9, 9, 2, 3}, {}, {5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 8, 7}};
+  for (const std::vector<uint32_t>& corners : pieces) {
+    distinct.start(10);
+    for (uint32_t id : corners) distinct.add(id);
+    const std::vector<uint32_t> ids = distinct.take();
+    std::vector<uint32_t> expected = corners;
+    std::sort(expected.begin(), expected.end());
+    expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
+    REQUIRE(ids == expected);
+    local.assign(ids, 10);
+    for (uint32_t i = 0; i < ids.size(); ++i) REQUIRE(local(ids[i]) == i);
+  }
+  // A long run of pieces: each keeps its one id, which earlier pieces have marked too.
+  for (uint32_t n = 0; n < 1000; ++n) {
+    distinct.start(10);
+    distinct.add(n % 10);
+    distinct.add(n % 10);
+    REQUIRE(distinct.take() == std::vector<uint32_t>{n % 10});
+  }
 }
 
 TEST_CASE("chunks: frames make translation + local exact in float32 and float64",

@@ -2,14 +2,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <glm/common.hpp>
 #include <glm/geometric.hpp>
 
+#include "export/detail/chunk_frames.h"
 #include "export/detail/chunks.h"
+#include "export/detail/engine_pieces.h"
+#include "export/detail/piece_ids.h"
 
 namespace planet_export {
 namespace {
@@ -28,107 +34,175 @@ std::vector<std::vector<uint32_t>> borderVertices(const ChunkPartition& partitio
   return border;
 }
 
-uint32_t localIndex(std::span<const uint32_t> sorted, uint32_t global) {
+uint32_t rankIn(std::span<const uint32_t> sorted, uint32_t global) {
   return uint32_t(std::lower_bound(sorted.begin(), sorted.end(), global) - sorted.begin());
+}
+
+// One chunk's vertices as written. Its "slots" are the chunk's surface vertices (partition
+// order), then the skirt bottoms (border order); the piece's vertices are slots or their seam
+// copies.
+struct ChunkPiece {
+  std::vector<uint32_t> slot;     // per piece vertex, in the written order
+  std::vector<glm::vec2> uv;      // per piece vertex, in the written order
+  uint32_t surface_vertices = 0;  // the first ones: surface slots and their copies
+};
+
+// The chunk's triangles (surface, then skirt: 3 per face and 6 per border edge, written to
+// `indices`), its seam split, and its vertices ordered surface first (stable), so the surface
+// primitive's accessors cover a prefix; `indices` ends up naming that order.
+ChunkPiece splitChunk(const geodesy::SphereMesh& mesh, const ChunkPartition& partition, size_t c,
+                      std::span<const uint32_t> border, LocalIds& local,
+                      std::span<uint32_t> indices) {
+  const std::span<const uint32_t> verts(
+      &partition.vertices[partition.vertex_offsets[c]],
+      partition.vertex_offsets[c + 1] - partition.vertex_offsets[c]);
+  local.assign(verts, mesh.vertexCount());
+  const uint32_t surface_count = uint32_t(verts.size());
+  uint32_t* index = indices.data();
+  for (uint32_t n = partition.face_offsets[c]; n < partition.face_offsets[c + 1]; ++n) {
+    for (int k = 0; k < 3; ++k) {
+      *index++ = local(mesh.indices[3 * size_t(partition.faces[n]) + size_t(k)]);
+    }
+  }
+  const uint32_t surface_indices = uint32_t(index - indices.data());
+  if (!border.empty()) {
+    for (uint32_t e = partition.border_offsets[c]; e < partition.border_offsets[c + 1]; ++e) {
+      const uint32_t from = partition.border_edges[2 * size_t(e)];
+      const uint32_t to = partition.border_edges[2 * size_t(e) + 1];
+      const uint32_t a = local(from), b = local(to);
+      const uint32_t a_low = surface_count + rankIn(border, from);
+      const uint32_t b_low = surface_count + rankIn(border, to);
+      // The chunk lies left of a -> b seen from outside; these two triangles face away from it.
+      for (uint32_t corner : {a, b_low, b, a, a_low, b_low}) *index++ = corner;
+    }
+  }
+  std::vector<glm::vec3> directions;
+  directions.reserve(verts.size() + border.size());
+  for (uint32_t v : verts) directions.push_back(mesh.positions[v]);
+  for (uint32_t v : border) directions.push_back(mesh.positions[v]);
+  const Piece piece = splitSeam(directions, indices, surface_indices);
+
+  const auto is_surface = [&](uint32_t i) { return piece.source[i] < surface_count; };
+  std::vector<uint32_t> order(piece.source.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_partition(order.begin(), order.end(), is_surface);
+  std::vector<uint32_t> new_of_old(order.size());
+  for (uint32_t n = 0; n < order.size(); ++n) new_of_old[order[n]] = n;
+  for (size_t i = 0; i < indices.size(); ++i) indices[i] = new_of_old[piece.indices[i]];
+  ChunkPiece out;
+  out.surface_vertices = uint32_t(std::count_if(order.begin(), order.end(), is_surface));
+  out.slot.resize(order.size());
+  out.uv.resize(order.size());
+  for (uint32_t n = 0; n < order.size(); ++n) {
+    out.slot[n] = piece.source[order[n]];
+    out.uv[n] = piece.uv[order[n]];
+  }
+  return out;
 }
 
 }  // namespace
 
-ChunkedLand buildChunkedLand(const PlanetSurface& surface, const LandVertexData& data,
-                             int chunks_per_edge, double skirt_depth_m) {
+Group buildChunkedLand(const PlanetSurface& surface, LandVertexData&& data,
+                       const ChunkPartition& partition, double skirt_depth_m, bool world,
+                       bool tangents) {
   if (!std::isfinite(skirt_depth_m) || skirt_depth_m < 0.0) {
     throw std::invalid_argument("skirt depth " + std::to_string(skirt_depth_m) +
                                 " m is not allowed; allowed: a finite depth >= 0 (0 = no skirts)");
   }
   const geodesy::SphereMesh& mesh = *surface.mesh;
-  const ChunkPartition partition = partitionChunks(mesh, chunks_per_edge);
   const size_t chunk_count = partition.chunkCount();
   const bool skirts = skirt_depth_m > 0.0;
   const std::vector<std::vector<uint32_t>> border = borderVertices(partition, skirts);
+  const auto verticesOf = [&](size_t c) {
+    return std::span<const uint32_t>(&partition.vertices[partition.vertex_offsets[c]],
+                                     partition.vertex_offsets[c + 1] - partition.vertex_offsets[c]);
+  };
 
-  // Double world positions of the surface and of the skirt bottoms, computed once per global
-  // vertex so every chunk starts from the same numbers.
-  const auto world = [&](uint32_t v, double drop) {
+  // Double world positions of the surface and of the skirt bottoms, the same numbers in every
+  // chunk that holds the vertex.
+  const auto at = [&](uint32_t v, double drop) {
     return (surface.radius_m + double(surface.elevation_m[v]) - drop) *
            glm::normalize(glm::dvec3(mesh.positions[v]));
   };
   std::vector<Box> bounds(chunk_count);
   tbb::parallel_for(size_t(0), chunk_count, [&](size_t c) {
     Box box{glm::dvec3(INFINITY), glm::dvec3(-INFINITY)};
-    for (uint32_t n = partition.vertex_offsets[c]; n < partition.vertex_offsets[c + 1]; ++n) {
-      const glm::dvec3 p = world(partition.vertices[n], 0.0);
+    for (uint32_t v : verticesOf(c)) {
+      const glm::dvec3 p = at(v, 0.0);
       box.lo = glm::min(box.lo, p);
       box.hi = glm::max(box.hi, p);
     }
     for (uint32_t v : border[c]) {
-      const glm::dvec3 p = world(v, skirt_depth_m);
+      const glm::dvec3 p = at(v, skirt_depth_m);
       box.lo = glm::min(box.lo, p);
       box.hi = glm::max(box.hi, p);
     }
     bounds[c] = box;
   });
+  const ChunkFrames frames = chooseChunkFrames(bounds);
 
-  ChunkedLand out;
-  out.chunks_per_edge = chunks_per_edge;
-  out.frames = chooseChunkFrames(bounds);
-  out.vertex_offsets.assign(1, 0);
-  out.index_offsets.assign(1, 0);
+  // The index count of a chunk is known before its seam split (3 per face, 6 per border edge
+  // with skirts), so each chunk's indices are written straight into the group.
+  Group g;
+  g.grid_m = frames.grid_m;
   for (size_t c = 0; c < chunk_count; ++c) {
-    const uint32_t surface_count = partition.vertex_offsets[c + 1] - partition.vertex_offsets[c];
-    const uint32_t face_count = partition.face_offsets[c + 1] - partition.face_offsets[c];
-    const uint32_t edge_count =
-        skirts ? partition.border_offsets[c + 1] - partition.border_offsets[c] : 0;
-    out.surface_vertices.push_back(surface_count);
-    out.surface_indices.push_back(3 * face_count);
-    out.vertex_offsets.push_back(out.vertex_offsets.back() + surface_count +
-                                 uint32_t(border[c].size()));
-    out.index_offsets.push_back(out.index_offsets.back() + 3 * face_count + 6 * edge_count);
+    const size_t faces = partition.face_offsets[c + 1] - partition.face_offsets[c];
+    const size_t edges = skirts ? partition.border_offsets[c + 1] - partition.border_offsets[c] : 0;
+    g.index_offsets.push_back(g.index_offsets.back() + 3 * faces + 6 * edges);
+    g.surface_indices.push_back(3 * faces);
+    g.translations.push_back(world ? glm::dvec3(0.0) : frames.translations[c]);
   }
-  const size_t vertex_total = out.vertex_offsets.back();
-  out.global_vertex.resize(vertex_total);
-  out.positions.resize(vertex_total);
-  out.normals.resize(vertex_total);
-  out.colours.resize(vertex_total);
-  out.scalars.assign(data.scalars.size(), std::vector<float>(vertex_total));
-  out.indices.resize(out.index_offsets.back());
-
-  tbb::parallel_for(size_t(0), chunk_count, [&](size_t c) {
-    const glm::dvec3& translation = out.frames.translations[c];
-    const double grid = out.frames.grid_m;
-    const std::span<const uint32_t> verts(&partition.vertices[partition.vertex_offsets[c]],
-                                          out.surface_vertices[c]);
-    const uint32_t first = out.vertex_offsets[c];
-    const auto put = [&](uint32_t slot, uint32_t v, double drop) {
-      out.global_vertex[slot] = v;
-      out.positions[slot] = localPosition(world(v, drop), translation, grid);
-      out.normals[slot] = data.normals[v];
-      out.colours[slot] = data.colours[v];
-      for (size_t a = 0; a < data.scalars.size(); ++a) out.scalars[a][slot] = data.scalars[a][v];
-    };
-    for (uint32_t i = 0; i < verts.size(); ++i) put(first + i, verts[i], 0.0);
-    const uint32_t bottom_first = uint32_t(verts.size());
-    for (uint32_t i = 0; i < border[c].size(); ++i) {
-      put(first + bottom_first + i, border[c][i], skirt_depth_m);
-    }
-
-    uint32_t* index = &out.indices[out.index_offsets[c]];
-    for (uint32_t n = partition.face_offsets[c]; n < partition.face_offsets[c + 1]; ++n) {
-      for (int k = 0; k < 3; ++k) {
-        *index++ = localIndex(verts, mesh.indices[3 * size_t(partition.faces[n]) + size_t(k)]);
+  g.indices.resize(g.index_offsets.back());
+  std::vector<ChunkPiece> pieces(chunk_count);
+  {
+    tbb::enumerable_thread_specific<LocalIds> tables;  // one global -> local table per thread
+    tbb::parallel_for(size_t(0), chunk_count, [&](size_t c) {
+      const std::span<uint32_t> indices(&g.indices[g.index_offsets[c]],
+                                        g.index_offsets[c + 1] - g.index_offsets[c]);
+      pieces[c] = splitChunk(mesh, partition, c, border[c], tables.local(), indices);
+    });
+  }
+  for (size_t c = 0; c < chunk_count; ++c) {
+    g.vertex_offsets.push_back(g.vertex_offsets.back() + pieces[c].slot.size());
+    g.surface_vertices.push_back(pieces[c].surface_vertices);
+  }
+  // Each chunk's vertices gathered from the full mesh's data straight into the group, one
+  // attribute at a time, each of the level's arrays freed once copied.
+  const auto forEachVertex = [&](const auto& fill) {
+    tbb::parallel_for(size_t(0), chunk_count, [&](size_t c) {
+      const std::span<const uint32_t> verts = verticesOf(c);
+      const ChunkPiece& piece = pieces[c];
+      for (size_t n = 0; n < piece.slot.size(); ++n) {
+        const uint32_t slot = piece.slot[n];
+        const bool bottom = slot >= verts.size();
+        const uint32_t v = bottom ? border[c][slot - verts.size()] : verts[slot];
+        fill(c, n, g.vertex_offsets[c] + n, v, bottom);
       }
-    }
-    if (!skirts) return;
-    for (uint32_t e = partition.border_offsets[c]; e < partition.border_offsets[c + 1]; ++e) {
-      const uint32_t from = partition.border_edges[2 * size_t(e)];
-      const uint32_t to = partition.border_edges[2 * size_t(e) + 1];
-      const uint32_t a = localIndex(verts, from), b = localIndex(verts, to);
-      const uint32_t a_low = bottom_first + localIndex(border[c], from);
-      const uint32_t b_low = bottom_first + localIndex(border[c], to);
-      // The chunk lies left of a -> b seen from outside; these two triangles face away from it.
-      for (uint32_t corner : {a, b_low, b, a, a_low, b_low}) *index++ = corner;
-    }
+    });
+  };
+  const size_t vertex_total = g.vertex_offsets.back();
+  g.positions.resize(vertex_total);
+  g.uvs.resize(vertex_total);
+  if (tangents) g.tangents.resize(vertex_total);
+  forEachVertex([&](size_t c, size_t n, size_t i, uint32_t v, bool bottom) {
+    const glm::dvec3& t = frames.translations[c];
+    const glm::vec3 local = localPosition(at(v, bottom ? skirt_depth_m : 0.0), t, g.grid_m);
+    g.positions[i] = world ? glm::vec3(glm::dvec3(local) + t) : local;
+    g.uvs[i] = pieces[c].uv[n];
+    if (tangents) g.tangents[i] = equirectTangent(data.normals[v], mesh.positions[v]);
   });
-  return out;
+  for (ChunkPiece& piece : pieces) std::vector<glm::vec2>().swap(piece.uv);
+  const auto gather = [&](const auto& from) {
+    std::vector<std::decay_t<decltype(from[0])>> to(vertex_total);
+    forEachVertex([&](size_t, size_t, size_t i, uint32_t v, bool) { to[i] = from[v]; });
+    return to;
+  };
+  g.normals = gather(data.normals);
+  std::vector<glm::vec3>().swap(data.normals);
+  g.colours = gather(data.colours);
+  std::vector<glm::vec3>().swap(data.colours);
+  for (std::span<const float> values : data.scalars) g.scalars.push_back(gather(values));
+  return g;
 }
 
 }  // namespace planet_export

@@ -1,6 +1,6 @@
 #pragma once
-// The land of one level cut into chunks (chunks.h) in their own frames (chunk_frames.h), as
-// the GLB writer stores it: every array holds all chunks one after another.
+// The land of one level cut into chunks (chunks.h) in their own frames (chunk_frames.h), seams
+// split for the texture coordinates (splitSeam), as the group (group.h) the GLB writer encodes.
 //
 // Chunks share their border vertices exactly: per-vertex data (normals, colours, attributes)
 // is computed once on the full mesh and then copied, and positions are local to frames that
@@ -8,52 +8,38 @@
 // triangles from each chunk's border, `skirt_depth_m` straight down (toward the centre), to
 // hide cracks between chunks drawn at different levels of detail.
 
-#include <cstdint>
 #include <span>
 #include <vector>
 
 #include <glm/vec3.hpp>
 
-#include "export/detail/chunk_frames.h"
+#include "export/detail/chunks.h"
+#include "export/detail/group.h"
 #include "export/planet_surface.h"
 
 namespace planet_export {
 
 // Per-vertex data of the full mesh of the level, one entry per mesh vertex.
 struct LandVertexData {
-  std::span<const glm::vec3> normals;
-  std::span<const glm::vec3> colours;
+  std::vector<glm::vec3> normals;
+  std::vector<glm::vec3> colours;               // linear
   std::vector<std::span<const float>> scalars;  // e.g. _ELEVATION, _BIOME, _EROSION
 };
 
-struct ChunkedLand {
-  int chunks_per_edge = 0;
-  ChunkFrames frames;
-  // Chunk c owns vertices [vertex_offsets[c], vertex_offsets[c + 1]) of the arrays below: its
-  // surface vertices first (surface_vertices[c] of them, ascending global id), then one skirt
-  // vertex under each border vertex. Likewise indices [index_offsets[c], index_offsets[c + 1]):
-  // surface_indices[c] surface triangle corners, then the skirt's. Indices are local to the
-  // chunk (0 = its first vertex); surface indices only name surface vertices.
-  std::vector<uint32_t> vertex_offsets;
-  std::vector<uint32_t> surface_vertices;
-  std::vector<uint32_t> index_offsets;
-  std::vector<uint32_t> surface_indices;
-  std::vector<uint32_t> global_vertex;  // full-mesh vertex each chunk vertex comes from
-  std::vector<glm::vec3> positions;     // metres, local to frames.translations[chunk]
-  std::vector<glm::vec3> normals;
-  std::vector<glm::vec3> colours;
-  std::vector<std::vector<float>> scalars;  // parallel to LandVertexData::scalars
-  std::vector<uint32_t> indices;
-
-  size_t chunkCount() const { return surface_vertices.size(); }
-};
-
-// Cuts the land of `surface` (which must pass validateSurface) into 20 k^2 chunks. Skirt
-// vertices copy the normal, colour and scalars of the border vertex above them; skirt
-// triangles face away from their chunk. skirt_depth_m = 0 means no skirts. Throws
-// std::invalid_argument if k does not divide the frequency or the depth is negative or not
+// Cuts the land of `surface` (which must pass validateSurface) into the 20 k^2 chunks of
+// `partition` (partitionChunks of surface.mesh), one piece each: piece c holds chunk c's surface
+// vertices (ascending global id) and their seam copies, then one skirt vertex under each border
+// vertex (ascending) and the skirt's seam copies; its indices are the surface triangles, then the
+// skirt's (surface_indices[c] of the first). Skirt vertices copy the normal, colour and scalars of
+// the border vertex above them; skirt triangles face away from their chunk. skirt_depth_m = 0 means
+// no skirts. Positions are local to the chunk's frame (Group::translations, Group::grid_m), or with
+// world, that local position plus the translation as float, and translations 0. tangents: fill
+// Group::tangents (equirectTangent). Throws std::invalid_argument if the depth is negative or not
 // finite. Parallel on the caller's arena; the result does not depend on the thread count.
-ChunkedLand buildChunkedLand(const PlanetSurface& surface, const LandVertexData& data,
-                             int chunks_per_edge, double skirt_depth_m);
+// The normals and colours of `data` are freed as soon as the group has its copies (both are
+// not held whole at once: the writer's peak memory); the scalars' arrays stay the caller's.
+Group buildChunkedLand(const PlanetSurface& surface, LandVertexData&& data,
+                       const ChunkPartition& partition, double skirt_depth_m, bool world,
+                       bool tangents);
 
 }  // namespace planet_export

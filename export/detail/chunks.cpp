@@ -5,7 +5,10 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
+
+#include "export/detail/piece_ids.h"
 
 namespace planet_export {
 namespace {
@@ -35,6 +38,17 @@ LatticeFace decodeFace(uint32_t f, uint32_t face) {
   return LatticeFace{uint32_t(face / per_base), uint32_t(r / 2), uint32_t(j), (r & 1) != 0};
 }
 
+// Chunk id of a lattice face for k chunks per base edge of m faces each.
+uint32_t chunkOfLatticeFace(uint32_t k, uint32_t m, const LatticeFace& lf) {
+  const uint32_t ci = lf.i / m, cj = lf.j / m;
+  const uint32_t a = lf.i % m, b = lf.j % m;
+  // The cell (ci, cj) of the chunk lattice splits into an up and a down sub-triangle along
+  // a + b = m: an up face (a, b) lies in the up half when a + b + 1 <= m, a down face (whose
+  // far corner is (a + 1, b + 1)) when a + b + 2 <= m.
+  const bool down = lf.down ? a + b + 2 > m : a + b + 1 > m;
+  return lf.base * k * k + uint32_t(rowStart(k, cj)) + 2 * ci + (down ? 1 : 0);
+}
+
 }  // namespace
 
 std::string chunkingProblem(int frequency, int chunks_per_edge) {
@@ -53,15 +67,7 @@ std::string chunkingProblem(int frequency, int chunks_per_edge) {
 uint32_t chunkOfFace(int frequency, int chunks_per_edge, uint32_t face) {
   const uint32_t f = uint32_t(frequency);
   const uint32_t k = uint32_t(chunks_per_edge);
-  const uint32_t m = f / k;
-  const LatticeFace lf = decodeFace(f, face);
-  const uint32_t ci = lf.i / m, cj = lf.j / m;
-  const uint32_t a = lf.i % m, b = lf.j % m;
-  // The cell (ci, cj) of the chunk lattice splits into an up and a down sub-triangle along
-  // a + b = m: an up face (a, b) lies in the up half when a + b + 1 <= m, a down face (whose
-  // far corner is (a + 1, b + 1)) when a + b + 2 <= m.
-  const bool down = lf.down ? a + b + 2 > m : a + b + 1 > m;
-  return lf.base * k * k + uint32_t(rowStart(k, cj)) + 2 * ci + (down ? 1 : 0);
+  return chunkOfLatticeFace(k, f / k, decodeFace(f, face));
 }
 
 void sortUnique(std::vector<uint32_t>& ids) {
@@ -89,9 +95,15 @@ ChunkPartition partitionChunks(const geodesy::SphereMesh& mesh, int chunks_per_e
   }
   const size_t face_count = mesh.faceCount();
   const size_t chunk_count = size_t(20) * size_t(chunks_per_edge) * size_t(chunks_per_edge);
+  // Chunk of every face, walking each base face's rows (chunkOfFace without its decoding).
+  const uint32_t f = uint32_t(mesh.frequency), k = uint32_t(chunks_per_edge);
   std::vector<uint32_t> chunk_of(face_count);
-  tbb::parallel_for(size_t(0), face_count, [&](size_t face) {
-    chunk_of[face] = chunkOfFace(mesh.frequency, chunks_per_edge, uint32_t(face));
+  tbb::parallel_for(size_t(0), size_t(20) * f, [&](size_t row) {
+    const uint32_t base = uint32_t(row / f), j = uint32_t(row % f);
+    const size_t first = size_t(base) * f * f + rowStart(f, j);
+    for (uint32_t r = 0; r < 2 * (f - j) - 1; ++r) {
+      chunk_of[first + r] = chunkOfLatticeFace(k, f / k, LatticeFace{base, r / 2, j, (r & 1) != 0});
+    }
   });
 
   ChunkPartition out;
@@ -109,28 +121,39 @@ ChunkPartition partitionChunks(const geodesy::SphereMesh& mesh, int chunks_per_e
   }
 
   std::vector<std::vector<uint32_t>> vertices(chunk_count), borders(chunk_count);
+  tbb::enumerable_thread_specific<DistinctIds> distinct;
   tbb::parallel_for(size_t(0), chunk_count, [&](size_t c) {
-    std::vector<uint32_t>& verts = vertices[c];
+    DistinctIds& verts = distinct.local();
+    verts.start(mesh.vertexCount());
     for (uint32_t n = out.face_offsets[c]; n < out.face_offsets[c + 1]; ++n) {
       const uint32_t face = out.faces[n];
       for (int k = 0; k < 3; ++k) {
         const uint32_t from = mesh.indices[3 * size_t(face) + size_t(k)];
-        verts.push_back(from);
+        verts.add(from);
         if (chunk_of[mesh.face_neighbours[3 * size_t(face) + size_t(k)]] != c) {
           borders[c].push_back(from);
           borders[c].push_back(mesh.indices[3 * size_t(face) + size_t(k + 1) % 3]);
         }
       }
     }
-    sortUnique(verts);
+    vertices[c] = verts.take();
   });
   out.vertex_offsets.assign(1, 0);
   out.border_offsets.assign(1, 0);
+  size_t vertex_total = 0, border_total = 0;
+  for (size_t c = 0; c < chunk_count; ++c) {
+    vertex_total += vertices[c].size();
+    border_total += borders[c].size();
+  }
+  out.vertices.reserve(vertex_total);
+  out.border_edges.reserve(border_total);
   for (size_t c = 0; c < chunk_count; ++c) {
     out.vertices.insert(out.vertices.end(), vertices[c].begin(), vertices[c].end());
     out.vertex_offsets.push_back(uint32_t(out.vertices.size()));
     out.border_edges.insert(out.border_edges.end(), borders[c].begin(), borders[c].end());
     out.border_offsets.push_back(uint32_t(out.border_edges.size() / 2));
+    std::vector<uint32_t>().swap(vertices[c]);
+    std::vector<uint32_t>().swap(borders[c]);
   }
   return out;
 }

@@ -17,7 +17,11 @@ namespace {
 constexpr double kPoleHorizontal = 1e-9;
 
 bool isPole(const glm::dvec3& p) {
-  return std::hypot(p.x, p.z) <= kPoleHorizontal * glm::length(p);
+  const double limit = kPoleHorizontal * glm::length(p);
+  // hypot(x, z) >= max(|x|, |z|) (also after rounding), so this settles almost every vertex
+  // without the hypot call, with the same answer.
+  if (std::max(std::abs(p.x), std::abs(p.z)) > limit) return false;
+  return std::hypot(p.x, p.z) <= limit;
 }
 
 }  // namespace
@@ -91,22 +95,28 @@ glm::vec4 equirectTangent(const glm::vec3& normal, const glm::vec3& direction) {
   return {float(t.x), float(t.y), float(t.z), float(w)};
 }
 
-OceanMesh oceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m) {
+OceanMesh oceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m,
+                    LocalIds& local) {
   OceanMesh out;
-  for (uint32_t v : cover.vertices) {
-    const glm::dvec3 unit = glm::normalize(glm::dvec3(mesh.positions[v]));
-    out.positions.emplace_back(radius_m * unit);
-    out.normals.push_back(toUnitFloat(unit));
-  }
-  for (uint32_t f : cover.faces) {
-    for (int k = 0; k < 3; ++k) {
-      const uint32_t v = mesh.indices[3 * size_t(f) + size_t(k)];
-      out.indices.push_back(
-          uint32_t(std::lower_bound(cover.vertices.begin(), cover.vertices.end(), v) -
-                   cover.vertices.begin()));
-    }
-  }
+  out.positions.resize(cover.vertices.size());
+  out.normals.resize(cover.vertices.size());
+  out.indices.resize(3 * cover.faces.size());
+  writeOceanMesh(mesh, cover, radius_m, local, out.positions, out.normals, out.indices);
   return out;
+}
+
+void writeOceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m,
+                    LocalIds& local, std::span<glm::vec3> positions, std::span<glm::vec3> normals,
+                    std::span<uint32_t> indices) {
+  for (size_t i = 0; i < cover.vertices.size(); ++i) {
+    const glm::dvec3 unit = glm::normalize(glm::dvec3(mesh.positions[cover.vertices[i]]));
+    positions[i] = glm::vec3(radius_m * unit);
+    normals[i] = toUnitFloat(unit);
+  }
+  local.assign(cover.vertices, mesh.vertexCount());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    indices[i] = local(mesh.indices[3 * size_t(cover.faces[i / 3]) + i % 3]);
+  }
 }
 
 double oceanRadius(double radius_m, double sea_level_m) {
@@ -116,18 +126,21 @@ double oceanRadius(double radius_m, double sea_level_m) {
 }
 
 OceanCover oceanCover(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
-                      double sea_level_m, std::span<const uint32_t> faces) {
+                      double sea_level_m, std::span<const uint32_t> faces, DistinctIds& distinct) {
   OceanCover cover;
+  distinct.start(mesh.vertexCount());
   for (uint32_t f : faces) {
     const uint32_t* corner = &mesh.indices[3 * size_t(f)];
     bool wet = false;
     for (int k = 0; k < 3; ++k) wet = wet || double(elevation_m[corner[k]]) < sea_level_m;
     if (!wet) continue;
     cover.faces.push_back(f);
-    cover.vertices.insert(cover.vertices.end(), corner, corner + 3);
+    for (int k = 0; k < 3; ++k) distinct.add(corner[k]);
   }
-  std::sort(cover.faces.begin(), cover.faces.end());
-  sortUnique(cover.vertices);
+  if (!std::is_sorted(cover.faces.begin(), cover.faces.end())) {  // pieces list them ascending
+    std::sort(cover.faces.begin(), cover.faces.end());
+  }
+  cover.vertices = distinct.take();
   return cover;
 }
 

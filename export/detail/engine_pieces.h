@@ -19,6 +19,7 @@
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
+#include "export/detail/piece_ids.h"
 #include "geodesy/sphere_mesh.h"
 
 namespace planet_export {
@@ -51,21 +52,29 @@ glm::vec4 equirectTangent(const glm::vec3& normal, const glm::vec3& direction);
 // underwater vertex's triangles are all included, so the ocean surface over it is the fan of
 // the same triangles at sea-level radius: above the land vertex, which lies on the same ray
 // at a smaller radius.
+// distinct: scratch (piece_ids.h), one per thread.
 struct OceanCover {
   std::vector<uint32_t> vertices;
   std::vector<uint32_t> faces;  // mesh face ids, ascending
 };
 OceanCover oceanCover(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
-                      double sea_level_m, std::span<const uint32_t> faces);
+                      double sea_level_m, std::span<const uint32_t> faces, DistinctIds& distinct);
 
 // The cover as a mesh at `radius_m`: positions (radius * unit direction), radial unit normals,
-// and 3 indices per triangle into them, same winding as the land.
+// and 3 indices per triangle into them, same winding as the land. local: scratch (piece_ids.h),
+// one per thread.
 struct OceanMesh {
   std::vector<glm::vec3> positions;
   std::vector<glm::vec3> normals;
   std::vector<uint32_t> indices;
 };
-OceanMesh oceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m);
+OceanMesh oceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m,
+                    LocalIds& local);
+// The same written into arrays of cover.vertices.size() positions and normals and
+// 3 cover.faces.size() indices (e.g. a piece's share of a group).
+void writeOceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m,
+                    LocalIds& local, std::span<glm::vec3> positions, std::span<glm::vec3> normals,
+                    std::span<uint32_t> indices);
 
 // Radius of the ocean surface: radius_m + sea_level_m plus two float32 steps at that radius
 // (1 m for an Earth-sized planet), so that rounding the written positions can never lift a

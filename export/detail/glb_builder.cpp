@@ -28,29 +28,27 @@ size_t padded(size_t bytes) {
 
 }  // namespace
 
-int GlbBuilder::addView(std::vector<uint8_t>&& bytes, int target, int stride, const char* mode,
+int GlbBuilder::addView(ViewBytes bytes, int target, int stride, const char* mode,
                         size_t element_bytes) {
-  const size_t length = bytes.size();
+  const size_t length = bytes.bytes().size();
   Json view;
   if (!compress_) {
     view = {{"buffer", 0}, {"byteOffset", offset_}, {"byteLength", length}};
-    bytes.resize(padded(length), 0);
-    offset_ += bytes.size();
+    offset_ += bytes.paddedSize();
     pieces_.push_back(std::move(bytes));
   } else {
     // EXT_meshopt_compression: the view keeps its place in the fallback buffer (1), which has
     // no data; the extension points at the encoded bytes in the binary chunk (buffer 0).
-    std::vector<uint8_t> encoded = meshoptEncode(bytes, element_bytes, mode);
+    ViewBytes encoded(meshoptEncode(bytes.bytes(), element_bytes, mode));
     Json ext = {{"buffer", 0},
                 {"byteOffset", offset_},
-                {"byteLength", encoded.size()},
+                {"byteLength", encoded.bytes().size()},
                 {"byteStride", element_bytes},
                 {"count", length / element_bytes},
                 {"mode", mode}};
     view = {{"buffer", 1}, {"byteOffset", fallback_offset_}, {"byteLength", length}};
     fallback_offset_ += padded(length);
-    encoded.resize(padded(encoded.size()), 0);
-    offset_ += encoded.size();
+    offset_ += encoded.paddedSize();
     pieces_.push_back(std::move(encoded));
     view["extensions"]["EXT_meshopt_compression"] = std::move(ext);
   }
@@ -60,23 +58,23 @@ int GlbBuilder::addView(std::vector<uint8_t>&& bytes, int target, int stride, co
   return int(views_.size()) - 1;
 }
 
-int GlbBuilder::addVertexView(std::vector<uint8_t>&& bytes, int stride) {
+int GlbBuilder::addVertexView(ViewBytes bytes, int stride) {
   return addView(std::move(bytes), kArrayBuffer, stride, "ATTRIBUTES", size_t(stride));
 }
 
-int GlbBuilder::addScalarFloatView(std::vector<uint8_t>&& bytes, int mantissa_bits) {
+int GlbBuilder::addScalarFloatView(ViewBytes bytes, int mantissa_bits) {
   if (!compress_) return addVertexView(std::move(bytes), 4);
-  const int view = addVertexView(meshoptFilterExp(bytes, mantissa_bits), 4);
+  const int view = addVertexView(meshoptFilterExp(bytes.bytes(), mantissa_bits), 4);
   views_[size_t(view)]["extensions"]["EXT_meshopt_compression"]["filter"] = "EXPONENTIAL";
   return view;
 }
 
-int GlbBuilder::addIndexView(std::vector<uint8_t>&& bytes, Component type) {
+int GlbBuilder::addIndexView(ViewBytes bytes, Component type) {
   const size_t size = type == Component::kUnsignedShort ? 2 : 4;
   return addView(std::move(bytes), kElementArrayBuffer, 0, "TRIANGLES", size);
 }
 
-int GlbBuilder::addIndexSequenceView(std::vector<uint8_t>&& bytes, Component type) {
+int GlbBuilder::addIndexSequenceView(ViewBytes bytes, Component type) {
   const size_t size = type == Component::kUnsignedShort ? 2 : 4;
   return addView(std::move(bytes), kElementArrayBuffer, 0, "INDICES", size);
 }
@@ -120,7 +118,7 @@ void GlbBuilder::write(const std::filesystem::path& path, Json gltf) {
   out.write(json_chunk);
   writeU32(out, uint32_t(offset_));
   writeU32(out, kChunkBin);
-  for (const std::vector<uint8_t>& piece : pieces_) out.write(piece.data(), piece.size());
+  for (const ViewBytes& piece : pieces_) out.write(piece.data(), piece.paddedSize());
   out.close();
 }
 

@@ -9,7 +9,10 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <memory>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -29,6 +32,38 @@ std::vector<uint8_t> bytesOf(const std::vector<T>& values) {
   if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
   return bytes;
 }
+
+// The bytes of one bufferView, owned until the file is written, padded to 4 bytes: a byte
+// array, or any array of elements whose size is a multiple of 4 moved in whole (its memory
+// becomes the view's: no copy, e.g. a group's float positions).
+class ViewBytes {
+ public:
+  ViewBytes(std::vector<uint8_t>&& bytes) : length_(bytes.size()) {  // NOLINT: implicit
+    bytes.resize((length_ + 3) / 4 * 4, 0);
+    keep(std::move(bytes));
+  }
+  template <typename T>
+  explicit ViewBytes(std::vector<T>&& values) : length_(values.size() * sizeof(T)) {
+    static_assert(sizeof(T) % 4 == 0 && std::is_trivially_copyable_v<T>);
+    keep(std::move(values));
+  }
+
+  std::span<const uint8_t> bytes() const { return {data_, length_}; }  // without the padding
+  size_t paddedSize() const { return (length_ + 3) / 4 * 4; }
+  const uint8_t* data() const { return data_; }
+
+ private:
+  template <typename T>
+  void keep(std::vector<T>&& values) {
+    auto owned = std::make_shared<std::vector<T>>(std::move(values));
+    data_ = reinterpret_cast<const uint8_t*>(owned->data());
+    owner_ = std::move(owned);
+  }
+
+  std::shared_ptr<const void> owner_;
+  const uint8_t* data_ = nullptr;
+  size_t length_ = 0;
+};
 
 // The exact float bounds of count positions from first, as POSITION's accessor min and max
 // (double(float) prints back bit for bit).
@@ -60,16 +95,16 @@ class GlbBuilder {
 
   // Vertex data, `stride` bytes per element (a multiple of 4, <= 256), as one bufferView
   // (target ARRAY_BUFFER). Returns the view index.
-  int addVertexView(std::vector<uint8_t>&& bytes, int stride);
+  int addVertexView(ViewBytes bytes, int stride);
   // A view of float32 scalars; when compressing, through the EXPONENTIAL filter with this many
   // mantissa bits (EXT_meshopt_compression), else stored as they are.
-  int addScalarFloatView(std::vector<uint8_t>&& bytes, int mantissa_bits);
+  int addScalarFloatView(ViewBytes bytes, int mantissa_bits);
   // Triangle indices (uint16 or uint32, 3 per triangle, local to whatever vertices the
   // accessors over it use) as one bufferView (target ELEMENT_ARRAY_BUFFER).
-  int addIndexView(std::vector<uint8_t>&& bytes, Component type);
+  int addIndexView(ViewBytes bytes, Component type);
   // Any other index sequence (e.g. the two ends of each line segment), same target; with
   // compression stored by meshopt's index-sequence codec (mode INDICES).
-  int addIndexSequenceView(std::vector<uint8_t>&& bytes, Component type);
+  int addIndexSequenceView(ViewBytes bytes, Component type);
 
   // An accessor over `count` elements starting at byte_offset of a view. min/max are written
   // when given (non-null). Returns the accessor index.
@@ -86,13 +121,12 @@ class GlbBuilder {
   void write(const std::filesystem::path& path, Json gltf);
 
  private:
-  int addView(std::vector<uint8_t>&& bytes, int target, int stride, const char* mode,
-              size_t element_bytes);
+  int addView(ViewBytes bytes, int target, int stride, const char* mode, size_t element_bytes);
 
   bool compress_ = false;
   Json accessors_ = Json::array();
   Json views_ = Json::array();
-  std::deque<std::vector<uint8_t>> pieces_;  // the binary chunk, in order, each padded to 4
+  std::deque<ViewBytes> pieces_;  // the binary chunk, in order
   size_t offset_ = 0;
   size_t fallback_offset_ = 0;  // bytes of the uncompressed (fallback) buffer
 };

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <tuple>
 
+#include <tbb/parallel_for.h>
 #include <glm/common.hpp>
 
 #include "export/detail/meshopt_codec.h"
@@ -46,36 +47,30 @@ void reorderForCompression(Group& g) {
   }
 }
 
-template <typename T>
-void appendBytes(std::vector<uint8_t>& bytes, const T& value) {
-  const auto* p = reinterpret_cast<const uint8_t*>(&value);
-  bytes.insert(bytes.end(), p, p + sizeof(T));
-}
-
 // Unit vectors as normalized signed bytes (KHR_mesh_quantization), 4 bytes per element: x, y,
-// z and w (0 for VEC3, whose fourth byte is padding).
+// z and w (0 for VEC3, whose fourth byte is padding). Parallel; the same bytes at any thread
+// count.
 template <typename Vec>
 std::vector<uint8_t> snormBytes(const std::vector<Vec>& values) {
-  std::vector<uint8_t> bytes;
-  bytes.reserve(values.size() * 4);
-  for (const Vec& v : values) {
+  std::vector<uint8_t> bytes(values.size() * 4);
+  tbb::parallel_for(size_t(0), values.size(), [&](size_t i) {
     for (int k = 0; k < 4; ++k) {
-      const float x = k < Vec::length() ? v[k] : 0.0f;
-      bytes.push_back(uint8_t(int8_t(std::lround(std::clamp(x, -1.0f, 1.0f) * 127.0f))));
+      const float x = k < Vec::length() ? values[i][k] : 0.0f;
+      bytes[4 * i + size_t(k)] = uint8_t(int8_t(std::lround(std::clamp(x, -1.0f, 1.0f) * 127.0f)));
     }
-  }
+  });
   return bytes;
 }
 
-// Linear colours as normalized unsigned bytes, RGB plus a padding byte.
+// Linear colours as normalized unsigned bytes, RGB plus a padding byte. Parallel.
 std::vector<uint8_t> unormBytes(const std::vector<glm::vec3>& values) {
-  std::vector<uint8_t> bytes;
-  bytes.reserve(values.size() * 4);
-  for (const glm::vec3& c : values) {
-    for (int k = 0; k < 3; ++k)
-      bytes.push_back(uint8_t(std::lround(std::clamp(c[k], 0.0f, 1.0f) * 255.0f)));
-    bytes.push_back(0);
-  }
+  std::vector<uint8_t> bytes(values.size() * 4);
+  tbb::parallel_for(size_t(0), values.size(), [&](size_t i) {
+    for (int k = 0; k < 3; ++k) {
+      bytes[4 * i + size_t(k)] =
+          uint8_t(std::lround(std::clamp(values[i][k], 0.0f, 1.0f) * 255.0f));
+    }
+  });
   return bytes;
 }
 
@@ -104,31 +99,41 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
   if (glb.compressed()) reorderForCompression(g);
   const size_t pieces = g.pieceCount();
   std::vector<PieceAccessors> out(pieces);
+  // POSITION's min and max per piece (over its surface vertices, and over all of them when the
+  // skirt adds some), taken before the positions move into their view.
+  std::vector<std::pair<Json, Json>> surface_bounds(pieces), all_bounds(pieces);
+  for (size_t p = 0; p < pieces; ++p) {
+    const glm::vec3* first = g.positions.data() + g.vertex_offsets[p];
+    surface_bounds[p] = positionBounds(first, g.surface_vertices[p]);
+    if (g.surface_vertices[p] < g.vertexCount(p)) {
+      all_bounds[p] = positionBounds(first, g.vertexCount(p));
+    }
+  }
   // Per piece an accessor over the surface vertices, and one over all if the skirt adds some.
   const auto vertexAccessors = [&](const char* name, int view, size_t element_bytes, Component type,
                                    bool normalized, const char* shape, bool bounds) {
-    const auto add = [&](size_t p, size_t count) {
-      Json min = nullptr, max = nullptr;
-      if (bounds) std::tie(min, max) = positionBounds(&g.positions[g.vertex_offsets[p]], count);
-      return glb.addAccessor(view, g.vertex_offsets[p] * element_bytes, type, normalized, count,
-                             shape, std::move(min), std::move(max));
+    const auto add = [&](size_t p, bool all) {
+      const auto& [min, max] = all ? all_bounds[p] : surface_bounds[p];
+      return glb.addAccessor(view, g.vertex_offsets[p] * element_bytes, type, normalized,
+                             all ? g.vertexCount(p) : g.surface_vertices[p], shape,
+                             bounds ? min : Json(), bounds ? max : Json());
     };
     for (size_t p = 0; p < pieces; ++p) {
-      out[p].attributes[name] = add(p, g.surface_vertices[p]);
-      if (g.surface_vertices[p] < g.vertexCount(p)) {
-        out[p].all_attributes[name] = add(p, g.vertexCount(p));
-      }
+      out[p].attributes[name] = add(p, false);
+      if (g.surface_vertices[p] < g.vertexCount(p)) out[p].all_attributes[name] = add(p, true);
     }
   };
-  vertexAccessors("POSITION", glb.addVertexView(bytesOf(g.positions), 12), 12, Component::kFloat,
-                  false, "VEC3", true);
+  // Float arrays move into their views whole (ViewBytes: no copy); quantized ones are
+  // converted, then freed.
+  vertexAccessors("POSITION", glb.addVertexView(ViewBytes(std::move(g.positions)), 12), 12,
+                  Component::kFloat, false, "VEC3", true);
   release(g.positions);
   if (!g.normals.empty() && quantize) {  // collision pieces have positions only
     vertexAccessors("NORMAL", glb.addVertexView(snormBytes(g.normals), 4), 4, Component::kByte,
                     true, "VEC3", false);
   } else if (!g.normals.empty()) {
-    vertexAccessors("NORMAL", glb.addVertexView(bytesOf(g.normals), 12), 12, Component::kFloat,
-                    false, "VEC3", false);
+    vertexAccessors("NORMAL", glb.addVertexView(ViewBytes(std::move(g.normals)), 12), 12,
+                    Component::kFloat, false, "VEC3", false);
   }
   release(g.normals);
   if (!g.tangents.empty()) {
@@ -136,14 +141,14 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
       vertexAccessors("TANGENT", glb.addVertexView(snormBytes(g.tangents), 4), 4, Component::kByte,
                       true, "VEC4", false);
     } else {
-      vertexAccessors("TANGENT", glb.addVertexView(bytesOf(g.tangents), 16), 16, Component::kFloat,
-                      false, "VEC4", false);
+      vertexAccessors("TANGENT", glb.addVertexView(ViewBytes(std::move(g.tangents)), 16), 16,
+                      Component::kFloat, false, "VEC4", false);
     }
   }
   release(g.tangents);
   if (!g.uvs.empty()) {
-    vertexAccessors("TEXCOORD_0", glb.addVertexView(bytesOf(g.uvs), 8), 8, Component::kFloat, false,
-                    "VEC2", false);
+    vertexAccessors("TEXCOORD_0", glb.addVertexView(ViewBytes(std::move(g.uvs)), 8), 8,
+                    Component::kFloat, false, "VEC2", false);
   }
   release(g.uvs);
   if (!g.colours.empty()) {
@@ -151,34 +156,43 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
       vertexAccessors("COLOR_0", glb.addVertexView(unormBytes(g.colours), 4), 4,
                       Component::kUnsignedByte, true, "VEC3", false);
     } else {
-      vertexAccessors("COLOR_0", glb.addVertexView(bytesOf(g.colours), 12), 12, Component::kFloat,
-                      false, "VEC3", false);
+      vertexAccessors("COLOR_0", glb.addVertexView(ViewBytes(std::move(g.colours)), 12), 12,
+                      Component::kFloat, false, "VEC3", false);
     }
   }
   release(g.colours);
   for (size_t a = 0; a < g.scalars.size(); ++a) {
     // 16 mantissa bits: 0.06 m of 4 km, far below what the custom fields mean.
     vertexAccessors(scalar_names[a].c_str(),
-                    glb.addScalarFloatView(bytesOf(g.scalars[a]), kScalarMantissaBits), 4,
-                    Component::kFloat, false, "SCALAR", false);
+                    glb.addScalarFloatView(ViewBytes(std::move(g.scalars[a])), kScalarMantissaBits),
+                    4, Component::kFloat, false, "SCALAR", false);
     release(g.scalars[a]);
   }
 
-  // Indices: small pieces in one uint16 view, the others in one uint32 view.
-  std::vector<uint8_t> small, large;
-  std::vector<size_t> offset(pieces);  // byte offset of the piece's indices in its view
+  // Indices: small pieces in one uint16 view, the others in one uint32 view; each piece's
+  // place found first, then the pieces converted in parallel.
   const auto isSmall = [&](size_t p) { return g.vertexCount(p) <= 65535; };
+  std::vector<size_t> offset(pieces);  // byte offset of the piece's indices in its view
+  size_t small_bytes = 0, large_bytes = 0;
   for (size_t p = 0; p < pieces; ++p) {
-    std::vector<uint8_t>& bytes = isSmall(p) ? small : large;
-    offset[p] = bytes.size();
+    size_t& end = isSmall(p) ? small_bytes : large_bytes;
+    offset[p] = end;
+    end += (isSmall(p) ? 2 : 4) * (g.index_offsets[p + 1] - g.index_offsets[p]);
+  }
+  std::vector<uint8_t> small(small_bytes), large(large_bytes);
+  tbb::parallel_for(size_t(0), pieces, [&](size_t p) {
+    uint8_t* out = (isSmall(p) ? small : large).data() + offset[p];
     for (size_t i = g.index_offsets[p]; i < g.index_offsets[p + 1]; ++i) {
       if (isSmall(p)) {
-        appendBytes(bytes, uint16_t(g.indices[i]));
+        const uint16_t index = uint16_t(g.indices[i]);
+        std::memcpy(out, &index, 2);
+        out += 2;
       } else {
-        appendBytes(bytes, g.indices[i]);
+        std::memcpy(out, &g.indices[i], 4);
+        out += 4;
       }
     }
-  }
+  });
   release(g.indices);
   const int small_view =
       small.empty() ? -1 : glb.addIndexView(std::move(small), Component::kUnsignedShort);

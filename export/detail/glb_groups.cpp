@@ -1,35 +1,57 @@
 #include "export/detail/glb_groups.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <glm/common.hpp>
 #include <glm/geometric.hpp>
 
+#include "export/biomes.h"
 #include "export/colour_ramps.h"
 #include "export/detail/chunk_frames.h"
 #include "export/detail/chunks.h"
 #include "export/detail/engine_pieces.h"
+#include "export/detail/piece_ids.h"
+#include "export/detail/surface_buffers.h"
 #include "export/detail/surface_normals.h"
 
 namespace planet_export {
 
+namespace {
+
+// The linear colour of every biome class, so a biome-coloured land converts each of its few
+// colours once rather than per vertex (the same numbers: biomeColour is what landColour gives).
+std::array<glm::vec3, kBiomeCount> linearBiomeColours() {
+  std::array<glm::vec3, kBiomeCount> table;
+  for (int id = 0; id < kBiomeCount; ++id) {
+    const Rgb c = biomeColour(uint8_t(id));
+    table[size_t(id)] = {srgbToLinear(c.r), srgbToLinear(c.g), srgbToLinear(c.b)};
+  }
+  return table;
+}
+
+}  // namespace
+
 LandData landData(const PlanetSurface& surface) {
   LandData data;
-  data.buffers = buildPlanetBuffers(surface, false);
-  const MeshBuffers& land = data.buffers.land;
+  const geodesy::SphereMesh& mesh = *surface.mesh;
+  data.vertex.normals = displacedVertexNormals(mesh, surface.elevation_m, surface.radius_m);
   // glTF vertex colours are linear (glTF 2.0 spec 3.7.2.1); the ramps are sRGB.
-  data.linear_colours.resize(land.positions.size());
-  tbb::parallel_for(size_t(0), land.positions.size(), [&](size_t v) {
-    const Rgb& c = land.colours[v];
-    data.linear_colours[v] = {srgbToLinear(c.r), srgbToLinear(c.g), srgbToLinear(c.b)};
-  });
-  // The sRGB colours are not written to the glb; only the linear ones are.
-  std::vector<Rgb>().swap(data.buffers.land.colours);
-  data.vertex.normals = land.normals;
-  data.vertex.colours = data.linear_colours;
+  data.vertex.colours.resize(mesh.vertexCount());
+  if (surface.land_colour == LandColour::kBiome) {
+    const std::array<glm::vec3, kBiomeCount> linear = linearBiomeColours();
+    tbb::parallel_for(size_t(0), mesh.vertexCount(),
+                      [&](size_t v) { data.vertex.colours[v] = linear[surface.biome[v]]; });
+  } else {
+    tbb::parallel_for(size_t(0), mesh.vertexCount(), [&](size_t v) {
+      const Rgb c = landColour(surface, v);
+      data.vertex.colours[v] = {srgbToLinear(c.r), srgbToLinear(c.g), srgbToLinear(c.b)};
+    });
+  }
   data.scalar_names.push_back("_ELEVATION");
   data.vertex.scalars.push_back(surface.elevation_m);
   if (!surface.biome.empty()) {
@@ -72,134 +94,73 @@ ChunkPartition partitionPieces(const geodesy::SphereMesh& mesh, int chunks) {
   return all;
 }
 
-Group landGroup(const PlanetSurface& surface, const LandData& data, int chunks, double skirt_m,
-                bool world, bool tangents) {
-  if (chunks == 0) {  // the whole mesh as one piece, in the planet frame
-    const geodesy::SphereMesh& mesh = *surface.mesh;
-    const MeshBuffers& land = data.buffers.land;
-    const Piece piece = splitSeam(mesh.positions, mesh.indices, uint32_t(mesh.indices.size()));
-    Group g;
-    g.scalars.resize(data.vertex.scalars.size());
-    for (size_t i = 0; i < piece.source.size(); ++i) {
-      const uint32_t v = piece.source[i];
-      g.positions.push_back(land.positions[v]);
-      g.normals.push_back(land.normals[v]);
-      g.colours.push_back(data.linear_colours[v]);
-      g.uvs.push_back(piece.uv[i]);
-      if (tangents) g.tangents.push_back(equirectTangent(land.normals[v], mesh.positions[v]));
-      for (size_t a = 0; a < g.scalars.size(); ++a)
-        g.scalars[a].push_back(data.vertex.scalars[a][v]);
-    }
-    g.indices = piece.indices;
-    g.closePiece(piece.surface_indices, glm::dvec3(0.0));
-    return g;
+Group landGroup(const PlanetSurface& surface, LandData& data, const ChunkPartition& partition,
+                double skirt_m, bool world, bool tangents) {
+  if (partition.chunks_per_edge > 0) {
+    return buildChunkedLand(surface, std::move(data.vertex), partition, skirt_m, world, tangents);
   }
-  ChunkedLand land = buildChunkedLand(surface, data.vertex, chunks, skirt_m);
+  // The whole mesh as one piece, in the planet frame.
   const geodesy::SphereMesh& mesh = *surface.mesh;
-  const auto direction = [&](size_t slot) { return mesh.positions[land.global_vertex[slot]]; };
-  // Each chunk's seam split and vertex order in parallel; gathered in chunk order below.
-  struct ChunkPiece {
-    Piece piece;
-    std::vector<uint32_t> order;  // new vertex -> piece vertex
-    size_t surface_vertices = 0;
-  };
-  std::vector<ChunkPiece> split(land.chunkCount());
-  tbb::parallel_for(size_t(0), land.chunkCount(), [&](size_t c) {
-    const size_t first = land.vertex_offsets[c];
-    std::vector<glm::vec3> directions;
-    for (size_t slot = first; slot < land.vertex_offsets[c + 1]; ++slot)
-      directions.push_back(direction(slot));
-    const std::span<const uint32_t> indices(&land.indices[land.index_offsets[c]],
-                                            land.index_offsets[c + 1] - land.index_offsets[c]);
-    Piece piece = splitSeam(directions, indices, land.surface_indices[c]);
-    // Surface vertices (and their copies) first, then the skirt's, so the surface primitive's
-    // accessors cover a prefix, as in ChunkedLand.
-    const auto is_surface = [&](uint32_t i) { return piece.source[i] < land.surface_vertices[c]; };
-    std::vector<uint32_t> order(piece.source.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_partition(order.begin(), order.end(), is_surface);
-    std::vector<uint32_t> new_of_old(order.size());
-    for (uint32_t n = 0; n < order.size(); ++n) new_of_old[order[n]] = n;
-    for (uint32_t& i : piece.indices) i = new_of_old[i];
-    split[c].surface_vertices = size_t(
-        std::count_if(order.begin(), order.end(), [&](uint32_t i) { return is_surface(i); }));
-    split[c].piece = std::move(piece);
-    split[c].order = std::move(order);
-  });
-  // The group's vertex n of chunk c is chunk slot first(c) + source[order[n]]; its texture
-  // coordinates are the piece's own.
-  std::vector<uint32_t> slot_of;
-  std::vector<glm::vec2> uvs;
+  const Piece piece = splitSeam(mesh.positions, mesh.indices, uint32_t(mesh.indices.size()));
   Group g;
-  g.grid_m = land.frames.grid_m;
-  for (size_t c = 0; c < land.chunkCount(); ++c) {
-    const ChunkPiece& chunk = split[c];
-    for (uint32_t i : chunk.order) {
-      slot_of.push_back(land.vertex_offsets[c] + chunk.piece.source[i]);
-      uvs.push_back(chunk.piece.uv[i]);
-    }
-    g.indices.insert(g.indices.end(), chunk.piece.indices.begin(), chunk.piece.indices.end());
-    g.vertex_offsets.push_back(slot_of.size());
-    g.index_offsets.push_back(g.indices.size());
-    g.surface_indices.push_back(chunk.piece.surface_indices);
-    g.surface_vertices.push_back(chunk.surface_vertices);
-    g.translations.push_back(world ? glm::dvec3(0.0) : land.frames.translations[c]);
+  g.scalars.resize(data.vertex.scalars.size());
+  for (size_t i = 0; i < piece.source.size(); ++i) {
+    const uint32_t v = piece.source[i];
+    const double radius = surface.radius_m + double(surface.elevation_m[v]);
+    g.positions.push_back(glm::vec3(radius * glm::normalize(glm::dvec3(mesh.positions[v]))));
+    g.normals.push_back(data.vertex.normals[v]);
+    g.colours.push_back(data.vertex.colours[v]);
+    g.uvs.push_back(piece.uv[i]);
+    if (tangents) g.tangents.push_back(equirectTangent(data.vertex.normals[v], mesh.positions[v]));
+    for (size_t a = 0; a < g.scalars.size(); ++a) g.scalars[a].push_back(data.vertex.scalars[a][v]);
   }
-  split = {};
-  g.uvs = std::move(uvs);
-  // One attribute at a time, each chunked array freed as soon as it is gathered, so the
-  // chunked land and the group are not held whole at once (the glb writer's peak memory).
-  const auto gather = [&](auto& from) {
-    std::remove_reference_t<decltype(from)> to(slot_of.size());
-    tbb::parallel_for(size_t(0), slot_of.size(), [&](size_t n) { to[n] = from[slot_of[n]]; });
-    std::remove_reference_t<decltype(from)>().swap(from);
-    return to;
-  };
-  if (tangents) {
-    g.tangents.resize(slot_of.size());
-    tbb::parallel_for(size_t(0), slot_of.size(), [&](size_t n) {
-      g.tangents[n] = equirectTangent(land.normals[slot_of[n]], direction(slot_of[n]));
-    });
-  }
-  g.positions = gather(land.positions);
-  if (world) {
-    std::vector<size_t> chunk_of(slot_of.size());
-    for (size_t c = 0; c < land.chunkCount(); ++c)
-      for (size_t n = g.vertex_offsets[c]; n < g.vertex_offsets[c + 1]; ++n) chunk_of[n] = c;
-    tbb::parallel_for(size_t(0), g.positions.size(), [&](size_t n) {
-      const glm::dvec3& t = land.frames.translations[chunk_of[n]];
-      g.positions[n] = glm::vec3(glm::dvec3(g.positions[n]) + t);
-    });
-  }
-  g.normals = gather(land.normals);
-  g.colours = gather(land.colours);
-  for (std::vector<float>& values : land.scalars) g.scalars.push_back(gather(values));
+  g.indices = piece.indices;
+  g.closePiece(piece.surface_indices, glm::dvec3(0.0));
   return g;
 }
 
 // The ocean over the land mesh (oceanCover) at oceanRadius, in the planet frame, cut into the
-// same pieces as the land.
-Group oceanGroup(const PlanetSurface& surface, int chunks) {
+// pieces of `partition`.
+Group oceanGroup(const PlanetSurface& surface, const ChunkPartition& partition) {
   const geodesy::SphereMesh& mesh = *surface.mesh;
   const double radius = oceanRadius(surface.radius_m, surface.sea_level_m);
-  const ChunkPartition partition = partitionPieces(mesh, chunks);
-  std::vector<OceanMesh> pieces(partition.chunkCount());
-  tbb::parallel_for(size_t(0), pieces.size(), [&](size_t c) {
+  std::vector<OceanCover> covers(partition.chunkCount());
+  struct Scratch {
+    DistinctIds distinct;
+    LocalIds local;
+  };
+  tbb::enumerable_thread_specific<Scratch> scratch;  // per-thread vertex tables (piece_ids.h)
+  tbb::parallel_for(size_t(0), covers.size(), [&](size_t c) {
     const std::span<const uint32_t> faces(
         &partition.faces[partition.face_offsets[c]],
         partition.face_offsets[c + 1] - partition.face_offsets[c]);
-    const OceanCover cover = oceanCover(mesh, surface.elevation_m, surface.sea_level_m, faces);
-    if (!cover.faces.empty()) pieces[c] = oceanMesh(mesh, cover, radius);
+    covers[c] =
+        oceanCover(mesh, surface.elevation_m, surface.sea_level_m, faces, scratch.local().distinct);
   });
+  // Pieces without water are left out; the others' meshes are written straight into the group.
   Group g;
-  for (OceanMesh& ocean : pieces) {
-    if (ocean.indices.empty()) continue;
-    g.positions.insert(g.positions.end(), ocean.positions.begin(), ocean.positions.end());
-    g.normals.insert(g.normals.end(), ocean.normals.begin(), ocean.normals.end());
-    g.indices.insert(g.indices.end(), ocean.indices.begin(), ocean.indices.end());
-    g.closePiece(ocean.indices.size(), glm::dvec3(0.0));
-    ocean = {};
+  std::vector<size_t> piece_of;
+  for (size_t c = 0; c < covers.size(); ++c) {
+    if (covers[c].faces.empty()) continue;
+    piece_of.push_back(c);
+    g.vertex_offsets.push_back(g.vertex_offsets.back() + covers[c].vertices.size());
+    g.index_offsets.push_back(g.index_offsets.back() + 3 * covers[c].faces.size());
+    g.surface_indices.push_back(3 * covers[c].faces.size());
+    g.surface_vertices.push_back(covers[c].vertices.size());
+    g.translations.push_back(glm::dvec3(0.0));
   }
+  g.positions.resize(g.vertex_offsets.back());
+  g.normals.resize(g.vertex_offsets.back());
+  g.indices.resize(g.index_offsets.back());
+  tbb::parallel_for(size_t(0), piece_of.size(), [&](size_t p) {
+    OceanCover& cover = covers[piece_of[p]];
+    const size_t first = g.vertex_offsets[p], count = g.vertexCount(p);
+    writeOceanMesh(mesh, cover, radius, scratch.local().local,
+                   std::span(g.positions).subspan(first, count),
+                   std::span(g.normals).subspan(first, count),
+                   std::span(g.indices).subspan(g.index_offsets[p], 3 * cover.faces.size()));
+    cover = {};
+  });
   return g;
 }
 

@@ -20,7 +20,7 @@ bool meshoptAvailable() {
 #endif
 }
 
-std::vector<uint8_t> meshoptFilterExp(const std::vector<uint8_t>& floats, int bits) {
+std::vector<uint8_t> meshoptFilterExp(std::span<const uint8_t> floats, int bits) {
 #ifdef PLANETGEN_HAVE_MESHOPT
   std::vector<float> values(floats.size() / 4);
   std::memcpy(values.data(), floats.data(), values.size() * 4);
@@ -59,7 +59,7 @@ std::vector<uint32_t> meshoptReorder(std::vector<uint32_t>& indices, size_t surf
   return new_of_old;
 }
 
-std::vector<uint8_t> meshoptEncode(const std::vector<uint8_t>& bytes, size_t element_bytes,
+std::vector<uint8_t> meshoptEncode(std::span<const uint8_t> bytes, size_t element_bytes,
                                    const char* mode) {
 #ifdef PLANETGEN_HAVE_MESHOPT
   const size_t count = bytes.size() / element_bytes;

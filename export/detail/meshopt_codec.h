@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace planet_export {
@@ -25,9 +26,9 @@ std::vector<uint32_t> meshoptReorder(std::vector<uint32_t>& indices, size_t surf
 // EXT_meshopt_compression's EXPONENTIAL filter on float32 scalars: each value keeps its
 // exponent and `bits` bits of mantissa (relative precision 2^-bits), which the vertex codec
 // then packs far better than raw floats. Throws std::runtime_error without meshoptimizer.
-std::vector<uint8_t> meshoptFilterExp(const std::vector<uint8_t>& floats, int bits);
+std::vector<uint8_t> meshoptFilterExp(std::span<const uint8_t> floats, int bits);
 
-std::vector<uint8_t> meshoptEncode(const std::vector<uint8_t>& bytes, size_t element_bytes,
+std::vector<uint8_t> meshoptEncode(std::span<const uint8_t> bytes, size_t element_bytes,
                                    const char* mode);
 
 }  // namespace planet_export

@@ -122,8 +122,10 @@ PlanetBuffers buildPlanetBuffers(const PlanetSurface& s, bool with_ocean) {
 
   std::vector<uint32_t> faces(mesh.faceCount());
   std::iota(faces.begin(), faces.end(), 0u);
-  const OceanCover cover = oceanCover(mesh, s.elevation_m, s.sea_level_m, faces);
-  OceanMesh ocean = oceanMesh(mesh, cover, oceanRadius(s.radius_m, s.sea_level_m));
+  DistinctIds distinct;
+  const OceanCover cover = oceanCover(mesh, s.elevation_m, s.sea_level_m, faces, distinct);
+  LocalIds local;
+  OceanMesh ocean = oceanMesh(mesh, cover, oceanRadius(s.radius_m, s.sea_level_m), local);
   out.ocean.positions = std::move(ocean.positions);
   out.ocean.normals = std::move(ocean.normals);
   out.ocean.colours.assign(cover.vertices.size(), kOceanColour);

@@ -3,6 +3,7 @@
 #include <cassert>
 #include <cmath>
 
+#include <tbb/parallel_for.h>
 #include <glm/geometric.hpp>
 
 namespace planet_export {
@@ -25,10 +26,11 @@ std::vector<glm::vec3> displacedVertexNormals(const geodesy::SphereMesh& mesh,
   const size_t vertex_count = mesh.vertexCount();
   assert(elevation_m.size() == vertex_count);
   std::vector<glm::dvec3> displaced(vertex_count);
-  for (size_t v = 0; v < vertex_count; ++v) {
+  tbb::parallel_for(size_t(0), vertex_count, [&](size_t v) {
     const glm::dvec3 unit = glm::normalize(glm::dvec3(mesh.positions[v]));
     displaced[v] = (radius_m + exaggeration * double(elevation_m[v])) * unit;
-  }
+  });
+  // The face sums stay on one thread: each vertex adds its faces' normals in face order.
   std::vector<glm::dvec3> sums(vertex_count, glm::dvec3(0.0));
   for (size_t f = 0; f < mesh.faceCount(); ++f) {
     const uint32_t a = mesh.indices[3 * f];
@@ -41,10 +43,10 @@ std::vector<glm::vec3> displacedVertexNormals(const geodesy::SphereMesh& mesh,
     sums[c] += weighted;
   }
   std::vector<glm::vec3> normals(vertex_count);
-  for (size_t v = 0; v < vertex_count; ++v) {
+  tbb::parallel_for(size_t(0), vertex_count, [&](size_t v) {
     const double length = glm::length(sums[v]);
     normals[v] = toUnitFloat(length > 0.0 && std::isfinite(length) ? sums[v] : displaced[v]);
-  }
+  });
   return normals;
 }
 

@@ -15,7 +15,8 @@ namespace planet_export {
 // Area-weighted: each face adds its un-normalised cross product (twice its area) to its three
 // corners, in face order, in double; the sum is normalised and cast with toUnitFloat. A vertex
 // whose faces cancel out gets its radial direction. elevation_m has one value per vertex.
-// Deterministic; serial (the face loop is a few milliseconds per million faces).
+// Deterministic at any thread count: the per-vertex steps run in parallel on the caller's
+// arena, the face loop (a few milliseconds per million faces) on one thread.
 std::vector<glm::vec3> displacedVertexNormals(const geodesy::SphereMesh& mesh,
                                               std::span<const float> elevation_m, double radius_m,
                                               double exaggeration = 1.0);
