@@ -276,16 +276,20 @@ DrainageInput drainageInputOf(const PlanetState& planet, const Config& config) {
   return input;
 }
 
-Json drainageSummary(const PlanetState& planet, const Config& config) {
-  return drainageSummary(planet, config, drainageOf(drainageInputOf(planet, config)));
+namespace {
+
+// The network of the terrain before erosion (the initial elevations, the run's rain).
+DrainageNetwork drainageBefore(const PlanetState& planet, const Config& config) {
+  DrainageInput input = drainageInputOf(planet, config);
+  input.elevation_m = planet.initial_elevation_m;
+  return drainageOf(input);
 }
 
-Json drainageSummary(const PlanetState& planet, const Config& config,
+Json drainageSummary(const PlanetState& planet, const Config& config, const DrainageNetwork& before,
                      const DrainageNetwork& after) {
   DrainageInput input = drainageInputOf(planet, config);
   Json d;
   input.elevation_m = planet.initial_elevation_m;
-  const DrainageNetwork before = drainageOf(input);
   d["before"] = drainageJson(drainageMetrics(input, before));
   input.elevation_m = planet.elevation_m;
   d["after"] = drainageJson(drainageMetrics(input, after));
@@ -309,6 +313,23 @@ Json drainageSummary(const PlanetState& planet, const Config& config,
   d["initial_max_m"] = initial_max;
   d["final_max_m"] = final_max;
   return d;
+}
+
+}  // namespace
+
+Json drainageSummary(const PlanetState& planet, const Config& config) {
+  // The two routings are mostly serial (the priority-flood): side by side.
+  DrainageNetwork before;
+  tbb::task_group routing;
+  routing.run([&] { before = drainageBefore(planet, config); });
+  const DrainageNetwork after = drainageOf(drainageInputOf(planet, config));
+  routing.wait();
+  return drainageSummary(planet, config, before, after);
+}
+
+Json drainageSummary(const PlanetState& planet, const Config& config,
+                     const DrainageNetwork& after) {
+  return drainageSummary(planet, config, drainageBefore(planet, config), after);
 }
 
 namespace {
@@ -491,6 +512,10 @@ void writePlanet(const PlanetState& planet, const Config& config,
     timer.start("export");
   }
   writeOutputs(planet, config, surface, std::move(masks), out, timer);
+  if (drainage_summary.is_null()) {  // not made beside the rivers
+    timer.start("drainage");
+    drainage_summary = drainageSummary(planet, config);
+  }
   timer.stop();
   // summary.json goes last so it can report the export time; it is staged like the rest.
   Json summary = summaryJson(planet, config, timer, threads, std::move(drainage_summary));
