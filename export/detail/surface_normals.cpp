@@ -54,8 +54,8 @@ std::vector<glm::vec3> displacedVertexNormals(const geodesy::SphereMesh& mesh,
                                               double exaggeration) {
   const size_t vertex_count = mesh.vertexCount();
   assert(elevation_m.size() == vertex_count);
-  // A vertex displaced along its direction, computed where it is needed (a table of them
-  // would cost 24 bytes per vertex).
+  // A vertex displaced along its direction, computed where it is needed (a table of all of
+  // them would cost 24 bytes per vertex).
   auto displacedAt = [&](size_t v) {
     const glm::dvec3 unit = glm::normalize(glm::dvec3(mesh.positions[v]));
     return (radius_m + exaggeration * double(elevation_m[v])) * unit;
@@ -84,6 +84,12 @@ std::vector<glm::vec3> displacedVertexNormals(const geodesy::SphereMesh& mesh,
   tbb::parallel_for(size_t(0), base_faces, size_t(1), [&](size_t k) {
     const size_t first = edge_vertices + k * interior;
     std::vector<glm::dvec3> sums(interior, glm::dvec3(0.0));
+    // This base face's interior vertices displaced once; the few edge vertices as needed.
+    std::vector<glm::dvec3> displaced(interior);
+    for (size_t i = 0; i < interior; ++i) displaced[i] = displacedAt(first + i);
+    auto displacedHere = [&](uint32_t v) {
+      return v >= first ? displaced[v - first] : displacedAt(v);
+    };
     for (size_t face = k * faces_per_base; face < (k + 1) * faces_per_base; ++face) {
       const uint32_t* corner = &mesh.indices[3 * face];
       bool inside = false;
@@ -96,13 +102,17 @@ std::vector<glm::vec3> displacedVertexNormals(const geodesy::SphereMesh& mesh,
         inside = true;
       }
       if (!inside) continue;
-      const glm::dvec3 da = displacedAt(corner[0]);
+      const glm::dvec3 da = displacedHere(corner[0]);
       const glm::dvec3 weighted =
-          glm::cross(displacedAt(corner[1]) - da, displacedAt(corner[2]) - da);
+          glm::cross(displacedHere(corner[1]) - da, displacedHere(corner[2]) - da);
       for (int i = 0; i < 3; ++i)
         if (corner[i] >= edge_vertices) sums[corner[i] - first] += weighted;
     }
-    for (size_t i = 0; i < interior; ++i) normals[first + i] = normalOf(sums[i], first + i);
+    for (size_t i = 0; i < interior; ++i) {
+      const double length = glm::length(sums[i]);
+      normals[first + i] =
+          toUnitFloat(length > 0.0 && std::isfinite(length) ? sums[i] : displaced[i]);
+    }
   });
   if (numbered_otherwise) return normalsInFaceOrder(mesh, displacedAt);
   std::vector<glm::dvec3> edge_sums(edge_vertices, glm::dvec3(0.0));
