@@ -24,8 +24,10 @@ struct Stage {
   const FluvialParams& p;
   double sea;
   double dt;
-  std::vector<double> area_m2;  // dual areas in m^2
-  std::vector<double> rain;     // rain per vertex relative to the mean over land
+  // Dual areas in m^2 and rain relative to the mean over land are computed where they are
+  // needed: tables of them would cost 16 bytes per vertex for the whole stage.
+  double mean_rain = 0.0;  // rainfall per unit area over land; 0: uniform
+  double min_rain = 0.0;
   FluvialStats stats;
   // Land vertices of the last routing in index order: diffusion and the talus rule read each
   // vertex's ring, and in index order neighbours are near in memory (the routing order is not).
@@ -34,6 +36,10 @@ struct Stage {
   double min_area_m2 = 0.0;  // smallest dual area (the diffusion's stability bound)
 
   bool isSea(std::span<const float> h, uint32_t v) const { return double(h[v]) < sea; }
+  double area(size_t v) const { return double(mesh.vertex_areas[v]) * in.radius_m * in.radius_m; }
+  double rain(size_t v) const {
+    return mean_rain > 0.0 ? std::max(min_rain, double(in.rainfall[v]) / mean_rain) : 1.0;
+  }
   double erodibility(uint32_t v) const {
     return in.erodibility.empty() ? 1.0 : double(in.erodibility[v]);
   }
@@ -45,20 +51,17 @@ struct Stage {
   }
 };
 
-std::vector<double> relativeRain(const geodesy::SphereMesh& mesh, std::span<const float> rainfall,
-                                 std::span<const float> h, double sea, double min_rain) {
-  std::vector<double> rain(mesh.vertexCount(), 1.0);
-  if (rainfall.empty()) return rain;
+// The mean rainfall over land (Stage::rain divides by it); 0 without rainfall.
+double meanLandRain(const geodesy::SphereMesh& mesh, std::span<const float> rainfall,
+                    std::span<const float> h, double sea) {
+  if (rainfall.empty()) return 0.0;
   double sum = 0.0, area = 0.0;
-  for (size_t v = 0; v < rain.size(); ++v) {
+  for (size_t v = 0; v < mesh.vertexCount(); ++v) {
     if (double(h[v]) < sea) continue;
     sum += double(rainfall[v]) * mesh.vertex_areas[v];
     area += mesh.vertex_areas[v];
   }
-  const double mean = area > 0.0 ? sum / area : 0.0;
-  for (size_t v = 0; v < rain.size(); ++v)
-    rain[v] = mean > 0.0 ? std::max(min_rain, double(rainfall[v]) / mean) : 1.0;
-  return rain;
+  return area > 0.0 ? sum / area : 0.0;
 }
 
 // One step of uplift, implicit stream-power incision and deposition (serial: each vertex
@@ -69,10 +72,12 @@ void incise(Stage& s, std::vector<float>& h) {
   rp.receiver_jitter = s.p.receiver_jitter;
   rp.seed = s.in.seed;
   const hydrology::FlowRouting routing = hydrology::routeFlow(mesh, h, s.sea, rp);
-  const std::vector<float> distance = hydrology::receiverDistance(mesh, routing);
-  std::vector<double> local(mesh.vertexCount(), 0.0);
-  for (uint32_t v : routing.order) local[v] = s.rain[v] * s.area_m2[v];
-  const std::vector<double> discharge = hydrology::accumulate(routing, local);
+  std::vector<float> distance = hydrology::receiverDistance(mesh, routing);
+  const std::vector<double> discharge = [&] {
+    std::vector<double> local(mesh.vertexCount(), 0.0);
+    for (uint32_t v : routing.order) local[v] = s.rain(v) * s.area(v);
+    return hydrology::accumulate(routing, local);
+  }();
 
   std::vector<float> hn(h);
   std::vector<double> eroded(mesh.vertexCount(), 0.0);
@@ -80,7 +85,7 @@ void incise(Stage& s, std::vector<float>& h) {
   for (uint32_t v : routing.order) {
     const double up = s.upliftStep(h, v);
     const double base = double(h[v]) + up;
-    s.stats.uplifted_m3 += up * s.area_m2[v];
+    s.stats.uplifted_m3 += up * s.area(v);
     const uint32_t r = routing.receiver[v];
     double next = base;
     if (r != v && routing.lake_of[v] == kNoLake) {
@@ -92,9 +97,10 @@ void incise(Stage& s, std::vector<float>& h) {
       }
     }
     hn[v] = float(next);
-    eroded[v] = (base - double(hn[v])) * s.area_m2[v];
+    eroded[v] = (base - double(hn[v])) * s.area(v);
     s.stats.incised_m3 += eroded[v];
   }
+  std::vector<float>().swap(distance);  // read only above
 
   // Sediment from the sources downstream: a share G a / Q settles at each vertex, all of it
   // in a lake up to the lake's level; never above the initial terrain.
@@ -111,14 +117,14 @@ void incise(Stage& s, std::vector<float>& h) {
         room = std::max(0.0, double(routing.water_level_m[v]) - hn[v]);
         share = 1.0;
       } else {
-        share = std::min(1.0, s.p.deposition * s.area_m2[v] / std::max(discharge[v], 1e-30));
+        share = std::min(1.0, s.p.deposition * s.area(v) / std::max(discharge[v], 1e-30));
       }
       if (!s.in.ceiling_m.empty())
         room = std::min(room, std::max(0.0, double(s.in.ceiling_m[v]) - hn[v]));
-      const double laid = std::min(load * share, room * s.area_m2[v]);
+      const double laid = std::min(load * share, room * s.area(v));
       if (laid > 0.0) {
-        const float raised = float(double(hn[v]) + laid / s.area_m2[v]);
-        const double actual = (double(raised) - double(hn[v])) * s.area_m2[v];
+        const float raised = float(double(hn[v]) + laid / s.area(v));
+        const double actual = (double(raised) - double(hn[v])) * s.area(v);
         hn[v] = raised;
         load -= actual;
         s.stats.deposited_m3 += actual;
@@ -129,11 +135,11 @@ void incise(Stage& s, std::vector<float>& h) {
       s.stats.exported_m3 += load;
     } else if (s.isSea(h, r)) {
       const double sea_room =
-          std::max(0.0, (s.sea - kSeaDepositMarginM - double(hn[r])) * s.area_m2[r]);
+          std::max(0.0, (s.sea - kSeaDepositMarginM - double(hn[r])) * s.area(r));
       const double settle = std::max(0.0, std::min(load, sea_room));
       if (settle > 0.0) {
-        const float raised = float(double(hn[r]) + settle / s.area_m2[r]);
-        const double actual = (double(raised) - double(hn[r])) * s.area_m2[r];
+        const float raised = float(double(hn[r]) + settle / s.area(r));
+        const double actual = (double(raised) - double(hn[r])) * s.area(r);
         hn[r] = raised;
         s.stats.deposited_sea_m3 += actual;
         load -= actual;
@@ -144,6 +150,7 @@ void incise(Stage& s, std::vector<float>& h) {
     }
   }
   h.swap(hn);
+  std::vector<float>().swap(hn);
   std::vector<uint8_t> routed(mesh.vertexCount(), 0);
   for (uint32_t v : routing.order) routed[v] = 1;
   s.land.clear();
@@ -183,7 +190,7 @@ void diffuse(Stage& s, std::vector<float>& h) {
               }
             }
             const double volume = step * conductance * (flux + sea_flux);
-            next[v] = float(double(h[v]) + volume / s.area_m2[v]);
+            next[v] = float(double(h[v]) + volume / s.area(v));
             to_sea[i] -= step * conductance * sea_flux;
           }
         });
@@ -224,12 +231,12 @@ void slide(Stage& s, std::vector<float>& h) {
             for (uint32_t e = mesh.neighbour_offsets[v]; e < mesh.neighbour_offsets[v + 1]; ++e) {
               const uint32_t j = mesh.neighbours[e];
               if (double(h[j]) < s.sea || std::abs(double(h[v]) - double(h[j])) <= gentle) continue;
-              const double a = std::min(s.area_m2[v], s.area_m2[j]) / 8.0;
+              const double a = std::min(s.area(v), s.area(j)) / 8.0;
               const double give = excess(h, v, j) * a;
               volume += excess(h, j, v) * a - give;
               out += give;
             }
-            if (volume != 0.0) next[v] = float(double(h[v]) + volume / s.area_m2[v]);
+            if (volume != 0.0) next[v] = float(double(h[v]) + volume / s.area(v));
             moved[i] += out;
             changed[i] = next[v] != h[v];
           }
@@ -246,12 +253,11 @@ void runSteps(const FluvialInput& input, const FluvialParams& params, double dt,
               std::vector<float>& h, FluvialStats& stats) {
   if (steps <= 0) return;
   const geodesy::SphereMesh& mesh = *input.mesh;
-  Stage s{mesh, input, params, input.sea_level_m, dt, {}, {}, stats, {}, 0.0, 0.0};
-  s.area_m2.resize(mesh.vertexCount());
-  for (size_t v = 0; v < s.area_m2.size(); ++v)
-    s.area_m2[v] = double(mesh.vertex_areas[v]) * input.radius_m * input.radius_m;
-  s.min_area_m2 = *std::min_element(s.area_m2.begin(), s.area_m2.end());
-  s.rain = relativeRain(mesh, input.rainfall, h, s.sea, params.min_rain);
+  Stage s{mesh, input, params, input.sea_level_m, dt, 0.0, params.min_rain, stats, {}, 0.0, 0.0};
+  s.min_area_m2 = s.area(0);  // the first smallest, as std::min_element
+  for (size_t v = 1; v < mesh.vertexCount(); ++v)
+    if (s.area(v) < s.min_area_m2) s.min_area_m2 = s.area(v);
+  s.mean_rain = meanLandRain(mesh, input.rainfall, h, s.sea);
   const double shortest_rad =
       mesh.min_edge_length > 0.0 ? mesh.min_edge_length : geodesy::edgeLengthStats(mesh).min_rad;
   s.shortest_edge_m = 2.0 * std::sin(0.5 * shortest_rad) * input.radius_m;

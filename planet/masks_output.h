@@ -4,6 +4,7 @@
 // layout, export/maps.h) with a masks.json sidecar giving each file's units and decoding, and
 // optionally as glb vertex attributes. docs/rivers.md.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,13 +23,23 @@ struct MaskLayer {
   std::string attribute;  // glb attribute name, or empty when it is not one
   std::string units;
   std::string meaning;
-  std::vector<float> values;
+  std::vector<float> values;  // empty when `make` makes them on demand
   double min = 0.0, max = 1.0;
+  // Makes the values from data that outlives the layer (the planet, the biomes, a compact
+  // copy), so a layer needs no per-vertex floats until its PNG is made. Empty: `values`.
+  std::function<std::vector<float>()> make;
 };
+
+// The layer's values: `values`, or made by `make` into `own`.
+std::span<const float> maskValues(const MaskLayer& layer, std::vector<float>& own);
+// Makes a layer's values once and keeps them (for the glb attributes).
+void keepMaskValues(MaskLayer& layer);
 
 // flow (log10(1 + discharge)), wear and deposition (metres of elevation change), water
 // (rivers and lakes), one splat weight per biome group (water, ice, forest, open, desert),
 // temperature (degrees C) and precipitation (relative to the mean land rain, if any rain).
+// Only flow and water are stored (water as bytes); the other layers are made on demand from
+// planet and biomes, which must outlive the layers.
 std::vector<MaskLayer> maskLayers(const PlanetState& planet, const Config& config,
                                   const hydrology::RiverNetwork& rivers,
                                   std::span<const uint8_t> biomes);

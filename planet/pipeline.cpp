@@ -506,8 +506,11 @@ void writePlanet(const PlanetState& planet, const Config& config,
     }
     summarising.wait();
     if (config.output.mask_attributes) {
-      for (const MaskLayer& m : masks)
-        if (!m.attribute.empty()) surface.attributes.push_back({m.attribute, m.values});
+      for (MaskLayer& m : masks) {
+        if (m.attribute.empty()) continue;
+        keepMaskValues(m);
+        surface.attributes.push_back({m.attribute, m.values});
+      }
     }
     timer.start("export");
   }

@@ -224,15 +224,16 @@ void addEngineMaps(const Config& config, const planet_export::PlanetSurface& sur
 }
 
 // The texturing masks and climate layers (masks_output.h), one PNG per task, and masks.json.
-// A layer's values are freed once its PNG is made, unless the glb writes them as an attribute.
+// A layer's values are freed once its PNG is made, unless the glb writes them as an attribute
+// (keep_attributes: config.output.mask_attributes).
 void addMasks(std::vector<MaskLayer>& masks, const planet_export::PlanetSurface& surface, int width,
-              OutputJobs& jobs, planet_export::EquirectLocations& own) {
+              bool keep_attributes, OutputJobs& jobs, planet_export::EquirectLocations& own) {
   const planet_export::EquirectLocations& where =
       planet_export::mapLocations(surface, width, width / 2, own);
   for (MaskLayer& m : masks) {
     jobs.add(m.file, [&] {
       std::string bytes = maskPng(m, *surface.mesh, where);
-      if (m.attribute.empty()) std::vector<float>().swap(m.values);
+      if (!keep_attributes || m.attribute.empty()) std::vector<float>().swap(m.values);
       return bytes;
     });
   }
@@ -254,7 +255,9 @@ void writeOutputs(const PlanetState& planet, const Config& config,
   if (config.output.maps) addMaps(planet, config, surface, before, jobs);
   if (config.output.heightmaps) addEngineMaps(config, surface, jobs);
   planet_export::EquirectLocations mask_grid;  // only when the masks cannot share surface's
-  if (config.output.masks) addMasks(masks, surface, config.output.map_width, jobs, mask_grid);
+  if (config.output.masks)
+    addMasks(masks, surface, config.output.map_width, config.output.mask_attributes, jobs,
+             mask_grid);
   jobs.run(timer);
 }
 

@@ -101,10 +101,16 @@ int main(int argc, char** argv) {
     temperature[v] = float(temperatureC(ll.lat_rad, std::max(0.0f, elevation[v])));
   }
   std::vector<planet::MaskLayer> masks;
-  masks.push_back({"mask_flow.png", "", "log10(1 + discharge in m^3/s)", "", flow, 0.0,
-                   *std::max_element(flow.begin(), flow.end())});
-  masks.push_back({"climate_temperature.png", "", "degC", "", temperature, -40.0, 40.0});
-  masks.push_back({"climate_precipitation.png", "", "relative", "", rainfall, 0.0, 2.0});
+  masks.push_back({"mask_flow.png",
+                   "",
+                   "log10(1 + discharge in m^3/s)",
+                   "",
+                   flow,
+                   0.0,
+                   *std::max_element(flow.begin(), flow.end()),
+                   {}});
+  masks.push_back({"climate_temperature.png", "", "degC", "", temperature, -40.0, 40.0, {}});
+  masks.push_back({"climate_precipitation.png", "", "relative", "", rainfall, 0.0, 2.0, {}});
   OutputTransaction files(out);
   planet::writeMasks(masks, surface, 2048, files);
   for (const char* name : {"wet", "dry"}) {
