@@ -230,8 +230,9 @@ void addMasks(std::vector<MaskLayer>& masks, const planet_export::PlanetSurface&
               bool keep_attributes, OutputJobs& jobs, planet_export::EquirectLocations& own) {
   const planet_export::EquirectLocations& where =
       planet_export::mapLocations(surface, width, width / 2, own);
+  // The jobs run after this returns: nothing of this frame by reference.
   for (MaskLayer& m : masks) {
-    jobs.add(m.file, [&] {
+    jobs.add(m.file, [&m, &surface, &where, keep_attributes] {
       std::string bytes = maskPng(m, *surface.mesh, where);
       if (!keep_attributes || m.attribute.empty()) std::vector<float>().swap(m.values);
       return bytes;
