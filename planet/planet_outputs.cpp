@@ -238,7 +238,7 @@ void addMasks(std::vector<MaskLayer>& masks, const planet_export::PlanetSurface&
       return bytes;
     });
   }
-  jobs.add("masks.json", [&, width] { return masksJson(masks, width); });
+  jobs.add("masks.json", [&masks, width] { return masksJson(masks, width); });
 }
 
 }  // namespace

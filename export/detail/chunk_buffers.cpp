@@ -53,9 +53,7 @@ struct ChunkPiece {
 ChunkPiece splitChunk(const geodesy::SphereMesh& mesh, const ChunkPartition& partition, size_t c,
                       std::span<const uint32_t> border, LocalIds& local,
                       std::span<uint32_t> indices) {
-  const std::span<const uint32_t> verts(
-      &partition.vertices[partition.vertex_offsets[c]],
-      partition.vertex_offsets[c + 1] - partition.vertex_offsets[c]);
+  const std::span<const uint32_t> verts = partition.verticesOf(c);
   local.assign(verts, mesh.vertexCount());
   const uint32_t surface_count = uint32_t(verts.size());
   uint32_t* index = indices.data();
@@ -113,10 +111,6 @@ Group buildChunkedLand(const PlanetSurface& surface, LandVertexData&& data,
   const size_t chunk_count = partition.chunkCount();
   const bool skirts = skirt_depth_m > 0.0;
   const std::vector<std::vector<uint32_t>> border = borderVertices(partition, skirts);
-  const auto verticesOf = [&](size_t c) {
-    return std::span<const uint32_t>(&partition.vertices[partition.vertex_offsets[c]],
-                                     partition.vertex_offsets[c + 1] - partition.vertex_offsets[c]);
-  };
 
   // Double world positions of the surface and of the skirt bottoms, the same numbers in every
   // chunk that holds the vertex.
@@ -127,7 +121,7 @@ Group buildChunkedLand(const PlanetSurface& surface, LandVertexData&& data,
   std::vector<Box> bounds(chunk_count);
   tbb::parallel_for(size_t(0), chunk_count, [&](size_t c) {
     Box box{glm::dvec3(INFINITY), glm::dvec3(-INFINITY)};
-    for (uint32_t v : verticesOf(c)) {
+    for (uint32_t v : partition.verticesOf(c)) {
       const glm::dvec3 p = at(v, 0.0);
       box.lo = glm::min(box.lo, p);
       box.hi = glm::max(box.hi, p);
@@ -170,7 +164,7 @@ Group buildChunkedLand(const PlanetSurface& surface, LandVertexData&& data,
   // attribute at a time, each of the level's arrays freed once copied.
   const auto forEachVertex = [&](const auto& fill) {
     tbb::parallel_for(size_t(0), chunk_count, [&](size_t c) {
-      const std::span<const uint32_t> verts = verticesOf(c);
+      const std::span<const uint32_t> verts = partition.verticesOf(c);
       const ChunkPiece& piece = pieces[c];
       for (size_t n = 0; n < piece.slot.size(); ++n) {
         const uint32_t slot = piece.slot[n];

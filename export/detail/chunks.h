@@ -10,6 +10,7 @@
 // chunks of every other such level.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct ChunkPartition {
   std::vector<uint32_t> border_edges;
 
   size_t chunkCount() const { return face_offsets.empty() ? 0 : face_offsets.size() - 1; }
+  std::span<const uint32_t> verticesOf(size_t c) const {
+    return {&vertices[vertex_offsets[c]], vertex_offsets[c + 1] - vertex_offsets[c]};
+  }
 };
 
 // Empty if k >= 1 divides the frequency, else a message saying why not.

@@ -186,9 +186,7 @@ Group collisionGroup(const PlanetSurface& surface, int chunks, bool world) {
   Group g;
   g.grid_m = frames.grid_m;
   for (size_t c = 0; c < bounds.size(); ++c) {
-    const std::span<const uint32_t> verts(
-        &partition.vertices[partition.vertex_offsets[c]],
-        partition.vertex_offsets[c + 1] - partition.vertex_offsets[c]);
+    const std::span<const uint32_t> verts = partition.verticesOf(c);
     const glm::dvec3 t = world ? glm::dvec3(0.0) : frames.translations[c];
     for (uint32_t v : verts) {
       g.positions.push_back(world ? glm::vec3(at(v)) : localPosition(at(v), t, frames.grid_m));

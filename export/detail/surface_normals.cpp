@@ -24,6 +24,13 @@ glm::vec3 toUnitFloat(const glm::dvec3& direction) {
 
 namespace {
 
+// A vertex's unit normal from its sum of face normals, or its own direction where the faces
+// cancel out.
+glm::vec3 normalFrom(const glm::dvec3& sum, const glm::dvec3& displaced) {
+  const double length = glm::length(sum);
+  return toUnitFloat(length > 0.0 && std::isfinite(length) ? sum : displaced);
+}
+
 // The original order of work, kept for meshes that are not numbered like buildIcosphere's:
 // every face's normal added to its corners' sums in face order, on one thread.
 std::vector<glm::vec3> normalsInFaceOrder(const geodesy::SphereMesh& mesh, auto displacedAt) {
@@ -40,10 +47,8 @@ std::vector<glm::vec3> normalsInFaceOrder(const geodesy::SphereMesh& mesh, auto 
     sums[c] += weighted;
   }
   std::vector<glm::vec3> normals(vertex_count);
-  tbb::parallel_for(size_t(0), vertex_count, [&](size_t v) {
-    const double length = glm::length(sums[v]);
-    normals[v] = toUnitFloat(length > 0.0 && std::isfinite(length) ? sums[v] : displacedAt(v));
-  });
+  tbb::parallel_for(size_t(0), vertex_count,
+                    [&](size_t v) { normals[v] = normalFrom(sums[v], displacedAt(v)); });
   return normals;
 }
 
@@ -59,10 +64,6 @@ std::vector<glm::vec3> displacedVertexNormals(const geodesy::SphereMesh& mesh,
   auto displacedAt = [&](size_t v) {
     const glm::dvec3 unit = glm::normalize(glm::dvec3(mesh.positions[v]));
     return (radius_m + exaggeration * double(elevation_m[v])) * unit;
-  };
-  auto normalOf = [&](const glm::dvec3& sum, size_t v) {
-    const double length = glm::length(sum);
-    return toUnitFloat(length > 0.0 && std::isfinite(length) ? sum : displacedAt(v));
   };
   // Each vertex's sum adds its faces' normals in face order. buildIcosphere numbers the
   // vertices on the base (icosahedron) edges first, then each base face's interior vertices,
@@ -108,11 +109,7 @@ std::vector<glm::vec3> displacedVertexNormals(const geodesy::SphereMesh& mesh,
       for (int i = 0; i < 3; ++i)
         if (corner[i] >= edge_vertices) sums[corner[i] - first] += weighted;
     }
-    for (size_t i = 0; i < interior; ++i) {
-      const double length = glm::length(sums[i]);
-      normals[first + i] =
-          toUnitFloat(length > 0.0 && std::isfinite(length) ? sums[i] : displaced[i]);
-    }
+    for (size_t i = 0; i < interior; ++i) normals[first + i] = normalFrom(sums[i], displaced[i]);
   });
   if (numbered_otherwise) return normalsInFaceOrder(mesh, displacedAt);
   std::vector<glm::dvec3> edge_sums(edge_vertices, glm::dvec3(0.0));
@@ -127,7 +124,7 @@ std::vector<glm::vec3> displacedVertexNormals(const geodesy::SphereMesh& mesh,
       if (corner[i] < edge_vertices) edge_sums[corner[i]] += weighted;
   }
   tbb::parallel_for(size_t(0), edge_vertices,
-                    [&](size_t v) { normals[v] = normalOf(edge_sums[v], v); });
+                    [&](size_t v) { normals[v] = normalFrom(edge_sums[v], displacedAt(v)); });
   return normals;
 }
 
