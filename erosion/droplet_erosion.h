@@ -60,12 +60,13 @@ enum class BrushMode {
 };
 
 // What erodeDroplets builds once per mesh and brush radius and can reuse across calls (weather
-// epochs): per-vertex point, neighbour and brush records (68 bytes per vertex), the fixed-point
-// change buffer of each worker thread that ran droplets (8 bytes per vertex each, made on first
-// use, + 4 for a brush gatherer near the five-valent vertices, + a 33 KB trap-test set per droplet
-// in flight, of which a droplet of up to 64 steps touches 256 bytes) and, for kPrecomputed only,
-// the per-vertex brushes. Construction is parallel in the caller's oneTBB arena. Not thread-safe:
-// one erodeDroplets call at a time per workspace. The mesh must outlive it.
+// epochs): per-vertex point, neighbour and brush records (68 bytes per vertex) and, for
+// kPrecomputed only, the per-vertex brushes. During a call each worker thread that runs droplets
+// also holds a fixed-point change buffer (8 bytes per vertex, + 4 for a brush gatherer near the
+// five-valent vertices, + a 33 KB trap-test set per droplet in flight, of which a droplet of up
+// to 64 steps touches 256 bytes), released when the call returns. Construction is parallel in the
+// caller's oneTBB arena. Not thread-safe: one erodeDroplets call at a time per workspace. The mesh
+// must outlive it.
 class ErosionWorkspace {
  public:
   ErosionWorkspace(const geodesy::SphereMesh& mesh, double radius,
@@ -78,7 +79,7 @@ class ErosionWorkspace {
   double radius() const;
   BrushMode brushMode() const;
   size_t brushMemoryBytes() const;  // the brush tables (per vertex only for kPrecomputed)
-  size_t memoryBytes() const;       // everything held now, brushes included
+  size_t memoryBytes() const;       // everything held now (between calls), brushes included
 
   struct Impl;  // erosion/detail/workspace_impl.h
 

@@ -14,6 +14,10 @@ namespace {
 
 // Large enough that big meshes go out in few system calls, small enough not to matter.
 constexpr size_t kBufferSize = size_t(4) << 20;
+// Writes from this size up go to the file as they are: copying them into the buffer first
+// would cost a pass over the bytes (the OBJ writer's blocks, the glb's arrays) for no fewer
+// system calls.
+constexpr size_t kDirectSize = size_t(64) << 10;
 
 }  // namespace
 
@@ -33,11 +37,11 @@ FileWriter::~FileWriter() {
 
 void FileWriter::write(std::string_view bytes) {
   assert(fd_ >= 0);
-  if (bytes.size() > buffer_.size() - used_) {
+  if (bytes.size() >= kDirectSize) {
     flushBuffer();
-    // Big blocks skip the copy into the buffer.
-    if (bytes.size() >= buffer_.size() / 4) return writeAll(bytes.data(), bytes.size());
+    return writeAll(bytes.data(), bytes.size());
   }
+  if (bytes.size() > buffer_.size() - used_) flushBuffer();
   std::memcpy(buffer_.data() + used_, bytes.data(), bytes.size());
   used_ += bytes.size();
 }

@@ -22,7 +22,8 @@ struct ErosionBenchFigures {
   double droplets_per_s = 0.0;
   double droplet_steps_per_s = 0.0;
   size_t brush_memory_bytes = 0;
-  size_t workspace_memory_bytes = 0;  // brushes + per-thread buffers after the run
+  size_t workspace_memory_bytes = 0;  // what the workspace holds between calls (per-vertex
+                                      // records, brushes); the peak RSS shows a call's own
   erosion::ErosionStats stats;
 };
 

@@ -224,7 +224,8 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
       auto spawns = clouds.runEpoch(planet.elevation_m, planet.sea_level_m);
       const uint64_t first_id = clouds.dropletsEmitted() - spawns.size();
       if (droplets == 0) spawns.clear();
-      const std::vector<float> rain = clouds.rainfall();
+      // Valid until the next epoch runs: the fluvial share reads it in place.
+      const std::vector<float>& rain = clouds.rainfall();
       on_stage("erosion, epoch " + std::to_string(epoch + 1) + "/" +
                std::to_string(config.weather.epochs));
       if (with_droplet_density) all_spawns.insert(all_spawns.end(), spawns.begin(), spawns.end());
