@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <string>
@@ -392,6 +393,26 @@ TEST_CASE("export: invalid surfaces are rejected before any file is written", "[
     planet.elevation[5] = std::nanf("");
     CHECK_THROWS_WITH(writeObj(file, dir.path / "x.mtl", "x.mtl", planet.surface),
                       Catch::Contains("elevation_m[5]"));
+  }
+  SECTION("elevation below the centre: the first such vertex is named") {
+    planet.elevation[7] = float(-2.0 * planet.surface.radius_m);
+    planet.elevation[9] = float(-2.0 * planet.surface.radius_m);
+    CHECK_THROWS_WITH(writeGlb(file, planet.surface),
+                      Catch::Contains("elevation_m[7] puts the vertex at or below the centre"));
+  }
+  SECTION("a biome class out of range: the first one is named") {
+    std::vector<uint8_t> biome(planet.elevation.size(), 0);
+    biome[11] = 12;
+    biome[13] = 200;
+    planet.surface.biome = biome;
+    CHECK_THROWS_WITH(writeGlb(file, planet.surface), Catch::Contains("biome[11] = 12"));
+  }
+  SECTION("an attribute value not finite: the first one is named") {
+    std::vector<float> values(planet.elevation.size(), 1.0f);
+    values[4] = std::numeric_limits<float>::infinity();
+    values[6] = std::nanf("");
+    planet.surface.attributes = {{"_WEAR", values}};
+    CHECK_THROWS_WITH(writeGlb(file, planet.surface), Catch::Contains("_WEAR[4] is not finite"));
   }
   SECTION("extras not an object") {
     planet.surface.extras_json = "42";
