@@ -224,8 +224,10 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
       auto spawns = clouds.runEpoch(planet.elevation_m, planet.sea_level_m);
       const uint64_t first_id = clouds.dropletsEmitted() - spawns.size();
       if (droplets == 0) spawns.clear();
-      // Valid until the next epoch runs: the fluvial share reads it in place.
-      const std::vector<float>& rain = clouds.rainfall();
+      // The rain so far for the fluvial share, read in place (valid until the next epoch);
+      // resampled to the mesh only when the share runs.
+      const std::span<const float> rain =
+          fluvial ? std::span<const float>(clouds.rainfall()) : std::span<const float>();
       on_stage("erosion, epoch " + std::to_string(epoch + 1) + "/" +
                std::to_string(config.weather.epochs));
       if (with_droplet_density) all_spawns.insert(all_spawns.end(), spawns.begin(), spawns.end());
