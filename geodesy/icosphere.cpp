@@ -129,33 +129,6 @@ void buildFaces(SphereMesh& mesh, const Lattice& lattice, const LatticeVertices&
   });
 }
 
-// Within a base face the neighbours follow from the lattice; across a base edge, step s of
-// edge k meets step f - 1 - s of the same edge in the adjacent base face.
-void buildFaceNeighbours(SphereMesh& mesh, const Lattice& lattice) {
-  const Icosahedron& ico = icosahedron();
-  const uint32_t f = lattice.f;
-  const uint32_t per_base = lattice.facesPerBase();
-  resizeLarge(mesh.face_neighbours, mesh.indices.size());
-  forEachRow(f, [&](uint32_t base, uint32_t j) {
-    const uint32_t first = base * per_base;
-    auto across = [&](int k, uint32_t s) {
-      const uint32_t other = ico.adjacent_face[base][k];
-      return other * per_base + lattice.boundaryFace(ico.adjacent_edge[base][k], f - 1 - s);
-    };
-    uint32_t* out = &mesh.face_neighbours[3 * (size_t(first) + lattice.rowStart(j))];
-    for (uint32_t i = 0; i + j < f; ++i) {
-      *out++ = j == 0 ? across(0, i) : first + lattice.downFace(i, j - 1);
-      *out++ = i + j + 1 == f ? across(1, j) : first + lattice.downFace(i, j);
-      *out++ = i == 0 ? across(2, f - 1 - j) : first + lattice.downFace(i - 1, j);
-      if (i + j + 1 < f) {
-        *out++ = first + lattice.upFace(i + 1, j);
-        *out++ = first + lattice.upFace(i, j + 1);
-        *out++ = first + lattice.upFace(i, j);
-      }
-    }
-  });
-}
-
 // Interior vertex (i, j) of a base face: its six neighbours and faces follow from the lattice,
 // counter-clockwise from (i + 1, j). Same order and result as fillVertexRing's walk (the test
 // checks the rings against the faces), without its chain of dependent loads.
@@ -232,7 +205,6 @@ SphereMesh buildIcosphere(int frequency, const IcosphereOptions& options) {
     const LatticeVertices vertex{lattice, boundary};
     placeInteriorVertices(mesh, lattice, g);
     buildFaces(mesh, lattice, vertex);
-    buildFaceNeighbours(mesh, lattice);
     buildVertexRings(mesh, lattice, boundary, vertex);
   }
   const EdgeLengthStats edges = edgeLengthStats(mesh);

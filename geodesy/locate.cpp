@@ -53,7 +53,7 @@ bool walk(const SphereMesh& mesh, uint32_t f, const glm::dvec3& p, int max_steps
       return true;
     }
     // The edge opposite corner k runs from corner k + 1 to k + 2: edge (k + 1) % 3.
-    f = mesh.face_neighbours[3 * size_t(f) + (worst + 1) % 3];
+    f = mesh.faceAcross(f, (worst + 1) % 3);
   }
   return false;
 }

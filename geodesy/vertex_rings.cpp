@@ -59,7 +59,7 @@ void fillVertexRing(SphereMesh& mesh, const std::vector<float>& face_areas, uint
     assert(mesh.indices[3 * f + k] == v && out < end);
     mesh.neighbours[out++] = mesh.indices[3 * f + (k + 1) % 3];
     area += double(face_areas[f]);
-    f = mesh.face_neighbours[3 * f + (k + 2) % 3];
+    f = mesh.faceAcross(f, (k + 2) % 3);
     const uint32_t* c = &mesh.indices[3 * f];
     k = c[0] == v ? 0 : (c[1] == v ? 1 : 2);
   } while (f != face);

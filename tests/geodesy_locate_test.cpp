@@ -168,7 +168,7 @@ TEST_CASE("icosphere: locateFrom from near, far and invalid hints", "[geodesy]")
       const glm::vec3 p(randomUnit(rng));
       const uint32_t right = mesh.locate(p).face;
       requireHolds(mesh, mesh.locateFrom(right, p), p);
-      requireHolds(mesh, mesh.locateFrom(mesh.face_neighbours[3 * right + i % 3], p), p);
+      requireHolds(mesh, mesh.locateFrom(mesh.faceAcross(right, int(i % 3)), p), p);
       requireHolds(mesh, mesh.locateFrom((right + F / 2) % F, p), p);
       requireHolds(mesh, mesh.locateFrom(uint32_t(rng.next() % F), p), p);
       if (i % 100 == 0) requireHolds(mesh, mesh.locateFrom(UINT32_MAX, p), p);

@@ -10,6 +10,7 @@
 #include <numbers>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -90,7 +91,6 @@ TEST_CASE("icosphere: counts and Euler characteristic", "[geodesy]") {
     REQUIRE(mesh.vertexCount() == V);
     REQUIRE(mesh.faceCount() == F);
     REQUIRE(mesh.indices.size() == 3 * F);
-    REQUIRE(mesh.face_neighbours.size() == 3 * F);
     REQUIRE(mesh.vertex_areas.size() == V);
     REQUIRE(mesh.neighbour_offsets.size() == V + 1);
     for (uint32_t i : mesh.indices) REQUIRE(i < V);
@@ -236,26 +236,25 @@ TEST_CASE("icosphere: vertex neighbours are consistent with the faces", "[geodes
   }
 }
 
-TEST_CASE("icosphere: face neighbours share the edge between them", "[geodesy]") {
+TEST_CASE("icosphere: faceAcross is the face holding the same edge the other way", "[geodesy]") {
   for (int f : kFrequencies) {
     CAPTURE(f);
     const SphereMesh& mesh = meshOf(f);
+    // The known answer, from the faces alone: the face of each directed edge.
+    std::unordered_map<uint64_t, uint32_t> face_of_edge;
+    auto key = [](uint32_t from, uint32_t to) { return uint64_t(from) << 32 | to; };
+    for (uint32_t face = 0; face < mesh.faceCount(); ++face) {
+      const auto c = corners(mesh, face);
+      for (int k = 0; k < 3; ++k) face_of_edge.emplace(key(c[k], c[(k + 1) % 3]), face);
+    }
+    REQUIRE(face_of_edge.size() == 3 * mesh.faceCount());  // every directed edge once
     for (uint32_t face = 0; face < mesh.faceCount(); ++face) {
       const auto c = corners(mesh, face);
       for (int k = 0; k < 3; ++k) {
-        const uint32_t other = mesh.face_neighbours[3 * face + k];
-        REQUIRE(other < mesh.faceCount());
-        REQUIRE(other != face);
-        // The neighbour holds the same edge, running the other way.
-        const auto o = corners(mesh, other);
-        bool found = false;
-        for (int m = 0; m < 3; ++m) {
-          found = found || (o[m] == c[(k + 1) % 3] && o[(m + 1) % 3] == c[k]);
-        }
-        REQUIRE(found);
-        // And names this face across it.
-        const uint32_t* back = &mesh.face_neighbours[3 * other];
-        REQUIRE(std::count(back, back + 3, face) >= 1);
+        CAPTURE(face, k);
+        const auto other = face_of_edge.find(key(c[(k + 1) % 3], c[k]));
+        REQUIRE(other != face_of_edge.end());
+        REQUIRE(mesh.faceAcross(face, k) == other->second);
       }
     }
   }
@@ -327,7 +326,6 @@ TEST_CASE("icosphere: bit-identical for 1, 2 and 4 threads", "[geodesy]") {
     REQUIRE(sameBytes(one.indices, other.indices));
     REQUIRE(sameBytes(one.neighbour_offsets, other.neighbour_offsets));
     REQUIRE(sameBytes(one.neighbours, other.neighbours));
-    REQUIRE(sameBytes(one.face_neighbours, other.face_neighbours));
     REQUIRE(sameBytes(one.vertex_areas, other.vertex_areas));
     REQUIRE(std::memcmp(&one.mean_edge_length, &other.mean_edge_length, sizeof(double)) == 0);
   }

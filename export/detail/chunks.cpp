@@ -130,7 +130,7 @@ ChunkPartition partitionChunks(const geodesy::SphereMesh& mesh, int chunks_per_e
       for (int k = 0; k < 3; ++k) {
         const uint32_t from = mesh.indices[3 * size_t(face) + size_t(k)];
         verts.add(from);
-        if (chunk_of[mesh.face_neighbours[3 * size_t(face) + size_t(k)]] != c) {
+        if (chunk_of[mesh.faceAcross(face, k)] != c) {
           borders[c].push_back(from);
           borders[c].push_back(mesh.indices[3 * size_t(face) + size_t(k + 1) % 3]);
         }

@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
   const double vertices = double(mesh.vertexCount());
   const double mesh_bytes = bytesOf(mesh.positions) + bytesOf(mesh.indices) +
                             bytesOf(mesh.neighbour_offsets) + bytesOf(mesh.neighbours) +
-                            bytesOf(mesh.face_neighbours) + bytesOf(mesh.vertex_areas);
+                            bytesOf(mesh.vertex_areas);
 
   geodesy::EdgeLengthStats stats;
   arena.execute([&] { stats = geodesy::edgeLengthStats(mesh); });
