@@ -60,13 +60,14 @@ enum class BrushMode {
 };
 
 // What erodeDroplets builds once per mesh and brush radius and can reuse across calls (weather
-// epochs): per-vertex point, neighbour and brush records (68 bytes per vertex) and, for
-// kPrecomputed only, the per-vertex brushes. During a call each worker thread that runs droplets
-// also holds a fixed-point change buffer (8 bytes per vertex, + 4 for a brush gatherer near the
-// five-valent vertices, + a 33 KB trap-test set per droplet in flight, of which a droplet of up
-// to 64 steps touches 256 bytes), released when the call returns. Construction is parallel in the
-// caller's oneTBB arena. Not thread-safe: one erodeDroplets call at a time per workspace. The mesh
-// must outlive it.
+// epochs): per-vertex point and neighbour records (48 bytes per vertex) and, for kPrecomputed
+// only, the per-vertex brushes. During a call it also holds the brush's per-vertex heights,
+// erodibility and areas and the start heights (20 bytes per vertex), and each worker thread that
+// runs droplets a fixed-point change buffer (8 bytes per vertex, + 4 for a brush gatherer near
+// the five-valent vertices, + a 33 KB trap-test set per droplet in flight, of which a droplet of
+// up to 64 steps touches 256 bytes); the call frees them when it returns. Construction is parallel
+// in the caller's oneTBB arena. Not thread-safe: one erodeDroplets call at a time per workspace.
+// The mesh must outlive it.
 class ErosionWorkspace {
  public:
   ErosionWorkspace(const geodesy::SphereMesh& mesh, double radius,

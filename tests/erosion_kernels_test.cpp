@@ -343,9 +343,12 @@ TEST_CASE("erosion: the four-lane publish gives the scalar publish's heights", "
   // scalar loop): every height bit for bit as the scalar publish's.
   const auto& mesh = meshOf(8);
   erosion::ErosionWorkspace workspace(mesh, 3.0);
+  const double height_scale = 1.0 / 49000.0, quantum_m = 49000.0 / 17592186044416.0;
+  // The per-call arrays (start heights among them), as a call makes them.
+  test_support::workspaceImpl(workspace).prepare(std::vector<float>(mesh.vertexCount(), 0.0f),
+                                                 height_scale, {});
   erosion::NodeTable& nodes = test_support::workspaceImpl(workspace).nodes;
   const size_t n = nodes.points.size();
-  const double height_scale = 1.0 / 49000.0, quantum_m = 49000.0 / 17592186044416.0;
   geodesy::HashStream rng(31, 0, 0);
   std::vector<std::vector<int64_t>> sums(3, std::vector<int64_t>(n));
   size_t published = 0, refused = 0;

@@ -15,12 +15,6 @@ NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth) {
   NodeTable t;
   geodesy::assignLarge(t.points, n);
   geodesy::assignLarge(t.links, n);
-  geodesy::assignLarge(t.height, n + kBrushPadding, 0.0f);
-  geodesy::assignLarge(t.erodibility, n + kBrushPadding, 1.0f);
-  geodesy::assignLarge(t.area, n + kBrushPadding, 0.0f);
-  geodesy::assignLarge(t.inv_area, n + kBrushPadding, 0.0f);
-  geodesy::assignLarge(t.start_m, n);
-  const double to_normalised = double(n) / (4.0 * 3.14159265358979323846);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 2048),
                     [&](const tbb::blocked_range<size_t>& range) {
                       for (size_t v = range.begin(); v < range.end(); ++v) {
@@ -42,9 +36,6 @@ NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth) {
                         }
                         if (degree == 5) l.nbr[5] = l.nbr[4];
                         l.links = links;
-                        const double area = double(mesh.vertex_areas[v]) * to_normalised;
-                        t.inv_area[v] = float(1.0 / area);
-                        t.area[v] = float(area);
                       }
                     });
   // Mark the vertices within ring_depth rings of the twelve five-valent ones (serial: a few
@@ -67,16 +58,34 @@ NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth) {
   return t;
 }
 
-void refreshNodeTable(NodeTable& t, std::span<const float> elevation_m, double height_scale,
+void refreshNodeTable(NodeTable& t, const geodesy::SphereMesh& mesh,
+                      std::span<const float> elevation_m, double height_scale,
                       std::span<const float> erodibility) {
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, t.points.size(), 4096),
+  const size_t n = t.points.size();
+  assert(mesh.vertexCount() == n && elevation_m.size() == n);
+  // The padding entries hold zero weight's worth (kBrushPadding).
+  geodesy::assignLarge(t.height, n + kBrushPadding, 0.0f);
+  geodesy::assignLarge(t.erodibility, n + kBrushPadding, 1.0f);
+  geodesy::assignLarge(t.area, n + kBrushPadding, 0.0f);
+  geodesy::assignLarge(t.inv_area, n + kBrushPadding, 0.0f);
+  geodesy::assignLarge(t.start_m, n);
+  const double to_normalised = double(n) / (4.0 * 3.14159265358979323846);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096),
                     [&](const tbb::blocked_range<size_t>& range) {
                       for (size_t v = range.begin(); v < range.end(); ++v) {
                         t.start_m[v] = elevation_m[v];
                         t.setHeight(v, float(double(elevation_m[v]) * height_scale));
                         t.erodibility[v] = erodibility.empty() ? 1.0f : erodibility[v];
+                        const double area = double(mesh.vertex_areas[v]) * to_normalised;
+                        t.inv_area[v] = float(1.0 / area);
+                        t.area[v] = float(area);
                       }
                     });
+}
+
+void releaseCallArrays(NodeTable& t) {
+  for (std::vector<float>* a : {&t.height, &t.erodibility, &t.area, &t.inv_area, &t.start_m})
+    std::vector<float>().swap(*a);
 }
 
 }  // namespace erosion

@@ -1,8 +1,10 @@
 #pragma once
 // Per-vertex data of the droplet loop, split by who reads it so that a step's cache lines
 // carry nothing else: geometry and height (locating the droplet), topology (walking the
-// mesh), erodibility (the brush). Built once per workspace; heights and erodibility are
-// refreshed per call. Internal to erosion/.
+// mesh), erodibility (the brush). Positions and links are built once per workspace; the
+// brush's arrays (heights, erodibility, areas) and the start heights exist only during a call
+// (refreshNodeTable makes them, releaseCallArrays frees them), so that between calls (the
+// fluvial stage) the workspace holds 48 bytes per vertex instead of 68. Internal to erosion/.
 
 #include <algorithm>
 #include <cstddef>
@@ -77,14 +79,20 @@ struct NodeTable {
   }
 };
 
-// Builds the table of every vertex (heights 0, erodibility 1). ring_depth: vertices within
-// this many rings of a five-valent vertex get the irregular-brush bit. Parallel.
+// Builds the positions and links of every vertex (points' heights 0; no per-call arrays).
+// ring_depth: vertices within this many rings of a five-valent vertex get the irregular-brush
+// bit. Parallel.
 NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth);
 
-// Per call: heights from elevation_m (metres; h = metres * height_scale) and erodibility
-// (empty = 1). Parallel.
-void refreshNodeTable(NodeTable& table, std::span<const float> elevation_m, double height_scale,
+// Per call: makes the per-call arrays of the table built for mesh: heights from elevation_m
+// (metres; h = metres * height_scale), erodibility (empty = 1), areas, start heights.
+// Parallel.
+void refreshNodeTable(NodeTable& table, const geodesy::SphereMesh& mesh,
+                      std::span<const float> elevation_m, double height_scale,
                       std::span<const float> erodibility);
+
+// Frees what refreshNodeTable made (the points keep their last heights).
+void releaseCallArrays(NodeTable& table);
 
 // The entry of v whose score (a, b, c) is largest, the first of equals.
 inline uint32_t atLargest(const uint32_t* v, float a, float b, float c) {

@@ -44,10 +44,15 @@ struct ErosionWorkspace::Impl {
   // thread on first use, so only threads that ran droplets pay for one.
   std::vector<std::unique_ptr<ThreadSlot>> slots;
 
-  // Per call: node heights and erodibility.
+  // Per call: node heights, erodibility and areas (freed by release()).
   void prepare(std::span<const float> elevation_m, double height_scale,
                std::span<const float> erodibility) {
-    refreshNodeTable(nodes, elevation_m, height_scale, erodibility);
+    refreshNodeTable(nodes, *mesh, elevation_m, height_scale, erodibility);
+  }
+  // After a call: what only a call needs, the thread slots among it, is freed.
+  void release() {
+    releaseCallArrays(nodes);
+    for (auto& slot : slots) slot.reset();
   }
 
   ThreadSlot& slot(size_t index) {
