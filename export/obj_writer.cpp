@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,7 +25,8 @@ namespace {
 constexpr size_t kLinesPerBlock = size_t(1) << 14;
 constexpr size_t kBlocksPerBatch = 16;
 // Longest lines: "v" + 3 floats (<= 1 + 14 chars each) + 3 colours (1 + 6) + "\n" = 68;
-// "f" + 3 * " a//a" (<= 1 + 10 + 2 + 10) + "\n" = 71. Formatting buffers hold
+// "f" + 3 * " a//a" (<= 1 + 10 + 2 + 10) + "\n" = 71, of which putIndexPair may write 24 - 10
+// bytes past the end. Formatting buffers hold
 // kBlocksPerBatch * kLinesPerBlock * kMaxLineBytes = 24 MiB, twice.
 constexpr size_t kMaxLineBytes = 96;
 
@@ -49,13 +51,19 @@ char* putColour(char* p, float value) {
   return std::to_chars(p, p + 24, std::clamp(value, 0.0f, 1.0f), std::chars_format::fixed, 4).ptr;
 }
 
-char* putIndexPair(char* p, uint64_t index) {  // " a//a"
+// " a//a". The digits are copied as a fixed 24 bytes (one or two vector moves, where a copy
+// of their own length is a call to memmove per index); the bytes past them are overwritten by
+// what follows or lie beyond the line (kMaxLineBytes leaves room).
+char* putIndexPair(char* p, uint64_t index) {
+  char digits[24];
+  const size_t length = size_t(std::to_chars(digits, digits + sizeof digits, index).ptr - digits);
   *p++ = ' ';
-  char* start = p;
-  p = std::to_chars(p, p + 20, index).ptr;
-  const std::string_view digits(start, size_t(p - start));
-  p = put(p, "//");
-  return put(p, digits);
+  std::memcpy(p, digits, sizeof digits);
+  p += length;
+  *p++ = '/';
+  *p++ = '/';
+  std::memcpy(p, digits, sizeof digits);
+  return p + length;
 }
 
 // Writes `count` lines made by format(i, buffer) -> end (at most kMaxLineBytes each). A batch
