@@ -281,12 +281,6 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
   }
   const MassBalance balance = applyChange(call, mesh, params.blur, elevation_m, change_m);
   finishStats(input, spawns.size(), eroded, deposited, balance, stats);
-  // The thread buffers (12 bytes per vertex each) and the per-call node arrays (20) are made
-  // again by the next call: between calls the pipeline runs the fluvial stage, whose peak they
-  // would add to.
-  call.used.clear();
-  call.used_sums.clear();
-  w.release();
   return stats;
 }
 

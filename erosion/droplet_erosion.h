@@ -61,11 +61,12 @@ enum class BrushMode {
 
 // What erodeDroplets builds once per mesh and brush radius and can reuse across calls (weather
 // epochs): per-vertex point and neighbour records (48 bytes per vertex) and, for kPrecomputed
-// only, the per-vertex brushes. During a call it also holds the brush's per-vertex heights,
-// erodibility and areas and the start heights (20 bytes per vertex), and each worker thread that
-// runs droplets a fixed-point change buffer (8 bytes per vertex, + 4 for a brush gatherer near
-// the five-valent vertices, + a 33 KB trap-test set per droplet in flight, of which a droplet of
-// up to 64 steps touches 256 bytes); the call frees them when it returns. Construction is parallel
+// only, the per-vertex brushes. A call adds what it needs (releaseCallMemory frees it, the next
+// call makes it again): the brush's per-vertex heights, erodibility and areas and the start
+// heights (20 bytes per vertex), and for each worker thread that runs droplets a fixed-point
+// change buffer (8 bytes per vertex, + 4 for a brush gatherer near the five-valent vertices,
+// + a 33 KB trap-test set per droplet in flight, of which a droplet of up to 64 steps touches
+// 256 bytes). Construction is parallel
 // in the caller's oneTBB arena. Not thread-safe: one erodeDroplets call at a time per workspace.
 // The mesh must outlive it.
 class ErosionWorkspace {
@@ -80,7 +81,12 @@ class ErosionWorkspace {
   double radius() const;
   BrushMode brushMode() const;
   size_t brushMemoryBytes() const;  // the brush tables (per vertex only for kPrecomputed)
-  size_t memoryBytes() const;       // everything held now (between calls), brushes included
+  size_t memoryBytes() const;       // everything held now, brushes included
+
+  // Frees what a call added (20 bytes per vertex + 12 per thread that ran droplets), for a
+  // caller that runs something memory-hungry between calls; the next call makes it again.
+  // The results do not change.
+  void releaseCallMemory();
 
   struct Impl;  // erosion/detail/workspace_impl.h
 

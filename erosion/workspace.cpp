@@ -30,6 +30,10 @@ BrushMode ErosionWorkspace::brushMode() const {
   return impl_->mode;
 }
 
+void ErosionWorkspace::releaseCallMemory() {
+  impl_->release();
+}
+
 size_t ErosionWorkspace::brushMemoryBytes() const {
   return impl_->brushes.memoryBytes() +
          impl_->lattice.entries.capacity() * sizeof(LatticeBrush::Entry);

@@ -22,8 +22,7 @@ struct ErosionBenchFigures {
   double droplets_per_s = 0.0;
   double droplet_steps_per_s = 0.0;
   size_t brush_memory_bytes = 0;
-  size_t workspace_memory_bytes = 0;  // what the workspace holds between calls (per-vertex
-                                      // records, brushes); the peak RSS shows a call's own
+  size_t workspace_memory_bytes = 0;  // brushes + per-vertex records + per-thread buffers
   erosion::ErosionStats stats;
 };
 

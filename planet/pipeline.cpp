@@ -197,6 +197,8 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
       const erosion::FluvialParams share = epochShare(config.fluvial, epoch, epochs);
       if (share.iterations > 0) {
         timer.start("fluvial");
+        // The droplets' per-call memory would add to the fluvial stage's peak.
+        if (workspace) workspace->releaseCallMemory();
         river.rainfall = rain;
         addFluvial(planet.fluvial_stats,
                    erosion::erodeFluvial(river, share, planet.elevation_m, planet.change_m));

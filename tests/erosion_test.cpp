@@ -113,7 +113,9 @@ TEST_CASE("erosion: bit-identical for 1, 2 and 4 threads", "[erosion]") {
       std::vector<float> h, change;
       erosion::ErosionStats stats;
     };
-    auto run = [&](int threads) {
+    // release: the workspace's per-call memory is freed between the calls (as the pipeline
+    // does before a fluvial share) and made again by the second.
+    auto run = [&](int threads, bool release = false) {
       Run r{h0, std::vector<float>(h0.size(), 0.0f), {}};
       tbb::task_arena(threads).execute([&] {
         erosion::ErosionWorkspace workspace(mesh, params.radius, mode);
@@ -124,6 +126,11 @@ TEST_CASE("erosion: bit-identical for 1, 2 and 4 threads", "[erosion]") {
         const size_t half = spawns.size() / 2;
         r.stats =
             erosion::erodeDroplets(input, std::span(spawns).first(half), params, r.h, r.change, 0);
+        if (release) {
+          const size_t held = workspace.memoryBytes();
+          workspace.releaseCallMemory();
+          CHECK(workspace.memoryBytes() + 20 * mesh.vertexCount() <= held);
+        }
         const auto second = erosion::erodeDroplets(input, std::span(spawns).subspan(half), params,
                                                    r.h, r.change, half);
         r.stats.eroded_volume_m3 += second.eroded_volume_m3;
@@ -133,9 +140,9 @@ TEST_CASE("erosion: bit-identical for 1, 2 and 4 threads", "[erosion]") {
       return r;
     };
     const Run one = run(1);
-    for (int threads : {2, 4, 4}) {
-      const Run other = run(threads);
-      INFO("threads " << threads);
+    for (int threads : {2, 4, 4, -2}) {
+      const Run other = run(std::abs(threads), threads < 0);
+      INFO("threads " << std::abs(threads) << (threads < 0 ? ", released between calls" : ""));
       CHECK(std::memcmp(one.h.data(), other.h.data(), one.h.size() * sizeof(float)) == 0);
       CHECK(std::memcmp(one.change.data(), other.change.data(),
                         one.change.size() * sizeof(float)) == 0);

@@ -44,12 +44,12 @@ struct ErosionWorkspace::Impl {
   // thread on first use, so only threads that ran droplets pay for one.
   std::vector<std::unique_ptr<ThreadSlot>> slots;
 
-  // Per call: node heights, erodibility and areas (freed by release()).
+  // Per call: node heights, erodibility and areas (made again after release()).
   void prepare(std::span<const float> elevation_m, double height_scale,
                std::span<const float> erodibility) {
     refreshNodeTable(nodes, *mesh, elevation_m, height_scale, erodibility);
   }
-  // After a call: what only a call needs, the thread slots among it, is freed.
+  // ErosionWorkspace::releaseCallMemory.
   void release() {
     releaseCallArrays(nodes);
     for (auto& slot : slots) slot.reset();
