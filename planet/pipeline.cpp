@@ -269,6 +269,11 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
   timer.stop();
 }
 
+void dropErosionInputs(PlanetState& planet) {
+  std::vector<float>().swap(planet.erodibility);
+  std::vector<float>().swap(planet.mountain_belts);
+}
+
 DrainageInput drainageInputOf(const PlanetState& planet, const Config& config) {
   DrainageInput input;
   input.mesh = planet.mesh.get();

@@ -64,6 +64,10 @@ PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCall
 void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
                  const StageCallback& on_stage, bool with_droplet_density = false);
 
+// Frees the per-vertex fields only erosion reads (erodibility, mountain_belts), before the
+// export, which does not need them (its peak memory).
+void dropErosionInputs(PlanetState& planet);
+
 // The drainage metrics' input for planet's current elevations and rain (the routing seed and
 // lake evaporation of config).
 DrainageInput drainageInputOf(const PlanetState& planet, const Config& config);
