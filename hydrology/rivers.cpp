@@ -172,8 +172,10 @@ RiverNetwork extractRivers(const RiverInput& in, const RiverParams& params) {
     if (m == kNone || q[v] > q[m] || (q[v] == q[m] && v < m)) main[r] = v;
   }
   // Strahler order, upstream first; a lake exit starts at the highest order entering its lake.
-  std::vector<int> strahler(n, 0), top(n, 0), top_count(n, 0);
+  std::vector<int> strahler(n, 0);
   std::vector<int> lake_order(net.lakes.size(), 1);
+  // The highest order entering each vertex and how many times: freed before the tracing.
+  std::vector<int> top(n, 0), top_count(n, 0);
   for (size_t i = rt.order.size(); i-- > 0;) {
     const uint32_t v = rt.order[i];
     if (!on_river[v]) continue;
@@ -191,6 +193,8 @@ RiverNetwork extractRivers(const RiverInput& in, const RiverParams& params) {
       lake_order[lakeOf(r)] = std::max(lake_order[lakeOf(r)], strahler[v]);
     }
   }
+  std::vector<int>().swap(top);
+  std::vector<int>().swap(top_count);
 
   auto vertexPoint = [&](uint32_t v) { return BasePoint{unit(mesh, v), double(surface[v]), q[v]}; };
   // The point on edge a-b (a at or above level, b below it) where the surface reaches level.

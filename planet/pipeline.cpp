@@ -288,20 +288,18 @@ DrainageInput drainageInputOf(const PlanetState& planet, const Config& config) {
 
 namespace {
 
-// The network of the terrain before erosion (the initial elevations, the run's rain).
-DrainageNetwork drainageBefore(const PlanetState& planet, const Config& config) {
+// The drainage input of the terrain before erosion (the initial elevations, the run's rain).
+DrainageInput inputBefore(const PlanetState& planet, const Config& config) {
   DrainageInput input = drainageInputOf(planet, config);
   input.elevation_m = planet.initial_elevation_m;
-  return drainageOf(input);
+  return input;
 }
 
-Json drainageSummary(const PlanetState& planet, const Config& config, const DrainageNetwork& before,
-                     const DrainageNetwork& after) {
-  DrainageInput input = drainageInputOf(planet, config);
+// The drainage section but its "before" metrics.
+Json drainageSummaryAfter(const PlanetState& planet, const Config& config,
+                          const DrainageNetwork& after) {
+  const DrainageInput input = drainageInputOf(planet, config);
   Json d;
-  input.elevation_m = planet.initial_elevation_m;
-  d["before"] = drainageJson(drainageMetrics(input, before));
-  input.elevation_m = planet.elevation_m;
   d["after"] = drainageJson(drainageMetrics(input, after));
   if (!planet.rainfall.empty()) {
     const RainQuarters q = rainQuarters(input, after, planet.rainfall);
@@ -331,15 +329,23 @@ Json drainageSummary(const PlanetState& planet, const Config& config) {
   // The two routings are mostly serial (the priority-flood): side by side.
   DrainageNetwork before;
   tbb::task_group routing;
-  routing.run([&] { before = drainageBefore(planet, config); });
+  routing.run([&] { before = drainageOf(inputBefore(planet, config)); });
   const DrainageNetwork after = drainageOf(drainageInputOf(planet, config));
   routing.wait();
-  return drainageSummary(planet, config, before, after);
+  Json d = drainageSummaryAfter(planet, config, after);
+  d["before"] = drainageJson(drainageMetrics(inputBefore(planet, config), before));
+  return d;
 }
 
 Json drainageSummary(const PlanetState& planet, const Config& config,
                      const DrainageNetwork& after) {
-  return drainageSummary(planet, config, drainageBefore(planet, config), after);
+  Json d = drainageSummaryAfter(planet, config, after);
+  // The initial terrain routed last and freed once measured: as a task beside the rivers
+  // (writePlanet), its routing then comes after their extraction, not on top of it (the
+  // rivers stage's peak memory).
+  const DrainageInput input = inputBefore(planet, config);
+  d["before"] = drainageJson(drainageMetrics(input, drainageOf(input)));
+  return d;
 }
 
 namespace {
