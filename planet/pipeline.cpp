@@ -323,6 +323,12 @@ Json drainageSummaryAfter(const PlanetState& planet, const Config& config,
   return d;
 }
 
+// The "before" metrics, the initial terrain routed here and freed once measured.
+Json drainageBeforeJson(const PlanetState& planet, const Config& config) {
+  const DrainageInput input = inputBefore(planet, config);
+  return drainageJson(drainageMetrics(input, drainageOf(input)));
+}
+
 }  // namespace
 
 Json drainageSummary(const PlanetState& planet, const Config& config) {
@@ -340,11 +346,15 @@ Json drainageSummary(const PlanetState& planet, const Config& config) {
 Json drainageSummary(const PlanetState& planet, const Config& config,
                      const DrainageNetwork& after) {
   Json d = drainageSummaryAfter(planet, config, after);
-  // The initial terrain routed last and freed once measured: as a task beside the rivers
-  // (writePlanet), its routing then comes after their extraction, not on top of it (the
-  // rivers stage's peak memory).
-  const DrainageInput input = inputBefore(planet, config);
-  d["before"] = drainageJson(drainageMetrics(input, drainageOf(input)));
+  d["before"] = drainageBeforeJson(planet, config);
+  return d;
+}
+
+Json drainageSummary(const PlanetState& planet, const Config& config,
+                     std::shared_ptr<const DrainageNetwork> after) {
+  Json d = drainageSummaryAfter(planet, config, *after);
+  after.reset();
+  d["before"] = drainageBeforeJson(planet, config);
   return d;
 }
 
@@ -506,11 +516,17 @@ void writePlanet(const PlanetState& planet, const Config& config,
     timer.start("rivers");
     // One routing of the final terrain for the rivers and summary.json's drainage section.
     // The drainage summary (serial for the most part) is a task beside the rivers and masks.
-    const DrainageNetwork drainage = drainageOf(drainageInputOf(planet, config));
+    // The network is shared with the summary task: whichever is done with it last frees it,
+    // and the summary routes the initial terrain only after it has let go of its share.
+    auto drainage =
+        std::make_shared<const DrainageNetwork>(drainageOf(drainageInputOf(planet, config)));
+    std::shared_ptr<const DrainageNetwork> summary_share = drainage;
     tbb::task_group summarising;
-    summarising.run([&] { drainage_summary = drainageSummary(planet, config, drainage); });
+    summarising.run(
+        [&] { drainage_summary = drainageSummary(planet, config, std::move(summary_share)); });
     {
-      const hydrology::RiverNetwork rivers = riversOf(planet, config, drainage);
+      const hydrology::RiverNetwork rivers = riversOf(planet, config, *drainage);
+      drainage.reset();
       if (config.rivers.enabled) {
         water = waterGeometryOf(rivers);
         surface.water = &water;

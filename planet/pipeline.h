@@ -79,6 +79,11 @@ nlohmann::json drainageSummary(const PlanetState& planet, const Config& config);
 // (drainageOf(drainageInputOf(planet, config))), so callers that need it too route it once.
 nlohmann::json drainageSummary(const PlanetState& planet, const Config& config,
                                const DrainageNetwork& after);
+// The same, dropping this share of `after` once it is measured, before the initial terrain is
+// routed: a caller that uses the network beside it (writePlanet's rivers) drops its own share
+// when done, so the two networks are rarely held at once (the rivers stage's peak memory).
+nlohmann::json drainageSummary(const PlanetState& planet, const Config& config,
+                               std::shared_ptr<const DrainageNetwork> after);
 
 // Number of droplets the config asks for on this planet.
 uint64_t dropletBudget(const Config& config, uint64_t land_vertices);
