@@ -1,5 +1,6 @@
-// SphereMesh::faceAcross: the face on the other side of an edge, from the lattice numbering
-// (geodesy/lattice.h) instead of a stored table (12 bytes per face, 24 per vertex).
+// SphereMesh::faceAcross and facesAcross: the faces on the other side of a face's edges, from
+// the lattice numbering (geodesy/lattice.h) instead of a stored table (12 bytes per face, 24
+// per vertex).
 
 #include <cassert>
 #include <cmath>
@@ -9,10 +10,15 @@
 #include "geodesy/sphere_mesh.h"
 
 namespace geodesy {
+namespace {
 
-uint32_t SphereMesh::faceAcross(uint32_t face, int k) const {
-  assert(face < faceCount() && k >= 0 && k < 3);
-  const Lattice lattice{uint32_t(frequency)};
+// A face's place in the lattice of its base face: row j, column i, up or down (lattice.h).
+struct FacePlace {
+  uint32_t base, i, j;
+  bool down;
+};
+
+FacePlace placeOf(const Lattice& lattice, uint32_t face) {
   const uint32_t f = lattice.f;
   const uint32_t per_base = lattice.facesPerBase();
   const uint32_t base = face / per_base;
@@ -24,9 +30,16 @@ uint32_t SphereMesh::faceAcross(uint32_t face, int k) const {
   while (j > 0 && lattice.rowStart(j) > in_base) --j;
   while (j + 1 < f && lattice.rowStart(j + 1) <= in_base) ++j;
   const uint32_t column = in_base - lattice.rowStart(j);
-  const uint32_t i = column / 2;
-  const uint32_t first = base * per_base;
-  if (column % 2 == 1) {
+  return {base, column / 2, j, column % 2 == 1};
+}
+
+// The face across edge k of the face at `at`.
+uint32_t across(const Lattice& lattice, const FacePlace& at, int k) {
+  const uint32_t f = lattice.f;
+  const uint32_t per_base = lattice.facesPerBase();
+  const uint32_t first = at.base * per_base;
+  const uint32_t i = at.i, j = at.j;
+  if (at.down) {
     // Down triangle (i + 1, j), (i + 1, j + 1), (i, j + 1): its three neighbours are up
     // triangles of the same base face.
     switch (k) {
@@ -40,19 +53,34 @@ uint32_t SphereMesh::faceAcross(uint32_t face, int k) const {
   }
   // Up triangle (i, j), (i + 1, j), (i, j + 1). Across a base edge, step s of edge e meets
   // step f - 1 - s of the same edge in the adjacent base face.
-  const Icosahedron& ico = icosahedron();
-  auto across = [&](int e, uint32_t s) {
-    return uint32_t(ico.adjacent_face[base][e]) * per_base +
-           lattice.boundaryFace(ico.adjacent_edge[base][e], f - 1 - s);
+  auto other = [&](int e, uint32_t s) {
+    const Icosahedron& ico = icosahedron();
+    return uint32_t(ico.adjacent_face[at.base][e]) * per_base +
+           lattice.boundaryFace(ico.adjacent_edge[at.base][e], f - 1 - s);
   };
   switch (k) {
     case 0:
-      return j == 0 ? across(0, i) : first + lattice.downFace(i, j - 1);
+      return j == 0 ? other(0, i) : first + lattice.downFace(i, j - 1);
     case 1:
-      return i + j + 1 == f ? across(1, j) : first + lattice.downFace(i, j);
+      return i + j + 1 == f ? other(1, j) : first + lattice.downFace(i, j);
     default:
-      return i == 0 ? across(2, f - 1 - j) : first + lattice.downFace(i - 1, j);
+      return i == 0 ? other(2, f - 1 - j) : first + lattice.downFace(i - 1, j);
   }
+}
+
+}  // namespace
+
+uint32_t SphereMesh::faceAcross(uint32_t face, int k) const {
+  assert(face < faceCount() && k >= 0 && k < 3);
+  const Lattice lattice{uint32_t(frequency)};
+  return across(lattice, placeOf(lattice, face), k);
+}
+
+std::array<uint32_t, 3> SphereMesh::facesAcross(uint32_t face) const {
+  assert(face < faceCount());
+  const Lattice lattice{uint32_t(frequency)};
+  const FacePlace at = placeOf(lattice, face);
+  return {across(lattice, at, 0), across(lattice, at, 1), across(lattice, at, 2)};
 }
 
 }  // namespace geodesy

@@ -4,6 +4,7 @@
 // Frame: right-handed, +Y is the north pole (glTF is Y-up). Longitude 0 is +X and grows
 // eastward, which is toward -Z (counter-clockwise seen from above the north pole).
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -68,6 +69,8 @@ struct SphereMesh {
   // that face holds the same edge the other way. Computed from the lattice numbering below
   // (a few dozen instructions, no table), so only for meshes buildIcosphere made.
   uint32_t faceAcross(uint32_t face, int k) const;
+  // faceAcross for k = 0, 1, 2 at the cost of about one (for sweeps over every edge).
+  std::array<uint32_t, 3> facesAcross(uint32_t face) const;
 
   // Face holding the unit-length point p and p's barycentric weights in it.
   // O(1) expected: the icosahedron lattice gives a first guess, a short walk finishes it.

@@ -255,6 +255,7 @@ TEST_CASE("icosphere: faceAcross is the face holding the same edge the other way
         const auto other = face_of_edge.find(key(c[(k + 1) % 3], c[k]));
         REQUIRE(other != face_of_edge.end());
         REQUIRE(mesh.faceAcross(face, k) == other->second);
+        REQUIRE(mesh.facesAcross(face)[size_t(k)] == other->second);
       }
     }
   }

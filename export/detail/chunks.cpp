@@ -127,10 +127,11 @@ ChunkPartition partitionChunks(const geodesy::SphereMesh& mesh, int chunks_per_e
     verts.start(mesh.vertexCount());
     for (uint32_t n = out.face_offsets[c]; n < out.face_offsets[c + 1]; ++n) {
       const uint32_t face = out.faces[n];
+      const std::array<uint32_t, 3> across = mesh.facesAcross(face);
       for (int k = 0; k < 3; ++k) {
         const uint32_t from = mesh.indices[3 * size_t(face) + size_t(k)];
         verts.add(from);
-        if (chunk_of[mesh.faceAcross(face, k)] != c) {
+        if (chunk_of[across[size_t(k)]] != c) {
           borders[c].push_back(from);
           borders[c].push_back(mesh.indices[3 * size_t(face) + size_t(k + 1) % 3]);
         }
