@@ -257,6 +257,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     }
     erodeEpoch(0, 1, planet.rainfall, spawns, 0);
   }
+  workspace.reset();  // the droplets are done: not held through the pit filling below
   if (droplets > 0) {
     timer.start("erosion");
     const std::vector<float> before = planet.elevation_m;
