@@ -25,8 +25,9 @@ namespace {
 constexpr size_t kLinesPerBlock = size_t(1) << 14;
 constexpr size_t kBlocksPerBatch = 16;
 // Longest lines: "v" + 3 floats (<= 1 + 14 chars each) + 3 colours (1 + 6) + "\n" = 68;
-// "f" + 3 * " a//a" (<= 1 + 10 + 2 + 10) + "\n" = 71, of which putIndexPair may write 24 - 10
-// bytes past the end. Formatting buffers hold
+// "f" + 3 * " a//a" (<= 1 + 10 + 2 + 10) + "\n" = 71; with putIndexPair's fixed 24-byte copies a
+// face line writes at most 84 bytes from its start (the bytes past its end are overwritten by
+// the next line or never written out). Formatting buffers hold
 // kBlocksPerBatch * kLinesPerBlock * kMaxLineBytes = 24 MiB, twice.
 constexpr size_t kMaxLineBytes = 96;
 

@@ -1,7 +1,8 @@
-// SphereMesh::faceAcross and facesAcross: the faces on the other side of a face's edges, from
-// the lattice numbering (geodesy/lattice.h) instead of a stored table (12 bytes per face, 24
-// per vertex).
+// A face's place in the lattice of its base face (latticeFace), and from it the faces on the
+// other side of its edges (SphereMesh::faceAcross, facesAcross) instead of a stored table (12
+// bytes per face, 24 per vertex).
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 
@@ -12,29 +13,8 @@
 namespace geodesy {
 namespace {
 
-// A face's place in the lattice of its base face: row j, column i, up or down (lattice.h).
-struct FacePlace {
-  uint32_t base, i, j;
-  bool down;
-};
-
-FacePlace placeOf(const Lattice& lattice, uint32_t face) {
-  const uint32_t f = lattice.f;
-  const uint32_t per_base = lattice.facesPerBase();
-  const uint32_t base = face / per_base;
-  const uint32_t in_base = face - base * per_base;
-  // Row j holds faces rowStart(j) .. rowStart(j + 1) - 1, rowStart(j) = 2fj - j^2: j is the
-  // largest with rowStart(j) <= in_base, near f - sqrt(f^2 - in_base); the loops fix rounding.
-  const double ff = double(f);
-  uint32_t j = uint32_t(std::max(0.0, ff - std::sqrt(ff * ff - double(in_base))));
-  while (j > 0 && lattice.rowStart(j) > in_base) --j;
-  while (j + 1 < f && lattice.rowStart(j + 1) <= in_base) ++j;
-  const uint32_t column = in_base - lattice.rowStart(j);
-  return {base, column / 2, j, column % 2 == 1};
-}
-
 // The face across edge k of the face at `at`.
-uint32_t across(const Lattice& lattice, const FacePlace& at, int k) {
+uint32_t across(const Lattice& lattice, const LatticeFace& at, int k) {
   const uint32_t f = lattice.f;
   const uint32_t per_base = lattice.facesPerBase();
   const uint32_t first = at.base * per_base;
@@ -70,16 +50,31 @@ uint32_t across(const Lattice& lattice, const FacePlace& at, int k) {
 
 }  // namespace
 
+LatticeFace latticeFace(int frequency, uint32_t face) {
+  const Lattice lattice{uint32_t(frequency)};
+  const uint32_t f = lattice.f;
+  const uint32_t per_base = lattice.facesPerBase();
+  const uint32_t base = face / per_base;
+  const uint32_t in_base = face - base * per_base;
+  // Row j holds faces rowStart(j) .. rowStart(j + 1) - 1, rowStart(j) = 2fj - j^2: j is the
+  // largest with rowStart(j) <= in_base, near f - sqrt(f^2 - in_base); the loops fix rounding.
+  const double ff = double(f);
+  uint32_t j = uint32_t(std::max(0.0, ff - std::sqrt(ff * ff - double(in_base))));
+  while (j > 0 && lattice.rowStart(j) > in_base) --j;
+  while (j + 1 < f && lattice.rowStart(j + 1) <= in_base) ++j;
+  const uint32_t column = in_base - lattice.rowStart(j);
+  return {base, column / 2, j, column % 2 == 1};
+}
+
 uint32_t SphereMesh::faceAcross(uint32_t face, int k) const {
   assert(face < faceCount() && k >= 0 && k < 3);
-  const Lattice lattice{uint32_t(frequency)};
-  return across(lattice, placeOf(lattice, face), k);
+  return across(Lattice{uint32_t(frequency)}, latticeFace(frequency, face), k);
 }
 
 std::array<uint32_t, 3> SphereMesh::facesAcross(uint32_t face) const {
   assert(face < faceCount());
   const Lattice lattice{uint32_t(frequency)};
-  const FacePlace at = placeOf(lattice, face);
+  const LatticeFace at = latticeFace(frequency, face);
   return {across(lattice, at, 0), across(lattice, at, 1), across(lattice, at, 2)};
 }
 

@@ -66,8 +66,8 @@ struct SphereMesh {
   size_t faceCount() const { return indices.size() / 3; }
 
   // The face across the edge of `face` from its corner k to corner (k + 1) % 3 (k in 0..2);
-  // that face holds the same edge the other way. Computed from the lattice numbering below
-  // (a few dozen instructions, no table), so only for meshes buildIcosphere made.
+  // that face holds the same edge the other way. Computed from the numbering described above
+  // (latticeFace; a few dozen instructions, no table), so only for meshes buildIcosphere made.
   uint32_t faceAcross(uint32_t face, int k) const;
   // faceAcross for k = 0, 1, 2 at the cost of about one (for sweeps over every edge).
   std::array<uint32_t, 3> facesAcross(uint32_t face) const;
@@ -90,6 +90,17 @@ struct SphereMesh {
   double mean_edge_length = 0.0;
   double min_edge_length = 0.0;  // shortest edge arc (radians), 0 if not computed
 };
+
+// Where face `face` of an icosphere of frequency f sits in its base face's lattice
+// (geodesy/lattice.h): row j, column i, and whether it is an up triangle, corners (i, j),
+// (i + 1, j), (i, j + 1), or a down one, corners (i + 1, j), (i + 1, j + 1), (i, j + 1).
+struct LatticeFace {
+  uint32_t base = 0;
+  uint32_t i = 0;
+  uint32_t j = 0;
+  bool down = false;
+};
+LatticeFace latticeFace(int frequency, uint32_t face);
 
 struct IcosphereOptions {
   Spacing spacing = Spacing::kSineWeights;

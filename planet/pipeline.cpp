@@ -227,7 +227,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
       const uint64_t first_id = clouds.dropletsEmitted() - spawns.size();
       if (droplets == 0) spawns.clear();
       // The rain so far for the fluvial share, read in place (valid until the next epoch);
-      // resampled to the mesh only when the share runs.
+      // resampled to the mesh only when the fluvial stage is on.
       const std::span<const float> rain =
           fluvial ? std::span<const float>(clouds.rainfall()) : std::span<const float>();
       on_stage("erosion, epoch " + std::to_string(epoch + 1) + "/" +
@@ -548,13 +548,16 @@ void writePlanet(const PlanetState& planet, const Config& config,
     timer.start("export");
   }
   // Without a rivers stage, summary.json's drainage section (two routings and the metrics,
-  // mostly serial) is made beside the outputs, timed as the part drainage_summary.
-  tbb::task_group summarising_beside;
+  // mostly serial) is made beside the outputs, timed as the part drainage_summary. The two
+  // routings one after the other, each freed once measured: the export holds the peak memory.
   double drainage_seconds = -1.0;
+  tbb::task_group summarising_beside;  // after what its task writes: destroyed (waited) first
   if (drainage_summary.is_null()) {
     summarising_beside.run([&] {
       const auto t0 = std::chrono::steady_clock::now();
-      drainage_summary = drainageSummary(planet, config);
+      drainage_summary = drainageSummary(
+          planet, config,
+          std::make_shared<const DrainageNetwork>(drainageOf(drainageInputOf(planet, config))));
       drainage_seconds = geodesy::secondsSince(t0);
     });
   }

@@ -248,6 +248,21 @@ TEST_CASE("icosphere: faceAcross is the face holding the same edge the other way
       for (int k = 0; k < 3; ++k) face_of_edge.emplace(key(c[k], c[(k + 1) % 3]), face);
     }
     REQUIRE(face_of_edge.size() == 3 * mesh.faceCount());  // every directed edge once
+    // latticeFace against the numbering: faces base by base, row by row, up and down
+    // triangles interleaved (up i at 2i, down i at 2i + 1).
+    uint32_t face = 0;
+    for (uint32_t base = 0; base < 20; ++base) {
+      for (uint32_t j = 0; j < uint32_t(f); ++j) {
+        for (uint32_t column = 0; column < 2 * (uint32_t(f) - j) - 1; ++column, ++face) {
+          const geodesy::LatticeFace place = geodesy::latticeFace(f, face);
+          REQUIRE(place.base == base);
+          REQUIRE(place.j == j);
+          REQUIRE(place.i == column / 2);
+          REQUIRE(place.down == (column % 2 == 1));
+        }
+      }
+    }
+    REQUIRE(face == mesh.faceCount());
     for (uint32_t face = 0; face < mesh.faceCount(); ++face) {
       const auto c = corners(mesh, face);
       for (int k = 0; k < 3; ++k) {

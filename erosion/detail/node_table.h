@@ -2,9 +2,10 @@
 // Per-vertex data of the droplet loop, split by who reads it so that a step's cache lines
 // carry nothing else: geometry and height (locating the droplet), topology (walking the
 // mesh), erodibility (the brush). Positions and links are built once per workspace; the
-// brush's arrays (heights, erodibility, areas) and the start heights exist only during a call
-// (refreshNodeTable makes them, releaseCallArrays frees them), so that between calls (the
-// fluvial stage) the workspace holds 48 bytes per vertex instead of 68. Internal to erosion/.
+// brush's arrays (heights, erodibility, areas) and the start heights are made by
+// refreshNodeTable at a call's start and kept for the next call until releaseCallArrays frees
+// them (ErosionWorkspace::releaseCallMemory: the pipeline, before a fluvial share, so that the
+// workspace holds 48 bytes per vertex there instead of 68). Internal to erosion/.
 
 #include <algorithm>
 #include <cstddef>

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <stdexcept>
 
 #include <tbb/enumerable_thread_specific.h>
@@ -19,27 +18,8 @@ uint64_t rowStart(uint64_t f, uint64_t j) {
   return j * (2 * f - j);
 }
 
-struct LatticeFace {
-  uint32_t base;
-  uint32_t i;
-  uint32_t j;
-  bool down;
-};
-
-LatticeFace decodeFace(uint32_t f, uint32_t face) {
-  const uint64_t per_base = uint64_t(f) * f;
-  const uint64_t local = face % per_base;
-  // rowStart(j) <= local solves to j <= f - sqrt(f^2 - local); fix the rounding afterwards.
-  const double estimate = double(f) - std::sqrt(double(per_base - local));
-  uint64_t j = uint64_t(std::max(0.0, std::floor(estimate)));
-  while (j > 0 && rowStart(f, j) > local) --j;
-  while (j + 1 < f && rowStart(f, j + 1) <= local) ++j;
-  const uint64_t r = local - rowStart(f, j);
-  return LatticeFace{uint32_t(face / per_base), uint32_t(r / 2), uint32_t(j), (r & 1) != 0};
-}
-
 // Chunk id of a lattice face for k chunks per base edge of m faces each.
-uint32_t chunkOfLatticeFace(uint32_t k, uint32_t m, const LatticeFace& lf) {
+uint32_t chunkOfLatticeFace(uint32_t k, uint32_t m, const geodesy::LatticeFace& lf) {
   const uint32_t ci = lf.i / m, cj = lf.j / m;
   const uint32_t a = lf.i % m, b = lf.j % m;
   // The cell (ci, cj) of the chunk lattice splits into an up and a down sub-triangle along
@@ -67,7 +47,7 @@ std::string chunkingProblem(int frequency, int chunks_per_edge) {
 uint32_t chunkOfFace(int frequency, int chunks_per_edge, uint32_t face) {
   const uint32_t f = uint32_t(frequency);
   const uint32_t k = uint32_t(chunks_per_edge);
-  return chunkOfLatticeFace(k, f / k, decodeFace(f, face));
+  return chunkOfLatticeFace(k, f / k, geodesy::latticeFace(frequency, face));
 }
 
 void sortUnique(std::vector<uint32_t>& ids) {
@@ -102,7 +82,8 @@ ChunkPartition partitionChunks(const geodesy::SphereMesh& mesh, int chunks_per_e
     const uint32_t base = uint32_t(row / f), j = uint32_t(row % f);
     const size_t first = size_t(base) * f * f + rowStart(f, j);
     for (uint32_t r = 0; r < 2 * (f - j) - 1; ++r) {
-      chunk_of[first + r] = chunkOfLatticeFace(k, f / k, LatticeFace{base, r / 2, j, (r & 1) != 0});
+      chunk_of[first + r] =
+          chunkOfLatticeFace(k, f / k, geodesy::LatticeFace{base, r / 2, j, (r & 1) != 0});
     }
   });
 
