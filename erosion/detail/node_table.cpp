@@ -63,22 +63,29 @@ void refreshNodeTable(NodeTable& t, const geodesy::SphereMesh& mesh,
                       std::span<const float> erodibility) {
   const size_t n = t.points.size();
   assert(mesh.vertexCount() == n && elevation_m.size() == n);
-  // The padding entries hold zero weight's worth (kBrushPadding).
-  geodesy::assignLarge(t.height, n + kBrushPadding, 0.0f);
-  geodesy::assignLarge(t.erodibility, n + kBrushPadding, 1.0f);
-  geodesy::assignLarge(t.area, n + kBrushPadding, 0.0f);
-  geodesy::assignLarge(t.inv_area, n + kBrushPadding, 0.0f);
-  geodesy::assignLarge(t.start_m, n);
-  const double to_normalised = double(n) / (4.0 * 3.14159265358979323846);
+  if (t.area.size() != n + kBrushPadding) {  // first call, or after releaseCallArrays
+    // The padding entries hold zero weight's worth (kBrushPadding).
+    geodesy::assignLarge(t.height, n + kBrushPadding, 0.0f);
+    geodesy::assignLarge(t.erodibility, n + kBrushPadding, 1.0f);
+    geodesy::assignLarge(t.area, n + kBrushPadding, 0.0f);
+    geodesy::assignLarge(t.inv_area, n + kBrushPadding, 0.0f);
+    geodesy::assignLarge(t.start_m, n);
+    const double to_normalised = double(n) / (4.0 * 3.14159265358979323846);
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096),
+                      [&](const tbb::blocked_range<size_t>& range) {
+                        for (size_t v = range.begin(); v < range.end(); ++v) {
+                          const double area = double(mesh.vertex_areas[v]) * to_normalised;
+                          t.inv_area[v] = float(1.0 / area);
+                          t.area[v] = float(area);
+                        }
+                      });
+  }
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096),
                     [&](const tbb::blocked_range<size_t>& range) {
                       for (size_t v = range.begin(); v < range.end(); ++v) {
                         t.start_m[v] = elevation_m[v];
                         t.setHeight(v, float(double(elevation_m[v]) * height_scale));
                         t.erodibility[v] = erodibility.empty() ? 1.0f : erodibility[v];
-                        const double area = double(mesh.vertex_areas[v]) * to_normalised;
-                        t.inv_area[v] = float(1.0 / area);
-                        t.area[v] = float(area);
                       }
                     });
 }

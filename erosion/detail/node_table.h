@@ -85,9 +85,9 @@ struct NodeTable {
 // bit. Parallel.
 NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth);
 
-// Per call: makes the per-call arrays of the table built for mesh: heights from elevation_m
-// (metres; h = metres * height_scale), erodibility (empty = 1), areas, start heights.
-// Parallel.
+// Per call: the per-call arrays of the table built for mesh, made (with the areas) where a
+// release freed them: heights from elevation_m (metres; h = metres * height_scale),
+// erodibility (empty = 1), start heights. Parallel.
 void refreshNodeTable(NodeTable& table, const geodesy::SphereMesh& mesh,
                       std::span<const float> elevation_m, double height_scale,
                       std::span<const float> erodibility);
