@@ -197,27 +197,37 @@ namespace planet {
 
 namespace {
 
-// Sorts [first, last) of vertex indices by key, ties by index (a total order: deterministic).
-template <typename It>
-void sortByKeyThenIndex(It first, It last, std::span<const float> key) {
-  std::sort(first, last,
-            [&](uint32_t a, uint32_t b) { return key[a] < key[b] || (key[a] == key[b] && a < b); });
-}
+// Vertex indices ordered by key, ties by index: a strict total order, so the first k of a
+// range are the same set however they were found (deterministic).
+struct ByKeyThenIndex {
+  std::span<const float> key;
+  bool operator()(uint32_t a, uint32_t b) const {
+    return key[a] < key[b] || (key[a] == key[b] && a < b);
+  }
+};
 
 }  // namespace
 
+// Only the sets matter (bands, quarters), not the order inside them: selection (nth_element)
+// finds them in linear time where a sort took n log n.
 QuarterMasks rainQuarterMasks(std::span<const uint32_t> land_vertices, size_t vertices,
                               std::span<const float> split_rain,
                               std::span<const float> band_elevation, int bands) {
   std::vector<uint32_t> land(land_vertices.begin(), land_vertices.end());
   if (band_elevation.empty()) bands = 1;
-  if (bands > 1) sortByKeyThenIndex(land.begin(), land.end(), band_elevation);
+  const auto bandStart = [&](int b) {
+    return land.begin() + ptrdiff_t(land.size() * size_t(b) / size_t(bands));
+  };
+  for (int b = 1; b < bands; ++b) {
+    std::nth_element(bandStart(b - 1), bandStart(b), land.end(), ByKeyThenIndex{band_elevation});
+  }
   QuarterMasks masks{std::vector<uint8_t>(vertices, 0), std::vector<uint8_t>(vertices, 0)};
   for (int b = 0; b < bands; ++b) {
-    const auto first = land.begin() + ptrdiff_t(land.size() * size_t(b) / size_t(bands));
-    const auto last = land.begin() + ptrdiff_t(land.size() * size_t(b + 1) / size_t(bands));
-    sortByKeyThenIndex(first, last, split_rain);
+    const auto first = bandStart(b), last = bandStart(b + 1);
     const ptrdiff_t quarter = (last - first) / 4;
+    if (quarter == 0) continue;
+    std::nth_element(first, first + quarter, last, ByKeyThenIndex{split_rain});
+    std::nth_element(first + quarter, last - quarter, last, ByKeyThenIndex{split_rain});
     for (ptrdiff_t i = 0; i < quarter; ++i) {
       masks.driest[*(first + i)] = 1;
       masks.wettest[*(last - 1 - i)] = 1;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include <tbb/task_arena.h>
@@ -135,4 +136,46 @@ TEST_CASE("rivers: rain quarters overall and within elevation bands, hand-comput
   const QuarterMasks tied = rainQuarterMasks(land, 16, flat, {}, 1);
   CHECK(chosen(tied.driest) == std::vector<uint32_t>{0, 1, 2, 3});
   CHECK(chosen(tied.wettest) == std::vector<uint32_t>{12, 13, 14, 15});
+}
+
+TEST_CASE("rivers: rain quarters by selection equal those of a full sort", "[rivers]") {
+  // Many ties (values from a few levels) and band sizes that do not divide by 4: the masks must
+  // be the sets a sort by (key, index) gives.
+  const size_t n = 5003;
+  std::vector<float> rain(n), elevation(n);
+  std::vector<uint32_t> land;
+  uint64_t state = 12345;
+  const auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return uint32_t(state >> 33);
+  };
+  for (uint32_t v = 0; v < n; ++v) {
+    rain[v] = float(next() % 50);
+    elevation[v] = float(next() % 30);
+    if (next() % 5 != 0) land.push_back(v);
+  }
+  std::shuffle(land.begin(), land.end(), std::mt19937(7));
+  const auto byKey = [](const std::vector<float>& key) {
+    return
+        [&key](uint32_t a, uint32_t b) { return key[a] < key[b] || (key[a] == key[b] && a < b); };
+  };
+  for (const int bands : {1, 3, 4}) {
+    std::vector<uint32_t> sorted = land;
+    std::sort(sorted.begin(), sorted.end(), byKey(elevation));
+    std::vector<uint8_t> driest(n, 0), wettest(n, 0);
+    for (int b = 0; b < bands; ++b) {
+      const auto first = sorted.begin() + ptrdiff_t(sorted.size() * size_t(b) / size_t(bands));
+      const auto last = sorted.begin() + ptrdiff_t(sorted.size() * size_t(b + 1) / size_t(bands));
+      std::sort(first, last, byKey(rain));
+      const ptrdiff_t quarter = (last - first) / 4;
+      for (ptrdiff_t i = 0; i < quarter; ++i) {
+        driest[*(first + i)] = 1;
+        wettest[*(last - 1 - i)] = 1;
+      }
+    }
+    const QuarterMasks masks = rainQuarterMasks(land, n, rain, elevation, bands);
+    CHECK(masks.driest == driest);
+    CHECK(masks.wettest == wettest);
+    CHECK(std::count(driest.begin(), driest.end(), 1) > 0);
+  }
 }
