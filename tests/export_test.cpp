@@ -400,6 +400,17 @@ TEST_CASE("export: invalid surfaces are rejected before any file is written", "[
     CHECK_THROWS_WITH(writeGlb(file, planet.surface),
                       Catch::Contains("elevation_m[7] puts the vertex at or below the centre"));
   }
+  SECTION("elevation exactly at the centre, and an infinite one: the first is named") {
+    planet.elevation[8] = -std::numeric_limits<float>::infinity();
+    planet.elevation[3] = float(-planet.surface.radius_m);  // radius + e == 0 exactly
+    CHECK_THROWS_WITH(writeGlb(file, planet.surface),
+                      Catch::Contains("elevation_m[3] puts the vertex at or below the centre"));
+  }
+  SECTION("an index out of range: the first one is named") {
+    planet.mesh.indices[10] = uint32_t(planet.mesh.vertexCount());
+    planet.mesh.indices[20] = UINT32_MAX;
+    CHECK_THROWS_WITH(writeGlb(file, planet.surface), Catch::Contains("index 10 is out of range"));
+  }
   SECTION("a biome class out of range: the first one is named") {
     std::vector<uint8_t> biome(planet.elevation.size(), 0);
     biome[11] = 12;
