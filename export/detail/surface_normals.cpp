@@ -82,6 +82,9 @@ std::vector<glm::vec3> displacedVertexNormals(const geodesy::SphereMesh& mesh,
   }
   std::vector<glm::vec3> normals(vertex_count);
   std::atomic<bool> numbered_otherwise{false};
+  // Per base face, its faces that touch an edge vertex (ascending): the edge vertices' sums
+  // below visit only these, in face order, not every face of the mesh.
+  std::vector<std::vector<uint32_t>> edge_faces(base_faces);
   tbb::parallel_for(size_t(0), base_faces, size_t(1), [&](size_t k) {
     const size_t first = edge_vertices + k * interior;
     std::vector<glm::dvec3> sums(interior, glm::dvec3(0.0));
@@ -93,15 +96,19 @@ std::vector<glm::vec3> displacedVertexNormals(const geodesy::SphereMesh& mesh,
     };
     for (size_t face = k * faces_per_base; face < (k + 1) * faces_per_base; ++face) {
       const uint32_t* corner = &mesh.indices[3 * face];
-      bool inside = false;
+      bool inside = false, on_edge = false;
       for (int i = 0; i < 3; ++i) {
-        if (corner[i] < edge_vertices) continue;
+        if (corner[i] < edge_vertices) {
+          on_edge = true;
+          continue;
+        }
         if (corner[i] < first || corner[i] >= first + interior) {
           numbered_otherwise = true;
           return;
         }
         inside = true;
       }
+      if (on_edge) edge_faces[k].push_back(uint32_t(face));
       if (!inside) continue;
       const glm::dvec3 da = displacedHere(corner[0]);
       const glm::dvec3 weighted =
@@ -113,15 +120,15 @@ std::vector<glm::vec3> displacedVertexNormals(const geodesy::SphereMesh& mesh,
   });
   if (numbered_otherwise) return normalsInFaceOrder(mesh, displacedAt);
   std::vector<glm::dvec3> edge_sums(edge_vertices, glm::dvec3(0.0));
-  for (size_t face = 0; face < mesh.faceCount(); ++face) {
-    const uint32_t* corner = &mesh.indices[3 * face];
-    if (corner[0] >= edge_vertices && corner[1] >= edge_vertices && corner[2] >= edge_vertices)
-      continue;
-    const glm::dvec3 da = displacedAt(corner[0]);
-    const glm::dvec3 weighted =
-        glm::cross(displacedAt(corner[1]) - da, displacedAt(corner[2]) - da);
-    for (int i = 0; i < 3; ++i)
-      if (corner[i] < edge_vertices) edge_sums[corner[i]] += weighted;
+  for (const std::vector<uint32_t>& faces : edge_faces) {
+    for (const uint32_t face : faces) {
+      const uint32_t* corner = &mesh.indices[3 * size_t(face)];
+      const glm::dvec3 da = displacedAt(corner[0]);
+      const glm::dvec3 weighted =
+          glm::cross(displacedAt(corner[1]) - da, displacedAt(corner[2]) - da);
+      for (int i = 0; i < 3; ++i)
+        if (corner[i] < edge_vertices) edge_sums[corner[i]] += weighted;
+    }
   }
   tbb::parallel_for(size_t(0), edge_vertices,
                     [&](size_t v) { normals[v] = normalFrom(edge_sums[v], displacedAt(v)); });

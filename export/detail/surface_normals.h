@@ -15,8 +15,10 @@ namespace planet_export {
 // Area-weighted: each face adds its un-normalised cross product (twice its area) to its three
 // corners, in face order, in double; the sum is normalised and cast with toUnitFloat. A vertex
 // whose faces cancel out gets its radial direction. elevation_m has one value per vertex.
-// Deterministic at any thread count: the per-vertex steps run in parallel on the caller's
-// arena, the face loop (a few milliseconds per million faces) on one thread.
+// Every vertex's sum adds its faces in face order, so the result is the same at any thread
+// count: on buildIcosphere's numbering the base faces' interior vertices are summed in
+// parallel (on the caller's arena) and the edge vertices' on one thread over the faces that
+// touch them; any other numbering takes one pass over all faces.
 std::vector<glm::vec3> displacedVertexNormals(const geodesy::SphereMesh& mesh,
                                               std::span<const float> elevation_m, double radius_m,
                                               double exaggeration = 1.0);
