@@ -15,6 +15,7 @@
 #include <tbb/task_group.h>
 
 #include "export/colour_ramps.h"
+#include "export/detail/decimal_text.h"
 #include "export/detail/surface_buffers.h"
 #include "export/file_writer.h"
 #include "export/mesh_export.h"
@@ -49,7 +50,7 @@ char* putFloat(char* p, float value) {
 
 char* putColour(char* p, float value) {
   *p++ = ' ';
-  return std::to_chars(p, p + 24, std::clamp(value, 0.0f, 1.0f), std::chars_format::fixed, 4).ptr;
+  return putUnitFixed4(p, value);
 }
 
 // " a//a". The digits are copied as a fixed 24 bytes (one or two vector moves, where a copy

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <charconv>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -31,6 +33,7 @@
 
 #include "export/atomic_file.h"
 #include "export/colour_ramps.h"
+#include "export/detail/decimal_text.h"
 #include "export/equirect_sampler.h"
 #include "export/globe.h"
 #include "export/maps.h"
@@ -443,6 +446,27 @@ TEST_CASE("export: normals of an undisplaced sphere are radial and unit", "[expo
   }
   const glm::vec3 skewed = toUnitFloat(glm::dvec3(3.0, 1e-9, -7.0));
   CHECK(std::abs(glm::length(glm::dvec3(skewed)) - 1.0) <= 1e-6);
+}
+
+TEST_CASE("export: the OBJ's colour digits equal std::to_chars fixed 4", "[export]") {
+  // Every 97th float of [0, 1] (the bit patterns are ordered as the values), the exact ties
+  // m / 64 (value * 10^4 ends in .5: to_chars rounds them to even), and values outside [0, 1].
+  std::vector<float> values;
+  for (uint32_t bits = 0; bits <= std::bit_cast<uint32_t>(1.0f); bits += 97)
+    values.push_back(std::bit_cast<float>(bits));
+  for (int m = 0; m <= 64; ++m) values.push_back(float(m) / 64.0f);
+  for (float v : {1.0f, -0.0f, -0.3f, 1.00001f, 7.5f}) values.push_back(v);
+  size_t different = 0;
+  for (float v : values) {
+    char expected[32], got[32];
+    char* e = std::to_chars(expected, expected + 32, std::clamp(v, 0.0f, 1.0f),
+                            std::chars_format::fixed, 4)
+                  .ptr;
+    char* g = putUnitFixed4(got, v);
+    different += std::string_view(expected, e) != std::string_view(got, g);
+  }
+  CHECK(values.size() > 10000000);
+  CHECK(different == 0);
 }
 
 TEST_CASE("export: displaced normals equal a face-order sum bit for bit", "[export]") {
