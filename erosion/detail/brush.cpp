@@ -13,17 +13,39 @@
 
 namespace erosion {
 
-BrushGatherer::BrushGatherer(const geodesy::SphereMesh& mesh)
-    : mesh_(&mesh), stamp_(mesh.vertexCount(), 0) {
+BrushGatherer::BrushGatherer(const geodesy::SphereMesh& mesh) : mesh_(&mesh), slots_(256, kEmpty) {
   ids_.reserve(64);
   weights_.reserve(64);
 }
 
-size_t BrushGatherer::gather(const glm::vec3& p, uint32_t start, float radius_edges) {
-  if (++generation_ == 0) {  // the stamps wrapped: forget every old visit
-    std::fill(stamp_.begin(), stamp_.end(), 0u);
-    generation_ = 1;
+bool BrushGatherer::visit(uint32_t v) {
+  if (2 * (filled_.size() + 1) > slots_.size()) {  // keep it at most half full
+    const std::vector<uint32_t> kept = std::move(filled_);
+    std::vector<uint32_t> old_slots = std::move(slots_);
+    slots_.assign(2 * old_slots.size(), kEmpty);
+    filled_.clear();
+    for (uint32_t slot : kept) visit(old_slots[slot]);
   }
+  const uint32_t mask = uint32_t(slots_.size()) - 1;
+  uint32_t hash = v * 2654435761u;  // Knuth's multiplier; its high bits folded down
+  hash ^= hash >> 16;
+  for (uint32_t i = hash & mask;; i = (i + 1) & mask) {
+    if (slots_[i] == v) return true;
+    if (slots_[i] == kEmpty) {
+      slots_[i] = v;
+      filled_.push_back(i);
+      return false;
+    }
+  }
+}
+
+void BrushGatherer::forgetVisits() {
+  for (uint32_t slot : filled_) slots_[slot] = kEmpty;
+  filled_.clear();
+}
+
+size_t BrushGatherer::gather(const glm::vec3& p, uint32_t start, float radius_edges) {
+  forgetVisits();
   const glm::vec3* positions = mesh_->positions.data();
   const uint32_t* offsets = mesh_->neighbour_offsets.data();
   const uint32_t* neighbours = mesh_->neighbours.data();
@@ -34,7 +56,7 @@ size_t BrushGatherer::gather(const glm::vec3& p, uint32_t start, float radius_ed
 
   ids_.clear();
   weights_.clear();
-  stamp_[start] = generation_;
+  visit(start);
   const float w0 = weightOf(start);
   if (!(w0 > 0.0f)) {
     ids_.push_back(start);
@@ -49,8 +71,7 @@ size_t BrushGatherer::gather(const glm::vec3& p, uint32_t start, float radius_ed
     const uint32_t v = ids_[i];
     for (uint32_t k = offsets[v]; k < offsets[v + 1]; ++k) {
       const uint32_t n = neighbours[k];
-      if (stamp_[n] == generation_) continue;
-      stamp_[n] = generation_;
+      if (visit(n)) continue;
       const float w = weightOf(n);
       if (w > 0.0f) {
         ids_.push_back(n);

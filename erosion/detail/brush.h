@@ -25,7 +25,8 @@
 namespace erosion {
 
 // Gathers brushes around arbitrary points by a breadth-first walk over the vertex adjacency.
-// Holds a visit stamp per vertex (4 bytes/vertex); one per thread, not thread-safe.
+// Remembers the vertices one walk has visited in a small hash set (memory by the brush's size,
+// not the mesh's); one per thread, not thread-safe.
 class BrushGatherer {
  public:
   explicit BrushGatherer(const geodesy::SphereMesh& mesh);
@@ -40,9 +41,16 @@ class BrushGatherer {
   std::span<const float> weights() const { return weights_; }
 
  private:
+  // Whether v was visited in this walk; marks it visited.
+  bool visit(uint32_t v);
+  void forgetVisits();
+
   const geodesy::SphereMesh* mesh_;
-  std::vector<uint32_t> stamp_;
-  uint32_t generation_ = 0;
+  // Open addressing, linear probing; kEmpty marks a free slot. The size is a power of two,
+  // at most half full; filled_ lists the slots a walk filled, to empty them after it.
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  std::vector<uint32_t> slots_;
+  std::vector<uint32_t> filled_;
   std::vector<uint32_t> ids_;
   std::vector<float> weights_;
 };
