@@ -161,11 +161,11 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
   if (fluvial) {
     timer.start("fluvial");
     // An imported heightmap has no mountain belts: uniform uplift.
+    // The belts become the uplift pattern in place: nothing else reads them.
     if (!planet.mountain_belts.empty()) {
-      uplift.resize(planet.mountain_belts.size());
+      uplift = std::move(planet.mountain_belts);
       const double floor = config.fluvial.uplift_floor;
-      for (size_t v = 0; v < uplift.size(); ++v)
-        uplift[v] = float(floor + (1.0 - floor) * double(planet.mountain_belts[v]));
+      for (float& u : uplift) u = float(floor + (1.0 - floor) * double(u));
     }
     river.mesh = planet.mesh.get();
     river.radius_m = config.planet.radius_m;
@@ -178,6 +178,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     river.coarse = &coarse_grid;
     timer.start("erosion");
   }
+  std::vector<float>().swap(planet.mountain_belts);  // read only for the uplift above
   std::unique_ptr<erosion::ErosionWorkspace> workspace;
   if (droplets > 0)
     workspace = std::make_unique<erosion::ErosionWorkspace>(*planet.mesh, config.erosion.radius);

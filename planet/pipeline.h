@@ -30,7 +30,7 @@ struct PlanetState {
   std::vector<float> change_m;             // elevation_m - initial_elevation_m
   std::vector<float> erodibility;          // [0,1] per vertex; empty when hardness is off
   // The terrain's mountain-belt weight in [0,1] (the fluvial uplift pattern); empty for an
-  // imported heightmap.
+  // imported heightmap. erodePlanet takes it (made into the uplift) and leaves it empty.
   std::vector<float> mountain_belts;
   double sea_level_m = 0.0;
   uint64_t land_vertices = 0;
