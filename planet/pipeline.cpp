@@ -191,9 +191,8 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
   input.workspace = workspace.get();
   planet.rain_mode = config.weather.mode;
 
-  // One epoch's fluvial share on the rain so far, then its droplets.
-  auto erodeEpoch = [&](int epoch, int epochs, std::span<const float> rain,
-                        std::span<const geodesy::DropletSpawn> spawns, uint64_t first_id) {
+  // An epoch's fluvial share on the rain so far; then its droplets.
+  auto fluvialShare = [&](int epoch, int epochs, std::span<const float> rain) {
     if (fluvial) {
       const erosion::FluvialParams share = epochShare(config.fluvial, epoch, epochs);
       if (share.iterations > 0) {
@@ -203,8 +202,11 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
         river.rainfall = rain;
         addFluvial(planet.fluvial_stats,
                    erosion::erodeFluvial(river, share, planet.elevation_m, planet.change_m));
+        river.rainfall = {};
       }
     }
+  };
+  auto epochDroplets = [&](std::span<const geodesy::DropletSpawn> spawns, uint64_t first_id) {
     if (!spawns.empty()) {
       timer.start("erosion");
       addStats(planet.erosion_stats,
@@ -234,7 +236,9 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
       on_stage("erosion, epoch " + std::to_string(epoch + 1) + "/" +
                std::to_string(config.weather.epochs));
       if (with_droplet_density) all_spawns.insert(all_spawns.end(), spawns.begin(), spawns.end());
-      erodeEpoch(epoch, config.weather.epochs, rain, spawns, first_id);
+      fluvialShare(epoch, config.weather.epochs, rain);
+      clouds.releaseRainfall();  // not held through the droplets
+      epochDroplets(spawns, first_id);
     }
     timer.start("weather");
     planet.rainfall = clouds.rainfall();
@@ -256,7 +260,8 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
       planet.droplet_density =
           weather::rainfallFromSpawns(*planet.mesh, spawns, config.weather.grid_frequency);
     }
-    erodeEpoch(0, 1, planet.rainfall, spawns, 0);
+    fluvialShare(0, 1, planet.rainfall);
+    epochDroplets(spawns, 0);
   }
   workspace.reset();  // the droplets are done: not held through the pit filling below
   if (droplets > 0) {

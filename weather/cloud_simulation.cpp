@@ -216,6 +216,7 @@ const std::vector<float>& CloudSimulation::rainfall() const {
     for (size_t g = 0; g < density.size(); ++g) {
       density[g] = s.total_rain[g] / double(grid.vertex_areas[g]);
     }
+    std::vector<float>().swap(s.rainfall);  // not held beside its successor
     if (&grid == s.mesh) {
       s.rainfall.assign(density.begin(), density.end());
     } else {
@@ -224,6 +225,11 @@ const std::vector<float>& CloudSimulation::rainfall() const {
     s.rainfall_epoch = s.epoch;
   }
   return s.rainfall;
+}
+
+void CloudSimulation::releaseRainfall() {
+  std::vector<float>().swap(state_->rainfall);
+  state_->rainfall_epoch = -1;
 }
 
 WeatherStats CloudSimulation::stats() const {

@@ -103,6 +103,9 @@ class CloudSimulation {
   // (weather/rainfall.h), so the maps of both modes compare. Built on the first call after an
   // epoch (in the caller's arena), then cached.
   const std::vector<float>& rainfall() const;
+  // Frees the cached map (4 bytes per vertex) while its reader is done with it; the next
+  // rainfall() builds it again. References from rainfall() become invalid.
+  void releaseRainfall();
 
   WeatherStats stats() const;
   std::vector<CloudSnapshot> clouds() const;  // alive now, by id
