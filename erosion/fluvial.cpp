@@ -72,17 +72,33 @@ void incise(Stage& s, std::vector<float>& h) {
   rp.receiver_jitter = s.p.receiver_jitter;
   rp.seed = s.in.seed;
   const hydrology::FlowRouting routing = hydrology::routeFlow(mesh, h, s.sea, rp);
+  // The land's discharge, incision and sediment are kept per place in routing.order (every
+  // land vertex, receivers after their donors), not per vertex: three tables of doubles the
+  // size of the mesh were the fluvial stage's peak memory, and the land is a fraction of it.
+  // The same sums in the same order as per-vertex tables (hydrology::accumulate).
+  const std::vector<uint32_t>& order = routing.order;
+  constexpr uint32_t kOffLand = UINT32_MAX;  // a receiver in the sea, or none
+  std::vector<uint32_t> receiver_at(order.size());
+  {
+    std::vector<uint32_t> place(mesh.vertexCount(), kOffLand);
+    for (size_t i = 0; i < order.size(); ++i) place[order[i]] = uint32_t(i);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const uint32_t v = order[i], r = routing.receiver[v];
+      receiver_at[i] = r == v ? kOffLand : place[r];
+    }
+  }
+  std::vector<double> discharge(order.size());
+  for (size_t i = 0; i < order.size(); ++i) discharge[i] = s.rain(order[i]) * s.area(order[i]);
+  for (size_t i = order.size(); i-- > 0;) {
+    if (receiver_at[i] != kOffLand) discharge[receiver_at[i]] += discharge[i];
+  }
   std::vector<float> distance = hydrology::receiverDistance(mesh, routing);
-  const std::vector<double> discharge = [&] {
-    std::vector<double> local(mesh.vertexCount(), 0.0);
-    for (uint32_t v : routing.order) local[v] = s.rain(v) * s.area(v);
-    return hydrology::accumulate(routing, local);
-  }();
 
   std::vector<float> hn(h);
-  std::vector<double> eroded(mesh.vertexCount(), 0.0);
+  std::vector<double> eroded(order.size(), 0.0);
   const double m = s.p.area_exponent;
-  for (uint32_t v : routing.order) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    const uint32_t v = order[i];
     const double up = s.upliftStep(h, v);
     const double base = double(h[v]) + up;
     s.stats.uplifted_m3 += up * s.area(v);
@@ -91,25 +107,25 @@ void incise(Stage& s, std::vector<float>& h) {
     if (r != v && routing.lake_of[v] == kNoLake) {
       const double hr = s.isSea(h, r) ? s.sea : double(hn[r]);
       if (hr < base) {
-        const double f = s.p.stream_power_k * s.erodibility(v) * s.dt * std::pow(discharge[v], m) /
+        const double f = s.p.stream_power_k * s.erodibility(v) * s.dt * std::pow(discharge[i], m) /
                          (double(distance[v]) * s.in.radius_m);
         next = (base + f * hr) / (1.0 + f);
       }
     }
     hn[v] = float(next);
-    eroded[v] = (base - double(hn[v])) * s.area(v);
-    s.stats.incised_m3 += eroded[v];
+    eroded[i] = (base - double(hn[v])) * s.area(v);
+    s.stats.incised_m3 += eroded[i];
   }
   std::vector<float>().swap(distance);  // read only above
 
   // Sediment from the sources downstream: a share G a / Q settles at each vertex, all of it
   // in a lake up to the lake's level; never above the initial terrain.
-  std::vector<double> sediment(mesh.vertexCount(), 0.0);
-  for (size_t i = routing.order.size(); i-- > 0;) {
-    const uint32_t v = routing.order[i];
-    // eroded[v] may be a rounding below zero (heights are float); it still travels, so the
+  std::vector<double> sediment(order.size(), 0.0);
+  for (size_t i = order.size(); i-- > 0;) {
+    const uint32_t v = order[i];
+    // eroded[i] may be a rounding below zero (heights are float); it still travels, so the
     // budget closes exactly.
-    double load = sediment[v] + eroded[v];
+    double load = sediment[i] + eroded[i];
     if (load > 0.0) {
       double room = std::numeric_limits<double>::infinity();
       double share;
@@ -117,7 +133,7 @@ void incise(Stage& s, std::vector<float>& h) {
         room = std::max(0.0, double(routing.water_level_m[v]) - hn[v]);
         share = 1.0;
       } else {
-        share = std::min(1.0, s.p.deposition * s.area(v) / std::max(discharge[v], 1e-30));
+        share = std::min(1.0, s.p.deposition * s.area(v) / std::max(discharge[i], 1e-30));
       }
       if (!s.in.ceiling_m.empty())
         room = std::min(room, std::max(0.0, double(s.in.ceiling_m[v]) - hn[v]));
@@ -146,7 +162,7 @@ void incise(Stage& s, std::vector<float>& h) {
       }
       s.stats.exported_m3 += load;
     } else {
-      sediment[r] += load;
+      sediment[receiver_at[i]] += load;
     }
   }
   h.swap(hn);
