@@ -1,5 +1,6 @@
 #include "export/file_writer.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cerrno>
 #include <cstring>
@@ -44,6 +45,30 @@ void FileWriter::write(std::string_view bytes) {
   if (bytes.size() > buffer_.size() - used_) flushBuffer();
   std::memcpy(buffer_.data() + used_, bytes.data(), bytes.size());
   used_ += bytes.size();
+}
+
+void FileWriter::copyFrom(int fd, uint64_t size) {
+  assert(fd_ >= 0);
+  flushBuffer();
+  off_t done = 0;
+  while (uint64_t(done) < size) {
+    const ssize_t n = ::copy_file_range(fd, &done, fd_, nullptr, size - uint64_t(done), 0);
+    if (n > 0 || (n < 0 && errno == EINTR)) continue;
+    if (n == 0) fail("cannot write", EIO);  // the source is shorter than size
+    if (errno != EXDEV && errno != ENOSYS && errno != EOPNOTSUPP && errno != EINVAL) {
+      fail("cannot write", errno);
+    }
+    break;  // not supported between these files: the rest in blocks
+  }
+  std::string block(kBufferSize, '\0');
+  while (uint64_t(done) < size) {
+    const ssize_t n = ::pread(
+        fd, block.data(), size_t(std::min<uint64_t>(block.size(), size - uint64_t(done))), done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("cannot write", n < 0 ? errno : EIO);
+    writeAll(block.data(), size_t(n));
+    done += n;
+  }
 }
 
 void FileWriter::sync() {

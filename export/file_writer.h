@@ -29,6 +29,10 @@ class FileWriter {
   void write(const void* data, size_t size) {
     write(std::string_view(static_cast<const char*>(data), size));
   }
+  // Appends the first `size` bytes of the regular file open at `fd` (e.g. a temporary file the
+  // data was spooled to), copied by the kernel (copy_file_range) where it can, else read and
+  // written in blocks. A short source is an error.
+  void copyFrom(int fd, uint64_t size);
   // Writes out the buffer and fsyncs the file, so its data is on disk.
   void sync();
   // Writes out the buffer and closes the file. Further writes are programmer errors.

@@ -118,7 +118,9 @@ std::string collisionName(const std::string& name, CollisionNames names) {
 // Builds the JSON document and the binary chunk.
 class GltfDocument {
  public:
-  explicit GltfDocument(const GlbOptions& options) : glb_(options.meshopt), options_(options) {
+  // The binary chunk is spooled in spool_dir (GlbBuilder) until the file is written.
+  GltfDocument(const GlbOptions& options, const std::filesystem::path& spool_dir)
+      : glb_(options.meshopt, spool_dir), options_(options) {
     nodes_ = Json::array({Json{{"name", "Planet"}, {"children", Json::array({1, 2})}},
                           Json{{"name", "Land"}}, Json{{"name", "Ocean"}}});
   }
@@ -339,7 +341,7 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
   Group ocean;
   tbb::task_group building;
   const auto buildOcean = [&] { building.run([&] { ocean = oceanGroup(surface, pieces); }); };
-  GltfDocument doc(options);
+  GltfDocument doc(options, path.has_parent_path() ? path.parent_path() : ".");
   constexpr int kLand = 1;
   // A JSON text, not an array: assimp 5.2 aborts on nested extras (see flatExtras).
   if (!surface.biome.empty()) doc.node(kLand)["extras"]["biome_legend"] = biomeLegend().dump();

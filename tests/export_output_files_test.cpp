@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@
 #include "export/atomic_file.h"
 #include "export/colour_ramps.h"
 #include "export/equirect_sampler.h"
+#include "export/file_writer.h"
 #include "export/globe.h"
 #include "export/maps.h"
 #include "export/mesh_export.h"
@@ -75,6 +77,26 @@ TEST_CASE("export: writeFileAtomic replaces the file and leaves no temporaries",
   CHECK(readFile(target) == "second");
   CHECK(dir.names() == std::vector<std::string>{"data.bin"});
   CHECK(liveTemporaryCount() == 0);
+}
+
+TEST_CASE("export: FileWriter::copyFrom appends a file's first bytes; a short one is an error",
+          "[export]") {
+  TempDir dir;
+  std::string source(3 * 1000 * 1000 + 7, '\0');  // several of the writer's blocks
+  for (size_t i = 0; i < source.size(); ++i) source[i] = char(i * 131 % 251);
+  writeFileAtomic(dir.path / "source.bin", source);
+  const int fd = ::open((dir.path / "source.bin").c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  FileWriter out(dir.path / "out.bin");
+  out.write("head");
+  out.copyFrom(fd, source.size() - 5);
+  out.write("tail");
+  out.close();
+  CHECK(readFile(dir.path / "out.bin") == "head" + source.substr(0, source.size() - 5) + "tail");
+  FileWriter short_source(dir.path / "short.bin");
+  CHECK_THROWS_WITH(short_source.copyFrom(fd, source.size() + 1),
+                    Catch::Contains((dir.path / "short.bin").string()));
+  ::close(fd);
 }
 
 TEST_CASE("export: a failing atomic write keeps the previous file and names the path", "[export]") {

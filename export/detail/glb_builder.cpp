@@ -1,8 +1,13 @@
 #include "export/detail/glb_builder.h"
 
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 #include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "export/detail/meshopt_codec.h"
 #include "export/file_writer.h"
@@ -26,7 +31,42 @@ size_t padded(size_t bytes) {
   return (bytes + 3) / 4 * 4;
 }
 
+[[noreturn]] void spoolFailed(const std::filesystem::path& dir, const char* what, int error) {
+  throw std::runtime_error(std::string("cannot ") + what + " the glb's temporary file in " +
+                           dir.string() + ": " + std::strerror(error));
+}
+
 }  // namespace
+
+GlbBuilder::GlbBuilder(bool compress, const std::filesystem::path& spool_dir)
+    : compress_(compress), spool_dir_(spool_dir) {
+#if defined(O_TMPFILE)
+  // When it cannot be made (no O_TMPFILE on the file system, a folder that is not there), the
+  // bytes stay in memory and write() reports any problem with the folder as before.
+  if (!spool_dir.empty())
+    spool_fd_ = ::open(spool_dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+}
+
+GlbBuilder::~GlbBuilder() {
+  if (spool_fd_ >= 0) ::close(spool_fd_);
+}
+
+void GlbBuilder::keep(ViewBytes bytes) {
+  if (spool_fd_ < 0) {
+    pieces_.push_back(std::move(bytes));
+    return;
+  }
+  const auto* data = reinterpret_cast<const char*>(bytes.data());
+  size_t left = bytes.paddedSize();
+  while (left > 0) {
+    const ssize_t n = ::write(spool_fd_, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) spoolFailed(spool_dir_, "write", errno);
+    data += n;
+    left -= size_t(n);
+  }
+}
 
 int GlbBuilder::addView(ViewBytes bytes, int target, int stride, const char* mode,
                         size_t element_bytes) {
@@ -35,7 +75,7 @@ int GlbBuilder::addView(ViewBytes bytes, int target, int stride, const char* mod
   if (!compress_) {
     view = {{"buffer", 0}, {"byteOffset", offset_}, {"byteLength", length}};
     offset_ += bytes.paddedSize();
-    pieces_.push_back(std::move(bytes));
+    keep(std::move(bytes));
   } else {
     // EXT_meshopt_compression: the view keeps its place in the fallback buffer (1), which has
     // no data; the extension points at the encoded bytes in the binary chunk (buffer 0).
@@ -49,7 +89,7 @@ int GlbBuilder::addView(ViewBytes bytes, int target, int stride, const char* mod
     view = {{"buffer", 1}, {"byteOffset", fallback_offset_}, {"byteLength", length}};
     fallback_offset_ += padded(length);
     offset_ += encoded.paddedSize();
-    pieces_.push_back(std::move(encoded));
+    keep(std::move(encoded));
     view["extensions"]["EXT_meshopt_compression"] = std::move(ext);
   }
   if (stride > 0) view["byteStride"] = stride;
@@ -119,6 +159,7 @@ void GlbBuilder::write(const std::filesystem::path& path, Json gltf) {
   writeU32(out, uint32_t(offset_));
   writeU32(out, kChunkBin);
   for (const ViewBytes& piece : pieces_) out.write(piece.data(), piece.paddedSize());
+  if (spool_fd_ >= 0) out.copyFrom(spool_fd_, offset_);
   out.close();
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // Internal to export/ (included only by .cpp files, which is why it may name nlohmann::json):
-// the GLB container shared by the glTF writers. Collects the binary chunk as a list of byte
-// arrays it keeps until the file is written, plus the JSON that describes them. Format: glTF
-// 2.0 spec, section 4.4 "Binary glTF Layout"; with compression, EXT_meshopt_compression.
+// the GLB container shared by the glTF writers. Collects the binary chunk, spooled to a
+// temporary file as it grows (or kept as a list of byte arrays), plus the JSON that describes
+// it, which the file holds first. Format: glTF 2.0 spec, section 4.4 "Binary glTF Layout";
+// with compression, EXT_meshopt_compression.
 
 #include <cmath>
 #include <cstdint>
@@ -33,7 +34,7 @@ std::vector<uint8_t> bytesOf(const std::vector<T>& values) {
   return bytes;
 }
 
-// The bytes of one bufferView, owned until the file is written, padded to 4 bytes: a byte
+// The bytes of one bufferView, owned until they are written, padded to 4 bytes: a byte
 // array, or any array of elements whose size is a multiple of 4 moved in whole (its memory
 // becomes the view's: no copy, e.g. a group's float positions).
 class ViewBytes {
@@ -91,7 +92,13 @@ class GlbBuilder {
  public:
   // compress: every bufferView is stored with meshopt's codecs (EXT_meshopt_compression,
   // required), its uncompressed bytes only in a fallback buffer that has no data.
-  explicit GlbBuilder(bool compress = false) : compress_(compress) {}
+  // spool_dir: when given, the binary chunk's bytes go to an unnamed temporary file in that
+  // folder (O_TMPFILE) as each view is added, instead of staying in memory until write (the
+  // glb writer's peak memory); kept in memory when that file cannot be made.
+  explicit GlbBuilder(bool compress = false, const std::filesystem::path& spool_dir = {});
+  ~GlbBuilder();
+  GlbBuilder(const GlbBuilder&) = delete;
+  GlbBuilder& operator=(const GlbBuilder&) = delete;
 
   // Vertex data, `stride` bytes per element (a multiple of 4, <= 256), as one bufferView
   // (target ARRAY_BUFFER). Returns the view index.
@@ -122,11 +129,14 @@ class GlbBuilder {
 
  private:
   int addView(ViewBytes bytes, int target, int stride, const char* mode, size_t element_bytes);
+  void keep(ViewBytes bytes);  // to the spool, or into pieces_
 
   bool compress_ = false;
   Json accessors_ = Json::array();
   Json views_ = Json::array();
-  std::deque<ViewBytes> pieces_;  // the binary chunk, in order
+  std::deque<ViewBytes> pieces_;  // the binary chunk, in order (when not spooled)
+  std::filesystem::path spool_dir_;
+  int spool_fd_ = -1;  // the binary chunk so far, when spooled
   size_t offset_ = 0;
   size_t fallback_offset_ = 0;  // bytes of the uncompressed (fallback) buffer
 };
