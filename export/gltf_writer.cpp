@@ -217,30 +217,33 @@ class GltfDocument {
 };
 
 // Fills node `target` with one level: a mesh of pieces small enough for uint16 indices, or
-// chunk children. The level's data is freed once its pieces are built, before they are
-// encoded (the writer's peak memory); then `built` runs (if given). full_pieces:
-// partitionPieces(surface.mesh, autoChunks(f)) when already made (the ocean's), used when the
-// level is cut into those pieces.
+// chunk children. The level's data goes into its group, which makes its vertex arrays as they
+// are encoded (the writer's peak memory); `built` runs (if given) once the group's pieces are
+// made, before their encoding. full_pieces: partitionPieces(surface.mesh, autoChunks(f)) when
+// already made (the ocean's), used when the level is cut into those pieces.
 void addLevel(GltfDocument& doc, int target, const std::string& name, LandData data,
               const PlanetSurface& surface, const GlbOptions& options, int lod,
               const ChunkPartition* full_pieces = nullptr,
               const std::function<void()>& built = nullptr) {
   const geodesy::SphereMesh& mesh = *surface.mesh;
   const std::vector<std::string> scalar_names = data.scalar_names;
-  const auto build = [&](const ChunkPartition& partition, double skirt_m, bool world) {
-    Group group = landGroup(surface, data, partition, skirt_m, world, options.tangents);
-    data = LandData();
-    if (built) built();
-    return group;
-  };
+  // The partition outlives the group, whose arrays are made from it.
+  ChunkPartition partition;
+  if (options.chunks > 0) {
+    partition = partitionChunks(mesh, options.chunks);
+  } else if (!full_pieces) {
+    partition = partitionPieces(mesh, autoChunks(mesh.frequency));
+  }
+  const ChunkPartition& pieces = options.chunks == 0 && full_pieces ? *full_pieces : partition;
+  const double skirt_m = options.chunks == 0 ? 0.0 : options.skirt_depth_m;
+  Group group = landGroup(surface, data, pieces, skirt_m, options.chunks == 0, options.tangents);
+  data = LandData();
+  if (built) built();
   if (options.chunks == 0) {
-    Group group = full_pieces ? build(*full_pieces, 0.0, true)
-                              : build(partitionPieces(mesh, autoChunks(mesh.frequency)), 0.0, true);
     doc.node(target)["mesh"] =
         doc.addGroupMesh(name, std::move(group), scalar_names, kLandMaterial);
     return;
   }
-  Group group = build(partitionChunks(mesh, options.chunks), options.skirt_depth_m, false);
   const double grid_m = group.grid_m;
   doc.node(target)["children"] =
       doc.addChunkNodes(name, std::move(group), scalar_names, lod, kLandMaterial);
@@ -333,7 +336,7 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
                                 " levels given for lods = " + std::to_string(options.lods));
   }
   // The pieces of uint16 size, made once for the ocean and (unchunked) the full level.
-  const ChunkPartition pieces = partitionPieces(*surface.mesh, autoChunks(surface.mesh->frequency));
+  ChunkPartition pieces = partitionPieces(*surface.mesh, autoChunks(surface.mesh->frequency));
   // The ocean's pieces do not depend on the land's: built as a task (on the caller's arena)
   // beside the full level's encoding and the coarser levels, encoded after them, so the file's
   // bytes do not depend on the scheduling. It starts once the full level's pieces are built,
@@ -375,6 +378,7 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
   }
   if (options.collision != CollisionNames::kNone) addCollision(doc, kLand, surface, options);
   building.wait();
+  pieces = ChunkPartition();  // the land's and the ocean's groups are made: not held while encoding
   doc.write(path, std::move(ocean), flatExtras(std::move(extras)), !lods.empty(), surface.water);
 }
 

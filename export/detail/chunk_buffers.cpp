@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,7 @@
 #include "export/detail/chunks.h"
 #include "export/detail/engine_pieces.h"
 #include "export/detail/piece_ids.h"
+#include "export/detail/surface_normals.h"
 
 namespace planet_export {
 namespace {
@@ -32,6 +34,13 @@ std::vector<std::vector<uint32_t>> borderVertices(const ChunkPartition& partitio
     border[c].erase(std::unique(border[c].begin(), border[c].end()), border[c].end());
   });
   return border;
+}
+
+// The double world position of vertex v, `drop` metres below the surface (skirt bottoms): the
+// same numbers in every chunk that holds the vertex.
+glm::dvec3 landPosition(const PlanetSurface& surface, uint32_t v, double drop) {
+  return (surface.radius_m + double(surface.elevation_m[v]) - drop) *
+         glm::normalize(glm::dvec3(surface.mesh->positions[v]));
 }
 
 uint32_t rankIn(std::span<const uint32_t> sorted, uint32_t global) {
@@ -98,6 +107,86 @@ ChunkPiece splitChunk(const geodesy::SphereMesh& mesh, const ChunkPartition& par
   return out;
 }
 
+// What a chunked level's group makes its vertex arrays from (Group::make): each chunk's
+// vertices gathered from the full mesh's data, one array at a time, each of the level's arrays
+// freed once its last use is made.
+struct ChunkedLandArrays {
+  const PlanetSurface& surface;
+  const ChunkPartition& partition;
+  LandVertexData data;
+  std::vector<glm::vec3> normals;  // the mesh's, from the normals until the tangents
+  std::vector<std::vector<uint32_t>> border;
+  std::vector<ChunkPiece> pieces;
+  ChunkFrames frames;
+  double skirt_depth_m = 0.0;
+  bool world = false;
+  bool tangents = false;
+
+  // fill(c, n, i, v, bottom) for vertex n of chunk c, group vertex i, mesh vertex v, a skirt
+  // bottom or not.
+  template <typename Fill>
+  void forEachVertex(const Group& g, const Fill& fill) const {
+    tbb::parallel_for(size_t(0), pieces.size(), [&](size_t c) {
+      const std::span<const uint32_t> verts = partition.verticesOf(c);
+      const ChunkPiece& piece = pieces[c];
+      for (size_t n = 0; n < piece.slot.size(); ++n) {
+        const uint32_t slot = piece.slot[n];
+        const bool bottom = slot >= verts.size();
+        const uint32_t v = bottom ? border[c][slot - verts.size()] : verts[slot];
+        fill(c, n, g.vertex_offsets[c] + n, v, bottom);
+      }
+    });
+  }
+
+  template <typename From, typename To>
+  void gather(const Group& g, std::span<const From> from, std::vector<To>& to) const {
+    to.resize(g.vertex_offsets.back());
+    forEachVertex(g, [&](size_t, size_t, size_t i, uint32_t v, bool) { to[i] = To(from[v]); });
+  }
+
+  void make(Group& g, VertexArray array, size_t a) {
+    const geodesy::SphereMesh& mesh = *surface.mesh;
+    switch (array) {
+      case VertexArray::kPositions:
+        g.positions.resize(g.vertex_offsets.back());
+        forEachVertex(g, [&](size_t c, size_t, size_t i, uint32_t v, bool bottom) {
+          const glm::dvec3& t = frames.translations[c];
+          const glm::vec3 local =
+              localPosition(landPosition(surface, v, bottom ? skirt_depth_m : 0.0), t, g.grid_m);
+          g.positions[i] = world ? glm::vec3(glm::dvec3(local) + t) : local;
+        });
+        break;
+      case VertexArray::kNormals:
+        normals = displacedVertexNormals(mesh, surface.elevation_m, surface.radius_m);
+        gather(g, std::span<const glm::vec3>(normals), g.normals);
+        if (!tangents) std::vector<glm::vec3>().swap(normals);
+        break;
+      case VertexArray::kTangents:
+        if (!tangents) break;
+        g.tangents.resize(g.vertex_offsets.back());
+        forEachVertex(g, [&](size_t, size_t, size_t i, uint32_t v, bool) {
+          g.tangents[i] = equirectTangent(normals[v], mesh.positions[v]);
+        });
+        std::vector<glm::vec3>().swap(normals);
+        break;
+      case VertexArray::kUvs:
+        g.uvs.resize(g.vertex_offsets.back());
+        forEachVertex(
+            g, [&](size_t c, size_t n, size_t i, uint32_t, bool) { g.uvs[i] = pieces[c].uv[n]; });
+        for (ChunkPiece& piece : pieces) std::vector<glm::vec2>().swap(piece.uv);
+        break;
+      case VertexArray::kColours:
+        g.colours.resize(g.vertex_offsets.back());
+        forEachVertex(
+            g, [&](size_t, size_t, size_t i, uint32_t v, bool) { g.colours[i] = data.colour(v); });
+        break;
+      case VertexArray::kScalar:
+        std::visit([&](auto values) { gather(g, values, g.scalars[a]); }, data.scalars[a]);
+        break;
+    }
+  }
+};
+
 }  // namespace
 
 Group buildChunkedLand(const PlanetSurface& surface, LandVertexData&& data,
@@ -110,30 +199,24 @@ Group buildChunkedLand(const PlanetSurface& surface, LandVertexData&& data,
   const geodesy::SphereMesh& mesh = *surface.mesh;
   const size_t chunk_count = partition.chunkCount();
   const bool skirts = skirt_depth_m > 0.0;
-  const std::vector<std::vector<uint32_t>> border = borderVertices(partition, skirts);
+  std::vector<std::vector<uint32_t>> border = borderVertices(partition, skirts);
 
-  // Double world positions of the surface and of the skirt bottoms, the same numbers in every
-  // chunk that holds the vertex.
-  const auto at = [&](uint32_t v, double drop) {
-    return (surface.radius_m + double(surface.elevation_m[v]) - drop) *
-           glm::normalize(glm::dvec3(mesh.positions[v]));
-  };
   std::vector<Box> bounds(chunk_count);
   tbb::parallel_for(size_t(0), chunk_count, [&](size_t c) {
     Box box{glm::dvec3(INFINITY), glm::dvec3(-INFINITY)};
     for (uint32_t v : partition.verticesOf(c)) {
-      const glm::dvec3 p = at(v, 0.0);
+      const glm::dvec3 p = landPosition(surface, v, 0.0);
       box.lo = glm::min(box.lo, p);
       box.hi = glm::max(box.hi, p);
     }
     for (uint32_t v : border[c]) {
-      const glm::dvec3 p = at(v, skirt_depth_m);
+      const glm::dvec3 p = landPosition(surface, v, skirt_depth_m);
       box.lo = glm::min(box.lo, p);
       box.hi = glm::max(box.hi, p);
     }
     bounds[c] = box;
   });
-  const ChunkFrames frames = chooseChunkFrames(bounds);
+  ChunkFrames frames = chooseChunkFrames(bounds);
 
   // The index count of a chunk is known before its seam split (3 per face, 6 per border edge
   // with skirts), so each chunk's indices are written straight into the group.
@@ -160,42 +243,19 @@ Group buildChunkedLand(const PlanetSurface& surface, LandVertexData&& data,
     g.vertex_offsets.push_back(g.vertex_offsets.back() + pieces[c].slot.size());
     g.surface_vertices.push_back(pieces[c].surface_vertices);
   }
-  // Each chunk's vertices gathered from the full mesh's data straight into the group, one
-  // attribute at a time, each of the level's arrays freed once copied.
-  const auto forEachVertex = [&](const auto& fill) {
-    tbb::parallel_for(size_t(0), chunk_count, [&](size_t c) {
-      const std::span<const uint32_t> verts = partition.verticesOf(c);
-      const ChunkPiece& piece = pieces[c];
-      for (size_t n = 0; n < piece.slot.size(); ++n) {
-        const uint32_t slot = piece.slot[n];
-        const bool bottom = slot >= verts.size();
-        const uint32_t v = bottom ? border[c][slot - verts.size()] : verts[slot];
-        fill(c, n, g.vertex_offsets[c] + n, v, bottom);
-      }
-    });
-  };
-  const size_t vertex_total = g.vertex_offsets.back();
-  g.positions.resize(vertex_total);
-  g.uvs.resize(vertex_total);
-  if (tangents) g.tangents.resize(vertex_total);
-  forEachVertex([&](size_t c, size_t n, size_t i, uint32_t v, bool bottom) {
-    const glm::dvec3& t = frames.translations[c];
-    const glm::vec3 local = localPosition(at(v, bottom ? skirt_depth_m : 0.0), t, g.grid_m);
-    g.positions[i] = world ? glm::vec3(glm::dvec3(local) + t) : local;
-    g.uvs[i] = pieces[c].uv[n];
-    if (tangents) g.tangents[i] = equirectTangent(data.normals[v], mesh.positions[v]);
-  });
-  for (ChunkPiece& piece : pieces) std::vector<glm::vec2>().swap(piece.uv);
-  const auto gather = [&](const auto& from) {
-    std::vector<std::decay_t<decltype(from[0])>> to(vertex_total);
-    forEachVertex([&](size_t, size_t, size_t i, uint32_t v, bool) { to[i] = from[v]; });
-    return to;
-  };
-  g.normals = gather(data.normals);
-  std::vector<glm::vec3>().swap(data.normals);
-  g.colours = gather(data.colours);
-  std::vector<glm::vec3>().swap(data.colours);
-  for (std::span<const float> values : data.scalars) g.scalars.push_back(gather(values));
+  g.scalars.resize(data.scalars.size());
+  // The vertex arrays are made when the writer asks for them (Group::make).
+  auto arrays =
+      std::make_shared<ChunkedLandArrays>(ChunkedLandArrays{.surface = surface,
+                                                            .partition = partition,
+                                                            .data = std::move(data),
+                                                            .border = std::move(border),
+                                                            .pieces = std::move(pieces),
+                                                            .frames = std::move(frames),
+                                                            .skirt_depth_m = skirt_depth_m,
+                                                            .world = world,
+                                                            .tangents = tangents});
+  g.make = [arrays](Group& group, VertexArray array, size_t a) { arrays->make(group, array, a); };
   return g;
 }
 

@@ -8,7 +8,10 @@
 // triangles from each chunk's border, `skirt_depth_m` straight down (toward the centre), to
 // hide cracks between chunks drawn at different levels of detail.
 
+#include <cstdint>
+#include <functional>
 #include <span>
+#include <variant>
 #include <vector>
 
 #include <glm/vec3.hpp>
@@ -19,11 +22,16 @@
 
 namespace planet_export {
 
-// Per-vertex data of the full mesh of the level, one entry per mesh vertex.
+// A scalar attribute's values, one per mesh vertex: floats, or classes (biome ids) written as
+// floats.
+using ScalarValues = std::variant<std::span<const float>, std::span<const uint8_t>>;
+
+// Per-vertex data of the full mesh of the level, as functions or views of the surface, so no
+// per-vertex array is held for it (the vertex normals are made when needed).
 struct LandVertexData {
-  std::vector<glm::vec3> normals;
-  std::vector<glm::vec3> colours;               // linear
-  std::vector<std::span<const float>> scalars;  // e.g. _ELEVATION, _BIOME, _EROSION
+  // The linear colour of a mesh vertex; called in parallel.
+  std::function<glm::vec3(uint32_t)> colour;
+  std::vector<ScalarValues> scalars;  // e.g. _ELEVATION, _BIOME, _EROSION
 };
 
 // Cuts the land of `surface` (which must pass validateSurface) into the 20 k^2 chunks of
@@ -36,8 +44,10 @@ struct LandVertexData {
 // world, that local position plus the translation as float, and translations 0. tangents: fill
 // Group::tangents (equirectTangent). Throws std::invalid_argument if the depth is negative or not
 // finite. Parallel on the caller's arena; the result does not depend on the thread count.
-// The normals and colours of `data` are freed as soon as the group has its copies (both are
-// not held whole at once: the writer's peak memory); the scalars' arrays stay the caller's.
+// The group makes its vertex arrays on demand (Group::make) from `data`, the surface and the
+// partition, which must outlive it (the writer's peak memory: no vertex array is made before
+// the writer asks for it; the mesh's vertex normals are computed for the normals and, with
+// tangents, the tangents, then freed).
 Group buildChunkedLand(const PlanetSurface& surface, LandVertexData&& data,
                        const ChunkPartition& partition, double skirt_depth_m, bool world,
                        bool tangents);

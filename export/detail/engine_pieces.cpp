@@ -101,18 +101,23 @@ OceanMesh oceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, do
   out.positions.resize(cover.vertices.size());
   out.normals.resize(cover.vertices.size());
   out.indices.resize(3 * cover.faces.size());
-  writeOceanMesh(mesh, cover, radius_m, local, out.positions, out.normals, out.indices);
+  writeOceanVertices(mesh, cover.vertices, radius_m, out.positions, out.normals);
+  writeOceanIndices(mesh, cover, local, out.indices);
   return out;
 }
 
-void writeOceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m,
-                    LocalIds& local, std::span<glm::vec3> positions, std::span<glm::vec3> normals,
-                    std::span<uint32_t> indices) {
-  for (size_t i = 0; i < cover.vertices.size(); ++i) {
-    const glm::dvec3 unit = glm::normalize(glm::dvec3(mesh.positions[cover.vertices[i]]));
-    positions[i] = glm::vec3(radius_m * unit);
-    normals[i] = toUnitFloat(unit);
+void writeOceanVertices(const geodesy::SphereMesh& mesh, std::span<const uint32_t> vertices,
+                        double radius_m, std::span<glm::vec3> positions,
+                        std::span<glm::vec3> normals) {
+  for (size_t i = 0; i < vertices.size(); ++i) {
+    const glm::dvec3 unit = glm::normalize(glm::dvec3(mesh.positions[vertices[i]]));
+    if (!positions.empty()) positions[i] = glm::vec3(radius_m * unit);
+    if (!normals.empty()) normals[i] = toUnitFloat(unit);
   }
+}
+
+void writeOceanIndices(const geodesy::SphereMesh& mesh, const OceanCover& cover, LocalIds& local,
+                       std::span<uint32_t> indices) {
   local.assign(cover.vertices, mesh.vertexCount());
   for (size_t i = 0; i < indices.size(); ++i) {
     indices[i] = local(mesh.indices[3 * size_t(cover.faces[i / 3]) + i % 3]);

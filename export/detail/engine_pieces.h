@@ -70,11 +70,14 @@ struct OceanMesh {
 };
 OceanMesh oceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m,
                     LocalIds& local);
-// The same written into arrays of cover.vertices.size() positions and normals and
-// 3 cover.faces.size() indices (e.g. a piece's share of a group).
-void writeOceanMesh(const geodesy::SphereMesh& mesh, const OceanCover& cover, double radius_m,
-                    LocalIds& local, std::span<glm::vec3> positions, std::span<glm::vec3> normals,
-                    std::span<uint32_t> indices);
+// The same in parts, written into a piece's share of a group: the positions and the normals of
+// a cover's vertices (arrays of vertices.size(); an empty one is not written), and its
+// 3 cover.faces.size() indices.
+void writeOceanVertices(const geodesy::SphereMesh& mesh, std::span<const uint32_t> vertices,
+                        double radius_m, std::span<glm::vec3> positions,
+                        std::span<glm::vec3> normals);
+void writeOceanIndices(const geodesy::SphereMesh& mesh, const OceanCover& cover, LocalIds& local,
+                       std::span<uint32_t> indices);
 
 // Radius of the ocean surface: radius_m + sea_level_m plus two float32 steps at that radius
 // (1 m for an Earth-sized planet), so that rounding the written positions can never lift a

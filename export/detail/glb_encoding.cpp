@@ -15,19 +15,14 @@ namespace planet_export {
 namespace {
 
 // Renumbers the vertices and reorders the triangles of every piece for meshopt's codecs
-// (meshoptReorder); the geometry is unchanged.
-void reorderForCompression(Group& g) {
-  const auto permute = [](auto& values, size_t first, const std::vector<uint32_t>& new_of_old) {
-    if (values.empty()) return;
-    const std::vector old(values.begin() + std::ptrdiff_t(first),
-                          values.begin() + std::ptrdiff_t(first + new_of_old.size()));
-    for (size_t v = 0; v < new_of_old.size(); ++v) values[first + new_of_old[v]] = old[v];
-  };
+// (meshoptReorder); the geometry is unchanged. Reorders the group's indices and returns, per
+// group vertex, its new place in its piece, which permute applies to each vertex array.
+std::vector<uint32_t> reorderForCompression(Group& g) {
+  std::vector<uint32_t> new_of_old(g.vertex_offsets.back());
   for (size_t p = 0; p < g.pieceCount(); ++p) {
-    const size_t first = g.vertex_offsets[p];
     std::vector<uint32_t> indices(g.indices.begin() + std::ptrdiff_t(g.index_offsets[p]),
                                   g.indices.begin() + std::ptrdiff_t(g.index_offsets[p + 1]));
-    const std::vector<uint32_t> new_of_old =
+    const std::vector<uint32_t> piece_new_of_old =
         meshoptReorder(indices, g.surface_indices[p], g.vertexCount(p));
     std::copy(indices.begin(), indices.end(),
               g.indices.begin() + std::ptrdiff_t(g.index_offsets[p]));
@@ -38,12 +33,21 @@ void reorderForCompression(Group& g) {
       surface_end = std::max(surface_end, indices[i] + 1);
     }
     if (g.surface_vertices[p] < g.vertexCount(p)) g.surface_vertices[p] = surface_end;
-    permute(g.positions, first, new_of_old);
-    permute(g.normals, first, new_of_old);
-    permute(g.colours, first, new_of_old);
-    permute(g.uvs, first, new_of_old);
-    permute(g.tangents, first, new_of_old);
-    for (std::vector<float>& values : g.scalars) permute(values, first, new_of_old);
+    std::copy(piece_new_of_old.begin(), piece_new_of_old.end(),
+              new_of_old.begin() + std::ptrdiff_t(g.vertex_offsets[p]));
+  }
+  return new_of_old;
+}
+
+// Moves each vertex of a group's array to its place of reorderForCompression.
+template <typename T>
+void permute(std::vector<T>& values, const Group& g, const std::vector<uint32_t>& new_of_old) {
+  if (values.empty()) return;
+  for (size_t p = 0; p < g.pieceCount(); ++p) {
+    const size_t first = g.vertex_offsets[p];
+    const std::vector old(values.begin() + std::ptrdiff_t(first),
+                          values.begin() + std::ptrdiff_t(g.vertex_offsets[p + 1]));
+    for (size_t v = 0; v < old.size(); ++v) values[first + new_of_old[first + v]] = old[v];
   }
 }
 
@@ -96,8 +100,43 @@ constexpr int kScalarMantissaBits = 16;
 std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
                                         const std::vector<std::string>& scalar_names,
                                         bool quantize) {
-  if (glb.compressed()) reorderForCompression(g);
+  const std::vector<uint32_t> new_of_old =
+      glb.compressed() ? reorderForCompression(g) : std::vector<uint32_t>();
+  // A vertex array made now if the group makes them on demand (Group::make), then put in the
+  // compressed order.
+  const auto make = [&]<typename T>(std::vector<T>& values, VertexArray array, size_t a = 0) {
+    if (g.make) g.make(g, array, a);
+    if (!new_of_old.empty()) permute(values, g, new_of_old);
+  };
   const size_t pieces = g.pieceCount();
+  // Indices: small pieces in one uint16 view, the others in one uint32 view; each piece's
+  // place found first, then the pieces converted in parallel. Converted first, so the group's
+  // uint32 indices are not held while its vertex arrays are made; written last.
+  const auto isSmall = [&](size_t p) { return g.vertexCount(p) <= 65535; };
+  std::vector<size_t> offset(pieces);  // byte offset of the piece's indices in its view
+  size_t small_bytes = 0, large_bytes = 0;
+  for (size_t p = 0; p < pieces; ++p) {
+    size_t& end = isSmall(p) ? small_bytes : large_bytes;
+    offset[p] = end;
+    end += (isSmall(p) ? 2 : 4) * (g.index_offsets[p + 1] - g.index_offsets[p]);
+  }
+  std::vector<uint8_t> small(small_bytes), large(large_bytes);
+  tbb::parallel_for(size_t(0), pieces, [&](size_t p) {
+    uint8_t* out = (isSmall(p) ? small : large).data() + offset[p];
+    for (size_t i = g.index_offsets[p]; i < g.index_offsets[p + 1]; ++i) {
+      if (isSmall(p)) {
+        const uint16_t index = uint16_t(g.indices[i]);
+        std::memcpy(out, &index, 2);
+        out += 2;
+      } else {
+        std::memcpy(out, &g.indices[i], 4);
+        out += 4;
+      }
+    }
+  });
+  release(g.indices);
+
+  make(g.positions, VertexArray::kPositions);
   std::vector<PieceAccessors> out(pieces);
   // POSITION's min and max per piece (over its surface vertices, and over all of them when the
   // skirt adds some), taken before the positions move into their view.
@@ -128,6 +167,7 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
   vertexAccessors("POSITION", glb.addVertexView(ViewBytes(std::move(g.positions)), 12), 12,
                   Component::kFloat, false, "VEC3", true);
   release(g.positions);
+  make(g.normals, VertexArray::kNormals);
   if (!g.normals.empty() && quantize) {  // collision pieces have positions only
     vertexAccessors("NORMAL", glb.addVertexView(snormBytes(g.normals), 4), 4, Component::kByte,
                     true, "VEC3", false);
@@ -136,6 +176,7 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
                     Component::kFloat, false, "VEC3", false);
   }
   release(g.normals);
+  make(g.tangents, VertexArray::kTangents);
   if (!g.tangents.empty()) {
     if (quantize) {
       vertexAccessors("TANGENT", glb.addVertexView(snormBytes(g.tangents), 4), 4, Component::kByte,
@@ -146,11 +187,13 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
     }
   }
   release(g.tangents);
+  make(g.uvs, VertexArray::kUvs);
   if (!g.uvs.empty()) {
     vertexAccessors("TEXCOORD_0", glb.addVertexView(ViewBytes(std::move(g.uvs)), 8), 8,
                     Component::kFloat, false, "VEC2", false);
   }
   release(g.uvs);
+  make(g.colours, VertexArray::kColours);
   if (!g.colours.empty()) {
     if (quantize) {
       vertexAccessors("COLOR_0", glb.addVertexView(unormBytes(g.colours), 4), 4,
@@ -162,38 +205,15 @@ std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
   }
   release(g.colours);
   for (size_t a = 0; a < g.scalars.size(); ++a) {
+    make(g.scalars[a], VertexArray::kScalar, a);
     // 16 mantissa bits: 0.06 m of 4 km, far below what the custom fields mean.
     vertexAccessors(scalar_names[a].c_str(),
                     glb.addScalarFloatView(ViewBytes(std::move(g.scalars[a])), kScalarMantissaBits),
                     4, Component::kFloat, false, "SCALAR", false);
     release(g.scalars[a]);
   }
+  g.make = nullptr;  // frees what it held to make the arrays
 
-  // Indices: small pieces in one uint16 view, the others in one uint32 view; each piece's
-  // place found first, then the pieces converted in parallel.
-  const auto isSmall = [&](size_t p) { return g.vertexCount(p) <= 65535; };
-  std::vector<size_t> offset(pieces);  // byte offset of the piece's indices in its view
-  size_t small_bytes = 0, large_bytes = 0;
-  for (size_t p = 0; p < pieces; ++p) {
-    size_t& end = isSmall(p) ? small_bytes : large_bytes;
-    offset[p] = end;
-    end += (isSmall(p) ? 2 : 4) * (g.index_offsets[p + 1] - g.index_offsets[p]);
-  }
-  std::vector<uint8_t> small(small_bytes), large(large_bytes);
-  tbb::parallel_for(size_t(0), pieces, [&](size_t p) {
-    uint8_t* out = (isSmall(p) ? small : large).data() + offset[p];
-    for (size_t i = g.index_offsets[p]; i < g.index_offsets[p + 1]; ++i) {
-      if (isSmall(p)) {
-        const uint16_t index = uint16_t(g.indices[i]);
-        std::memcpy(out, &index, 2);
-        out += 2;
-      } else {
-        std::memcpy(out, &g.indices[i], 4);
-        out += 4;
-      }
-    }
-  });
-  release(g.indices);
   const int small_view =
       small.empty() ? -1 : glb.addIndexView(std::move(small), Component::kUnsignedShort);
   const int large_view =

@@ -26,8 +26,9 @@ Json skirtAttributes(const PieceAccessors& p);
 // per piece. Quantized: NORMAL and TANGENT as normalized bytes, COLOR_0 as normalized unsigned
 // bytes; POSITION, TEXCOORD_0 and the custom attributes stay float. Indices are uint16 for
 // pieces of at most 65,535 vertices (65,535 itself is the restart value glTF forbids).
-// Consumes the group's vertex and index arrays (each freed once its view is written, so the
-// arrays and the file's bytes are not held twice); offsets and translations stay.
+// Consumes the group's vertex and index arrays (each made when its turn comes if the group
+// makes them on demand, and freed once its view is written, so the arrays and the file's bytes
+// are not held twice); offsets and translations stay.
 std::vector<PieceAccessors> encodeGroup(GlbBuilder& glb, Group& g,
                                         const std::vector<std::string>& scalar_names,
                                         bool quantize);

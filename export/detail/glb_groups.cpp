@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <memory>
 #include <numeric>
 
 #include <tbb/enumerable_thread_specific.h>
@@ -38,30 +39,26 @@ std::array<glm::vec3, kBiomeCount> linearBiomeColours() {
 
 LandData landData(const PlanetSurface& surface) {
   LandData data;
-  const geodesy::SphereMesh& mesh = *surface.mesh;
-  data.vertex.normals = displacedVertexNormals(mesh, surface.elevation_m, surface.radius_m);
   // glTF vertex colours are linear (glTF 2.0 spec 3.7.2.1); the ramps are sRGB.
-  data.vertex.colours.resize(mesh.vertexCount());
   if (surface.land_colour == LandColour::kBiome) {
-    const std::array<glm::vec3, kBiomeCount> linear = linearBiomeColours();
-    tbb::parallel_for(size_t(0), mesh.vertexCount(),
-                      [&](size_t v) { data.vertex.colours[v] = linear[surface.biome[v]]; });
+    data.vertex.colour = [&surface, linear = linearBiomeColours()](uint32_t v) {
+      return linear[surface.biome[v]];
+    };
   } else {
-    tbb::parallel_for(size_t(0), mesh.vertexCount(), [&](size_t v) {
+    data.vertex.colour = [&surface](uint32_t v) {
       const Rgb c = landColour(surface, v);
-      data.vertex.colours[v] = {srgbToLinear(c.r), srgbToLinear(c.g), srgbToLinear(c.b)};
-    });
+      return glm::vec3(srgbToLinear(c.r), srgbToLinear(c.g), srgbToLinear(c.b));
+    };
   }
   data.scalar_names.push_back("_ELEVATION");
-  data.vertex.scalars.push_back(surface.elevation_m);
+  data.vertex.scalars.push_back(std::span<const float>(surface.elevation_m));
   if (!surface.biome.empty()) {
-    data.biome_values.assign(surface.biome.begin(), surface.biome.end());
     data.scalar_names.push_back("_BIOME");
-    data.vertex.scalars.push_back(data.biome_values);
+    data.vertex.scalars.push_back(std::span<const uint8_t>(surface.biome));
   }
   for (const VertexAttribute& attribute : surface.attributes) {
     data.scalar_names.push_back(attribute.name);
-    data.vertex.scalars.push_back(attribute.values);
+    data.vertex.scalars.push_back(std::span<const float>(attribute.values));
   }
   return data;
 }
@@ -102,17 +99,22 @@ Group landGroup(const PlanetSurface& surface, LandData& data, const ChunkPartiti
   // The whole mesh as one piece, in the planet frame.
   const geodesy::SphereMesh& mesh = *surface.mesh;
   const Piece piece = splitSeam(mesh.positions, mesh.indices, uint32_t(mesh.indices.size()));
+  const std::vector<glm::vec3> normals =
+      displacedVertexNormals(mesh, surface.elevation_m, surface.radius_m);
   Group g;
   g.scalars.resize(data.vertex.scalars.size());
   for (size_t i = 0; i < piece.source.size(); ++i) {
     const uint32_t v = piece.source[i];
     const double radius = surface.radius_m + double(surface.elevation_m[v]);
     g.positions.push_back(glm::vec3(radius * glm::normalize(glm::dvec3(mesh.positions[v]))));
-    g.normals.push_back(data.vertex.normals[v]);
-    g.colours.push_back(data.vertex.colours[v]);
+    g.normals.push_back(normals[v]);
+    g.colours.push_back(data.vertex.colour(v));
     g.uvs.push_back(piece.uv[i]);
-    if (tangents) g.tangents.push_back(equirectTangent(data.vertex.normals[v], mesh.positions[v]));
-    for (size_t a = 0; a < g.scalars.size(); ++a) g.scalars[a].push_back(data.vertex.scalars[a][v]);
+    if (tangents) g.tangents.push_back(equirectTangent(normals[v], mesh.positions[v]));
+    for (size_t a = 0; a < g.scalars.size(); ++a) {
+      g.scalars[a].push_back(
+          std::visit([v](auto values) { return float(values[v]); }, data.vertex.scalars[a]));
+    }
   }
   g.indices = piece.indices;
   g.closePiece(piece.surface_indices, glm::dvec3(0.0));
@@ -137,7 +139,7 @@ Group oceanGroup(const PlanetSurface& surface, const ChunkPartition& partition) 
     covers[c] =
         oceanCover(mesh, surface.elevation_m, surface.sea_level_m, faces, scratch.local().distinct);
   });
-  // Pieces without water are left out; the others' meshes are written straight into the group.
+  // Pieces without water are left out; the others' indices are written straight into the group.
   Group g;
   std::vector<size_t> piece_of;
   for (size_t c = 0; c < covers.size(); ++c) {
@@ -149,18 +151,31 @@ Group oceanGroup(const PlanetSurface& surface, const ChunkPartition& partition) 
     g.surface_vertices.push_back(covers[c].vertices.size());
     g.translations.push_back(glm::dvec3(0.0));
   }
-  g.positions.resize(g.vertex_offsets.back());
-  g.normals.resize(g.vertex_offsets.back());
   g.indices.resize(g.index_offsets.back());
   tbb::parallel_for(size_t(0), piece_of.size(), [&](size_t p) {
     OceanCover& cover = covers[piece_of[p]];
-    const size_t first = g.vertex_offsets[p], count = g.vertexCount(p);
-    writeOceanMesh(mesh, cover, radius, scratch.local().local,
-                   std::span(g.positions).subspan(first, count),
-                   std::span(g.normals).subspan(first, count),
-                   std::span(g.indices).subspan(g.index_offsets[p], 3 * cover.faces.size()));
-    cover = {};
+    writeOceanIndices(mesh, cover, scratch.local().local,
+                      std::span(g.indices).subspan(g.index_offsets[p], 3 * cover.faces.size()));
+    std::vector<uint32_t>().swap(cover.faces);
   });
+  // The positions and the normals are made from the pieces' vertex lists when the writer asks
+  // for them (Group::make), one array at a time.
+  auto vertices = std::make_shared<std::vector<std::vector<uint32_t>>>(piece_of.size());
+  for (size_t p = 0; p < piece_of.size(); ++p) {
+    (*vertices)[p] = std::move(covers[piece_of[p]].vertices);
+  }
+  g.make = [&mesh, radius, vertices](Group& group, VertexArray array, size_t) {
+    if (array != VertexArray::kPositions && array != VertexArray::kNormals) return;
+    const bool positions = array == VertexArray::kPositions;
+    std::vector<glm::vec3>& out = positions ? group.positions : group.normals;
+    out.resize(group.vertex_offsets.back());
+    tbb::parallel_for(size_t(0), vertices->size(), [&](size_t p) {
+      const std::span<glm::vec3> share =
+          std::span(out).subspan(group.vertex_offsets[p], group.vertexCount(p));
+      writeOceanVertices(mesh, (*vertices)[p], radius, positions ? share : std::span<glm::vec3>(),
+                         positions ? std::span<glm::vec3>() : share);
+    });
+  };
   return g;
 }
 

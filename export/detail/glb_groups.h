@@ -20,13 +20,12 @@ namespace planet_export {
 
 // The vertex data of one level's full mesh, which its chunks slice.
 struct LandData {
-  LandVertexData vertex;            // normals, linear colours, and the scalars' arrays:
-  std::vector<float> biome_values;  // _BIOME's, as floats
+  LandVertexData vertex;  // the linear colour, the scalars' values
   std::vector<std::string> scalar_names;
 };
 
-// landData: the normals, linear colours and the scalar attributes of a surface that passes
-// validateSurface.
+// landData: the linear colour (a function of the vertex) and the scalar attributes of a
+// surface that passes validateSurface, which must outlive the data.
 LandData landData(const PlanetSurface& surface);
 
 // 0 (one piece) when the whole mesh fits uint16 indices, else the smallest k (dividing f) whose
@@ -40,8 +39,9 @@ ChunkPartition partitionPieces(const geodesy::SphereMesh& mesh, int chunks);
 // The land of one level as pieces: the chunks of buildChunkedLand for a partition into chunks
 // (partitionChunks of surface.mesh), or for partitionPieces(mesh, 0) the whole mesh as one
 // piece, its seam split here. world: positions in the planet frame (one node for all pieces)
-// rather than in each chunk's frame. tangents: fill Group::tangents. Takes data's normals and
-// colours (buildChunkedLand frees them), so a level's data serves one group.
+// rather than in each chunk's frame. tangents: fill Group::tangents. Takes data's arrays, so a
+// level's data serves one group; chunks make their arrays on demand (buildChunkedLand), so the
+// partition must outlive the group.
 Group landGroup(const PlanetSurface& surface, LandData& data, const ChunkPartition& partition,
                 double skirt_m, bool world, bool tangents);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <glm/vec2.hpp>
@@ -12,6 +13,9 @@
 #include <glm/vec4.hpp>
 
 namespace planet_export {
+
+// A group's vertex arrays, in the order encodeGroup writes them.
+enum class VertexArray { kPositions, kNormals, kTangents, kUvs, kColours, kScalar };
 
 // The pieces of one mesh set (a level's land, the ocean, collision hulls), every array holding
 // all pieces one after another. Piece p owns vertices [vertex_offsets[p], vertex_offsets[p+1])
@@ -31,6 +35,11 @@ struct Group {
   std::vector<size_t> surface_vertices;  // per piece: its first ones serve the surface
   std::vector<glm::dvec3> translations;
   double grid_m = 0.0;  // chunk frames' position grid (chunk_frames.h)
+  // When set, the vertex arrays are made on demand: encodeGroup calls make(g, array, a) just
+  // before it writes that array (a: the scalar's index for kScalar; scalars then holds one
+  // empty array per scalar) and frees each once written, so a level's arrays are not all held
+  // at once (the writer's peak memory). An array make leaves empty is not in the group.
+  std::function<void(Group&, VertexArray, size_t)> make;
 
   size_t pieceCount() const { return surface_indices.size(); }
   size_t vertexCount(size_t p) const { return vertex_offsets[p + 1] - vertex_offsets[p]; }
