@@ -19,8 +19,8 @@ namespace {
 // chunk nodes) and compare's globe renders come one after the other, so the peak is the
 // largest of the three.
 constexpr double kFixedBytes = 12.5 * 1024 * 1024;  // program, libraries, small buffers
-constexpr double kBytesPerVertex = 180.0;  // mesh, terrain, erosion, export buffers (generate)
-constexpr double kCompareBytesPerVertex = 250.0;  // three planets share one mesh
+constexpr double kBytesPerVertex = 135.0;  // mesh, terrain, erosion, export buffers (generate)
+constexpr double kCompareBytesPerVertex = 185.0;  // three planets share one mesh
 constexpr double kBytesPerVertexPerThread = 8.0;  // each worker's change buffer (erosion)
 constexpr double kBytesPerDroplet = 40.0;         // spawn list and its sorted copy
 // The fluvial stage's routing, discharge, sediment and drainage-metric arrays while it runs.
