@@ -1,6 +1,7 @@
 #include "erosion/fluvial.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <numbers>
 
@@ -162,6 +163,9 @@ void incise(Stage& s, std::vector<float>& h) {
       }
       s.stats.exported_m3 += load;
     } else {
+      // Not sea by isSea, so on the land the routing ordered: routeFlow's sea is h < float(sea)
+      // and isSea's double(h) < sea, the same set for float heights.
+      assert(receiver_at[i] != kOffLand);
       sediment[receiver_at[i]] += load;
     }
   }

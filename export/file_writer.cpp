@@ -47,26 +47,24 @@ void FileWriter::write(std::string_view bytes) {
   used_ += bytes.size();
 }
 
-void FileWriter::copyFrom(int fd, uint64_t size) {
+void FileWriter::copyFrom(int fd, uint64_t size, Copy how) {
   assert(fd_ >= 0);
   flushBuffer();
   off_t done = 0;
-  while (uint64_t(done) < size) {
+  while (how == Copy::kKernel && uint64_t(done) < size) {
     const ssize_t n = ::copy_file_range(fd, &done, fd_, nullptr, size - uint64_t(done), 0);
     if (n > 0 || (n < 0 && errno == EINTR)) continue;
     if (n == 0) fail("cannot write", EIO);  // the source is shorter than size
-    if (errno != EXDEV && errno != ENOSYS && errno != EOPNOTSUPP && errno != EINVAL) {
-      fail("cannot write", errno);
-    }
-    break;  // not supported between these files: the rest in blocks
+    if (done > 0) fail("cannot write", errno);
+    break;  // refused from the start: the reads and writes below report real errors
   }
-  std::string block(kBufferSize, '\0');
+  // In blocks through the (flushed, so empty) buffer.
   while (uint64_t(done) < size) {
-    const ssize_t n = ::pread(
-        fd, block.data(), size_t(std::min<uint64_t>(block.size(), size - uint64_t(done))), done);
+    const size_t block = size_t(std::min<uint64_t>(buffer_.size(), size - uint64_t(done)));
+    const ssize_t n = ::pread(fd, buffer_.data(), block, done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) fail("cannot write", n < 0 ? errno : EIO);
-    writeAll(block.data(), size_t(n));
+    writeAll(buffer_.data(), size_t(n));
     done += n;
   }
 }

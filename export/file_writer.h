@@ -30,9 +30,11 @@ class FileWriter {
     write(std::string_view(static_cast<const char*>(data), size));
   }
   // Appends the first `size` bytes of the regular file open at `fd` (e.g. a temporary file the
-  // data was spooled to), copied by the kernel (copy_file_range) where it can, else read and
-  // written in blocks. A short source is an error.
-  void copyFrom(int fd, uint64_t size);
+  // data was spooled to), copied by the kernel (copy_file_range) where it can, else (refused
+  // before a byte was copied: not supported between these files, or not allowed in a
+  // sandbox; or kBlocks) read and written in blocks. A short source is an error.
+  enum class Copy { kKernel, kBlocks };
+  void copyFrom(int fd, uint64_t size, Copy how = Copy::kKernel);
   // Writes out the buffer and fsyncs the file, so its data is on disk.
   void sync();
   // Writes out the buffer and closes the file. Further writes are programmer errors.

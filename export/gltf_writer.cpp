@@ -339,8 +339,9 @@ void writeGlb(const std::filesystem::path& path, const PlanetSurface& surface,
   ChunkPartition pieces = partitionPieces(*surface.mesh, autoChunks(surface.mesh->frequency));
   // The ocean's pieces do not depend on the land's: built as a task (on the caller's arena)
   // beside the full level's encoding and the coarser levels, encoded after them, so the file's
-  // bytes do not depend on the scheduling. It starts once the full level's pieces are built,
-  // so the ocean and the land's largest arrays are not held at once (the writer's peak memory).
+  // bytes do not depend on the scheduling. It starts once the full level's pieces are cut
+  // (their split and lists made), while the land's vertex arrays are made one at a time as
+  // they are encoded; the ocean holds only its pieces' lists and indices until its own encoding.
   Group ocean;
   tbb::task_group building;
   const auto buildOcean = [&] { building.run([&] { ocean = oceanGroup(surface, pieces); }); };

@@ -237,7 +237,8 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
                std::to_string(config.weather.epochs));
       if (with_droplet_density) all_spawns.insert(all_spawns.end(), spawns.begin(), spawns.end());
       fluvialShare(epoch, config.weather.epochs, rain);
-      clouds.releaseRainfall();  // not held through the droplets
+      // Not held through the droplets; the last epoch's is the run's rainfall, kept.
+      if (!clouds.done()) clouds.releaseRainfall();
       epochDroplets(spawns, first_id);
     }
     timer.start("weather");

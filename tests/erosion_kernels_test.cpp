@@ -92,6 +92,32 @@ TEST_CASE("erosion: brush weights of every vertex sum to 1", "[erosion]") {
   }
 }
 
+TEST_CASE("erosion: a gathered brush holds every vertex within its radius, large ones too",
+          "[erosion]") {
+  // Radii up to 12 edges: over 500 vertices, so the walk's visited set grows (rehashes) several
+  // times; the brush must be exactly the vertices closer than the radius, each once.
+  const auto& mesh = meshOf(64);
+  erosion::BrushGatherer gatherer(mesh);
+  geodesy::HashStream rng(9, 0, 0);
+  const float inv_edge = float(1.0 / mesh.mean_edge_length);
+  for (const float radius : {2.0f, 7.0f, 12.0f}) {
+    for (int i = 0; i < 20; ++i) {
+      const glm::vec3 p = glm::normalize(glm::vec3(
+          float(rng.uniform() - 0.5), float(rng.uniform() - 0.5), float(rng.uniform() - 0.5)));
+      const auto at = mesh.locate(p);
+      gatherer.gather(p, mesh.indices[3 * at.face], radius);
+      std::vector<uint32_t> got(gatherer.ids().begin(), gatherer.ids().end());
+      std::sort(got.begin(), got.end());
+      std::vector<uint32_t> expected;
+      for (uint32_t v = 0; v < mesh.vertexCount(); ++v)
+        if (radius - glm::length(mesh.positions[v] - p) * inv_edge > 0.0f) expected.push_back(v);
+      INFO("radius " << radius);
+      CHECK(got == expected);
+      if (radius == 12.0f) CHECK(got.size() > 400);
+    }
+  }
+}
+
 TEST_CASE("erosion: the row brush is the lattice brush, read as runs of ids", "[erosion]") {
   const auto& mesh = meshOf(64);
   for (double radius : {1.0, 3.0, 5.5, 8.0}) {

@@ -82,21 +82,44 @@ TEST_CASE("export: writeFileAtomic replaces the file and leaves no temporaries",
 TEST_CASE("export: FileWriter::copyFrom appends a file's first bytes; a short one is an error",
           "[export]") {
   TempDir dir;
-  std::string source(3 * 1000 * 1000 + 7, '\0');  // several of the writer's blocks
+  std::string source(9 * 1000 * 1000 + 7, '\0');  // more than two of the writer's 4 MiB blocks
   for (size_t i = 0; i < source.size(); ++i) source[i] = char(i * 131 % 251);
   writeFileAtomic(dir.path / "source.bin", source);
   const int fd = ::open((dir.path / "source.bin").c_str(), O_RDONLY | O_CLOEXEC);
   REQUIRE(fd >= 0);
-  FileWriter out(dir.path / "out.bin");
-  out.write("head");
-  out.copyFrom(fd, source.size() - 5);
-  out.write("tail");
-  out.close();
-  CHECK(readFile(dir.path / "out.bin") == "head" + source.substr(0, source.size() - 5) + "tail");
-  FileWriter short_source(dir.path / "short.bin");
-  CHECK_THROWS_WITH(short_source.copyFrom(fd, source.size() + 1),
-                    Catch::Contains((dir.path / "short.bin").string()));
+  // The kernel's copy, and the blocks it falls back to where the kernel refuses.
+  for (const FileWriter::Copy how : {FileWriter::Copy::kKernel, FileWriter::Copy::kBlocks}) {
+    FileWriter out(dir.path / "out.bin");
+    out.write("head");
+    out.copyFrom(fd, source.size() - 5, how);
+    out.write("tail");
+    out.close();
+    CHECK(readFile(dir.path / "out.bin") == "head" + source.substr(0, source.size() - 5) + "tail");
+    FileWriter short_source(dir.path / "short.bin");
+    CHECK_THROWS_WITH(short_source.copyFrom(fd, source.size() + 1, how),
+                      Catch::Contains((dir.path / "short.bin").string()));
+  }
   ::close(fd);
+}
+
+TEST_CASE("export: a GLB spooled to a temporary file equals one held in memory", "[export]") {
+  TempDir dir;
+  const auto write = [&](const fs::path& spool_dir, const std::string& name) {
+    GlbBuilder glb(false, spool_dir);
+    std::vector<glm::vec3> positions(70000);
+    for (size_t i = 0; i < positions.size(); ++i) positions[i] = glm::vec3(float(i), 1.5f, -2.0f);
+    const int view = glb.addVertexView(ViewBytes(std::move(positions)), 12);
+    glb.addAccessor(view, 0, Component::kFloat, false, 70000, "VEC3");
+    std::vector<uint8_t> odd = {1, 2, 3, 4, 5};  // padded to 8 in the chunk
+    glb.addIndexView(std::move(odd), Component::kUnsignedShort);
+    glb.write(dir.path / name, Json{{"asset", {{"version", "2.0"}}}});
+    return readFile(dir.path / name);
+  };
+  const std::string spooled = write(dir.path, "spooled.glb");
+  const std::string in_memory = write(fs::path(), "memory.glb");
+  CHECK(spooled.size() > 70000 * 12);
+  CHECK(spooled == in_memory);
+  CHECK(dir.names() == std::vector<std::string>{"memory.glb", "spooled.glb"});
 }
 
 TEST_CASE("export: a failing atomic write keeps the previous file and names the path", "[export]") {

@@ -33,7 +33,6 @@
 
 #include "export/atomic_file.h"
 #include "export/colour_ramps.h"
-#include "export/detail/decimal_text.h"
 #include "export/equirect_sampler.h"
 #include "export/globe.h"
 #include "export/maps.h"

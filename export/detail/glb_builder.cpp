@@ -62,7 +62,7 @@ void GlbBuilder::keep(ViewBytes bytes) {
   while (left > 0) {
     const ssize_t n = ::write(spool_fd_, data, left);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) spoolFailed(spool_dir_, "write", errno);
+    if (n <= 0) spoolFailed(spool_dir_, "write", n < 0 ? errno : EIO);
     data += n;
     left -= size_t(n);
   }
