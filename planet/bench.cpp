@@ -160,7 +160,6 @@ void benchPipeline(int frequency, int threads) {
   {
     PlanetState planet = buildPlanet(config, timer, quiet);
     erodePlanet(planet, config, timer, quiet);
-    dropErosionInputs(planet);
     writePlanet(planet, config, dir, timer, quiet, threads);
   }
   const uint64_t peak = timer.peakRss();

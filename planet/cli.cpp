@@ -135,7 +135,6 @@ int runPipeline(Command command, const GenerateArgs& args, Verbosity verbosity) 
       StageTimer timer;
       PlanetState planet = buildPlanet(config, timer, on_stage);
       erodePlanet(planet, config, timer, on_stage);
-      dropErosionInputs(planet);
       writePlanet(planet, config, args.out_dir, timer, on_stage, threads);
     }
     seconds = progress.elapsedSeconds();

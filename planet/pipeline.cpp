@@ -147,30 +147,32 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
                  const StageCallback& on_stage, bool with_droplet_density) {
   const uint64_t droplets = dropletBudget(config, planet.land_vertices);
   const bool fluvial = config.fluvial.enabled;
+  // The belts are read only here, for the uplift: taken (freed on every path).
+  std::vector<float> belts = std::move(planet.mountain_belts);
   if ((droplets == 0 && !fluvial) || planet.land_vertices == 0) return;
   on_stage("erosion");
   timer.start("erosion");
+  std::vector<float> erodibility;  // empty when hardness is off
   if (config.erosion.hardness) {
-    planet.erodibility =
-        erodibilityField(planet.mesh->positions, config.planet.seed, config.erosion.hardness_min,
-                         config.erosion.hardness_scale);
+    erodibility = erodibilityField(planet.mesh->positions, config.planet.seed,
+                                   config.erosion.hardness_min, config.erosion.hardness_scale);
   }
   std::vector<float> uplift;
   erosion::FluvialInput river;
   erosion::FluvialCoarseGrid coarse_grid;  // built once, shared by the epochs
   if (fluvial) {
     timer.start("fluvial");
-    // An imported heightmap has no mountain belts: uniform uplift.
-    // The belts become the uplift pattern in place: nothing else reads them.
-    if (!planet.mountain_belts.empty()) {
-      uplift = std::move(planet.mountain_belts);
+    // The belts become the uplift pattern in place. An imported heightmap has no mountain
+    // belts: uniform uplift.
+    if (!belts.empty()) {
+      uplift = std::move(belts);
       const double floor = config.fluvial.uplift_floor;
       for (float& u : uplift) u = float(floor + (1.0 - floor) * double(u));
     }
     river.mesh = planet.mesh.get();
     river.radius_m = config.planet.radius_m;
     river.sea_level_m = planet.sea_level_m;
-    river.erodibility = planet.erodibility;
+    river.erodibility = erodibility;
     river.uplift = uplift;
     river.ceiling_m = planet.initial_elevation_m;
     river.seed = config.planet.seed;
@@ -178,7 +180,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     river.coarse = &coarse_grid;
     timer.start("erosion");
   }
-  std::vector<float>().swap(planet.mountain_belts);  // read only for the uplift above
+  std::vector<float>().swap(belts);  // not made into the uplift: not held through the droplets
   std::unique_ptr<erosion::ErosionWorkspace> workspace;
   if (droplets > 0)
     workspace = std::make_unique<erosion::ErosionWorkspace>(*planet.mesh, config.erosion.radius);
@@ -186,7 +188,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
   input.mesh = planet.mesh.get();
   input.radius_m = config.planet.radius_m;
   input.sea_level_m = planet.sea_level_m;
-  input.erodibility = planet.erodibility;
+  input.erodibility = erodibility;
   input.seed = config.planet.seed;
   input.workspace = workspace.get();
   planet.rain_mode = config.weather.mode;
@@ -264,7 +266,9 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     fluvialShare(0, 1, planet.rainfall);
     epochDroplets(spawns, 0);
   }
-  workspace.reset();  // the droplets are done: not held through the pit filling below
+  // The droplets are done: neither held through the pit filling below.
+  workspace.reset();
+  std::vector<float>().swap(erodibility);
   if (droplets > 0) {
     timer.start("erosion");
     const std::vector<float> before = planet.elevation_m;
@@ -275,11 +279,6 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
       planet.change_m[v] += planet.elevation_m[v] - before[v];
   }
   timer.stop();
-}
-
-void dropErosionInputs(PlanetState& planet) {
-  std::vector<float>().swap(planet.erodibility);
-  std::vector<float>().swap(planet.mountain_belts);
 }
 
 DrainageInput drainageInputOf(const PlanetState& planet, const Config& config) {

@@ -28,7 +28,6 @@ struct PlanetState {
   std::vector<float> initial_elevation_m;  // after terrain and ocean, before erosion
   std::vector<float> elevation_m;          // current (eroded)
   std::vector<float> change_m;             // elevation_m - initial_elevation_m
-  std::vector<float> erodibility;          // [0,1] per vertex; empty when hardness is off
   // The terrain's mountain-belt weight in [0,1] (the fluvial uplift pattern); empty for an
   // imported heightmap. erodePlanet takes it (made into the uplift) and leaves it empty.
   std::vector<float> mountain_belts;
@@ -63,10 +62,6 @@ PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCall
 // its own timer, "droplet_density": about 0.25 s at f = 512 on 2 cores).
 void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
                  const StageCallback& on_stage, bool with_droplet_density = false);
-
-// Frees the per-vertex fields only erosion reads (erodibility, mountain_belts), before the
-// export, which does not need them (its peak memory).
-void dropErosionInputs(PlanetState& planet);
 
 // The drainage metrics' input for planet's current elevations and rain (the routing seed and
 // lake evaporation of config).
