@@ -91,6 +91,15 @@ WeatherParams cloudParams() {
   return p;
 }
 
+// Two short epochs on a cloud grid coarser than the test meshes, so the rain is resampled.
+WeatherParams coarseGridParams() {
+  WeatherParams p = cloudParams();
+  p.grid_frequency = 24;
+  p.ticks = 300;
+  p.epochs = 2;
+  return p;
+}
+
 struct RunResult {
   std::vector<std::vector<DropletSpawn>> epochs;
   std::vector<float> rainfall;
@@ -410,11 +419,7 @@ TEST_CASE("weather: a grid coarser than the mesh keeps droplets on land and the 
           "[weather]") {
   const SphereMesh& mesh = meshOf(96);
   const std::vector<float> ridge = terrain(mesh, ridgePlanet);
-  WeatherParams p = cloudParams();
-  p.grid_frequency = 24;
-  p.ticks = 300;
-  p.epochs = 2;
-  const RunResult r = runClouds(mesh, ridge, p, 20001);
+  const RunResult r = runClouds(mesh, ridge, coarseGridParams(), 20001);
   CHECK(totalSpawns(r) == 20001);
   size_t off_land = 0;
   for (const auto& epoch : r.epochs) {
@@ -431,11 +436,7 @@ TEST_CASE("weather: a released rain map is made again the same", "[weather]") {
   // epoch's fluvial share and its droplets).
   const SphereMesh& mesh = meshOf(48);
   const std::vector<float> ridge = terrain(mesh, ridgePlanet);
-  WeatherParams p = cloudParams();
-  p.grid_frequency = 24;
-  p.ticks = 200;
-  p.epochs = 2;
-  CloudSimulation sim(mesh, p, 4, 5000);
+  CloudSimulation sim(mesh, coarseGridParams(), 4, 5000);
   sim.runEpoch(ridge, 0.0);
   const std::vector<float> first = sim.rainfall();
   sim.releaseRainfall();
