@@ -19,6 +19,8 @@ constexpr size_t kBufferSize = size_t(4) << 20;
 // would cost a pass over the bytes (the OBJ writer's blocks, the glb's arrays) for no fewer
 // system calls.
 constexpr size_t kDirectSize = size_t(64) << 10;
+// How many written bytes wait before their writeback is started (startWriteback).
+constexpr uint64_t kWritebackStep = uint64_t(32) << 20;
 
 }  // namespace
 
@@ -58,6 +60,8 @@ void FileWriter::copyFrom(int fd, uint64_t size, Copy how) {
     if (done > 0) fail("cannot write", errno);
     break;  // refused from the start: the reads and writes below report real errors
   }
+  written_ += uint64_t(done);  // by the kernel; the blocks below count in writeAll
+  if (written_ - sent_ >= kWritebackStep) startWriteback();
   // In blocks through the (flushed, so empty) buffer.
   while (uint64_t(done) < size) {
     const size_t block = size_t(std::min<uint64_t>(buffer_.size(), size - uint64_t(done)));
@@ -78,6 +82,7 @@ void FileWriter::sync() {
 void FileWriter::close() {
   assert(fd_ >= 0);
   flushBuffer();
+  startWriteback();
   const int fd = fd_;
   fd_ = -1;
   // Linux closes the descriptor even when close() fails (also on EINTR): never retry.
@@ -99,7 +104,19 @@ void FileWriter::writeAll(const char* data, size_t size) {
     if (n == 0) fail("cannot write", EIO);  // no progress: do not spin
     data += n;
     size -= size_t(n);
+    written_ += uint64_t(n);
   }
+  if (written_ - sent_ >= kWritebackStep) startWriteback();
+}
+
+void FileWriter::startWriteback() {
+#if defined(SYNC_FILE_RANGE_WRITE)
+  // A hint: an error here (a file system without writeback, say) is not the caller's
+  // problem; write and fsync report real ones.
+  if (written_ > sent_)
+    ::sync_file_range(fd_, off_t(sent_), off_t(written_ - sent_), SYNC_FILE_RANGE_WRITE);
+#endif
+  sent_ = written_;
 }
 
 void FileWriter::fail(const char* what, int error) const {

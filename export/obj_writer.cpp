@@ -45,7 +45,7 @@ char* put(char* p, std::string_view text) {
 // Shortest text that reads back as the same float: OBJ positions equal the GLB's exactly.
 char* putFloat(char* p, float value) {
   *p++ = ' ';
-  return std::to_chars(p, p + 24, value).ptr;
+  return putShortestFloat(p, value);
 }
 
 char* putColour(char* p, float value) {

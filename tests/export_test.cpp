@@ -468,6 +468,37 @@ TEST_CASE("export: the OBJ's colour digits equal std::to_chars fixed 4", "[expor
   CHECK(different == 0);
 }
 
+TEST_CASE("export: the OBJ's shortest floats equal std::to_chars", "[export]") {
+  // Both signs: every 7th float of [2^20, 2^24) (the fast path's range), every float within 64
+  // of its ends and of the whole numbers ending in 000 there (to_chars may write those in
+  // scientific form), and values the fast path leaves to to_chars.
+  std::vector<float> values;
+  const uint32_t low = std::bit_cast<uint32_t>(1048576.0f),
+                 high = std::bit_cast<uint32_t>(16777216.0f);
+  for (uint32_t bits = low; bits < high; bits += 7) values.push_back(std::bit_cast<float>(bits));
+  auto around = [&](float centre) {
+    const uint32_t c = std::bit_cast<uint32_t>(centre);
+    for (uint32_t bits = c - 64; bits <= c + 64; ++bits)
+      values.push_back(std::bit_cast<float>(bits));
+  };
+  around(1048576.0f);
+  around(16777216.0f);
+  for (uint32_t whole = 1049000; whole < 16777216; whole += 1000) around(float(whole));
+  for (float v : {0.0f, -0.0f, 0.5f, -3.672023e-05f, 0.850464f, 1234.5f, 2e9f, 1e-30f})
+    values.push_back(v);
+  size_t different = 0;
+  for (const float magnitude : values) {
+    for (const float v : {magnitude, -magnitude}) {
+      char expected[32], got[32];
+      char* e = std::to_chars(expected, expected + 32, v).ptr;
+      char* g = putShortestFloat(got, v);
+      different += std::string_view(expected, e) != std::string_view(got, g);
+    }
+  }
+  CHECK(values.size() > 2000000);
+  CHECK(different == 0);
+}
+
 TEST_CASE("export: displaced normals equal a face-order sum bit for bit", "[export]") {
   // The reference: every face's cross product added to its corners in face order, in double,
   // then normalised as displacedVertexNormals documents.
