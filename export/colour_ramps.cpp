@@ -108,9 +108,4 @@ float srgbToLinear(float c) {
   return float(x <= 0.04045 ? x / 12.92 : std::pow((x + 0.055) / 1.055, 2.4));
 }
 
-uint8_t toByte(float c) {
-  const float clamped = std::clamp(c, 0.0f, 1.0f);  // NaN compares false: maps to 0 below
-  return clamped > 0.0f ? uint8_t(std::lround(clamped * 255.0f)) : 0;
-}
-
 }  // namespace planet_export

@@ -49,8 +49,19 @@ inline constexpr Rgb kOceanColour{0.10f, 0.32f, 0.62f};
 // sRGB transfer function inverse (IEC 61966-2-1), for glTF's linear vertex colours.
 float srgbToLinear(float c);
 
+// std::lround of a float of magnitude at most 2^24 (halves away from zero), inline where
+// lround is a library call: there |x| + 0.5 is exact in double (a float's bits span at most 24
+// places, and below 0.5 the sum stays below 1), so truncating it rounds as lround does.
+inline int32_t roundHalfAway(float x) {
+  const auto magnitude = int32_t(double(x < 0.0f ? -x : x) + 0.5);
+  return x < 0.0f ? -magnitude : magnitude;
+}
+
 // Component in [0, 1] to an 8-bit value, rounded; out-of-range values are clamped.
-uint8_t toByte(float c);
+inline uint8_t toByte(float c) {
+  const float clamped = c > 0.0f ? (c < 1.0f ? c : 1.0f) : 0.0f;  // NaN compares false: 0
+  return uint8_t(roundHalfAway(clamped * 255.0f));
+}
 
 // Component-wise scale, clamped to [0, 1].
 Rgb scaled(Rgb c, double factor);

@@ -468,6 +468,26 @@ TEST_CASE("export: the OBJ's colour digits equal std::to_chars fixed 4", "[expor
   CHECK(different == 0);
 }
 
+TEST_CASE("export: roundHalfAway and toByte round as std::lround", "[export]") {
+  // Every 1001st float up to 2^24 in magnitude, the halves k + 0.5 (lround takes them away from
+  // zero) and the floats next to them, both signs; toByte also for NaN and out-of-range values.
+  std::vector<float> values;
+  for (uint32_t bits = 0; bits <= std::bit_cast<uint32_t>(16777216.0f); bits += 1001)
+    values.push_back(std::bit_cast<float>(bits));
+  for (int k = 0; k < 300; ++k) {
+    const float half = float(k) + 0.5f;
+    values.insert(values.end(), {half, std::nextafter(half, 0.0f), std::nextafter(half, 1e9f)});
+  }
+  size_t different = 0;
+  for (const float magnitude : values)
+    for (const float x : {magnitude, -magnitude}) different += roundHalfAway(x) != std::lround(x);
+  CHECK(values.size() > 1000000);
+  CHECK(different == 0);
+  for (const float c : {0.0f, -0.0f, 0.5f / 255.0f, 1.5f / 255.0f, 0.5f, 1.0f, 1.5f, -2.0f})
+    CHECK(toByte(c) == uint8_t(std::lround(std::clamp(c, 0.0f, 1.0f) * 255.0f)));
+  CHECK(toByte(std::numeric_limits<float>::quiet_NaN()) == 0);
+}
+
 TEST_CASE("export: the OBJ's shortest floats equal std::to_chars", "[export]") {
   // Both signs: every 7th float of [2^20, 2^24) (the fast path's range), every float within 64
   // of its ends and of the whole numbers ending in 000 there (to_chars may write those in

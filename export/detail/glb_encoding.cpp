@@ -9,6 +9,7 @@
 #include <tbb/parallel_for.h>
 #include <glm/common.hpp>
 
+#include "export/colour_ramps.h"
 #include "export/detail/meshopt_codec.h"
 
 namespace planet_export {
@@ -60,7 +61,8 @@ std::vector<uint8_t> snormBytes(const std::vector<Vec>& values) {
   tbb::parallel_for(size_t(0), values.size(), [&](size_t i) {
     for (int k = 0; k < 4; ++k) {
       const float x = k < Vec::length() ? values[i][k] : 0.0f;
-      bytes[4 * i + size_t(k)] = uint8_t(int8_t(std::lround(std::clamp(x, -1.0f, 1.0f) * 127.0f)));
+      bytes[4 * i + size_t(k)] =
+          uint8_t(int8_t(roundHalfAway(std::clamp(x, -1.0f, 1.0f) * 127.0f)));
     }
   });
   return bytes;
@@ -72,7 +74,7 @@ std::vector<uint8_t> unormBytes(const std::vector<glm::vec3>& values) {
   tbb::parallel_for(size_t(0), values.size(), [&](size_t i) {
     for (int k = 0; k < 3; ++k) {
       bytes[4 * i + size_t(k)] =
-          uint8_t(std::lround(std::clamp(values[i][k], 0.0f, 1.0f) * 255.0f));
+          uint8_t(roundHalfAway(std::clamp(values[i][k], 0.0f, 1.0f) * 255.0f));
     }
   });
   return bytes;
