@@ -17,9 +17,14 @@
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <catch2/catch.hpp>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 #include <glm/geometric.hpp>
 
 #include "geodesy/hash.h"
+#include "geodesy/large_array.h"
 #include "geodesy/latlon.h"
 #include "geodesy/sphere_mesh.h"
 #include "support/geodesy_fixtures.h"
@@ -60,6 +65,31 @@ bool sameBytes(const std::vector<T>& a, const std::vector<T>& b) {
 }
 
 }  // namespace
+
+TEST_CASE("large arrays: prefaulted pages are resident and the values as asked", "[geodesy]") {
+  // 24 MiB of room: prefaultPages (through assignLarge's reserve) maps every page before the
+  // fill; where the kernel takes MADV_POPULATE_WRITE, mincore sees them all resident before a
+  // single element is written.
+  const size_t n = size_t(6) << 20;
+  std::vector<float> room;
+  room.reserve(n);
+  const bool populated = geodesy::prefaultPages(room.data(), n * sizeof(float));
+#if defined(__linux__)
+  if (populated) {
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    const auto start = reinterpret_cast<uintptr_t>(room.data());
+    const uintptr_t first = (start + page - 1) / page * page;
+    const uintptr_t last = (start + n * sizeof(float)) / page * page;
+    std::vector<unsigned char> resident((last - first) / page);
+    REQUIRE(mincore(reinterpret_cast<void*>(first), last - first, resident.data()) == 0);
+    CHECK(std::all_of(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }));
+  }
+#endif
+  std::vector<float> filled;
+  geodesy::assignLarge(filled, n, 2.5f);
+  CHECK(filled.size() == n);
+  CHECK(std::all_of(filled.begin(), filled.end(), [](float x) { return x == 2.5f; }));
+}
 
 TEST_CASE("icosphere: frequencies out of range are rejected", "[geodesy]") {
   REQUIRE_THROWS_AS(geodesy::buildIcosphere(0), std::invalid_argument);
