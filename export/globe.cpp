@@ -10,8 +10,8 @@
 
 #include "export/colour_ramps.h"
 #include "export/detail/map_input.h"
-#include "export/detail/surface_normals.h"
 #include "export/equirect_sampler.h"
+#include "export/shared_normals.h"
 #include "export/surface_shading.h"
 #include "geodesy/latlon.h"
 
@@ -46,8 +46,7 @@ RgbImage renderGlobe(const PlanetSurface& surface, const GlobeOptions& options) 
     throw std::invalid_argument("renderGlobe: supersampling must be >= 1");
   }
   const geodesy::SphereMesh& mesh = *surface.mesh;
-  const std::vector<glm::vec3> normals = displacedVertexNormals(
-      mesh, surface.elevation_m, surface.radius_m, options.vertical_exaggeration);
+  const VertexNormals normals = vertexNormals(surface, options.vertical_exaggeration);
 
   // Camera: looks at the view point from outside; right = east, up = north there.
   const double degrees = std::numbers::pi / 180.0;
@@ -86,7 +85,7 @@ RgbImage renderGlobe(const PlanetSurface& surface, const GlobeOptions& options) 
                 double(interpolate(mesh, point, surface.elevation_m)) - surface.sea_level_m;
             if (above_sea >= 0.0) {
               const glm::dvec3 n =
-                  glm::normalize(glm::dvec3(interpolate(mesh, point, std::span(normals))));
+                  glm::normalize(glm::dvec3(interpolate(mesh, point, normals.values())));
               const double lit = kAmbient + (1.0 - kAmbient) * std::max(0.0, glm::dot(n, light));
               colour = scaled(hypsometricTint(above_sea, surface.palette), lit);
             } else {

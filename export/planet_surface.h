@@ -14,6 +14,7 @@ namespace planet_export {
 
 struct WaterGeometry;  // water_geometry.h
 struct EquirectLocations;
+class SharedNormals;  // shared_normals.h
 
 // A float per land vertex, written as the custom glTF attribute `name` (e.g. "_ELEVATION").
 // Contract: name starts with '_' (glTF's rule for application-specific attributes), is not
@@ -54,6 +55,10 @@ struct PlanetSurface {
   // every map and heightmap of that size to share instead of each locating them again. Maps
   // of another size locate their own. Not owned; null = none.
   const EquirectLocations* equirect = nullptr;
+  // Optional: vertex normals computed once for the outputs planned on them, taken instead of
+  // computed when made for this mesh, elevation and radius (vertexNormals). Not owned; null =
+  // none.
+  SharedNormals* normals = nullptr;
 };
 
 // The pixel centres of a width x height map on surface.mesh: surface.equirect when it has that

@@ -6,9 +6,9 @@
 
 #include "export/colour_ramps.h"
 #include "export/detail/map_input.h"
-#include "export/detail/surface_normals.h"
 #include "export/equirect_sampler.h"
 #include "export/maps.h"
+#include "export/shared_normals.h"
 
 namespace planet_export {
 
@@ -21,8 +21,7 @@ RgbImage renderShadedRelief(const PlanetSurface& surface, const ReliefOptions& o
   const int height = width / 2;
   // The normal of the exaggerated surface is the hillshade's elevation gradient: n is tilted
   // from up by the slope, toward the downhill side.
-  const std::vector<glm::vec3> normals = displacedVertexNormals(
-      mesh, surface.elevation_m, surface.radius_m, options.vertical_exaggeration);
+  const VertexNormals normals = vertexNormals(surface, options.vertical_exaggeration);
   EquirectLocations own;
   const EquirectLocations& where = mapLocations(surface, width, height, own);
   RgbImage image(width, height);
@@ -37,7 +36,7 @@ RgbImage renderShadedRelief(const PlanetSurface& surface, const ReliefOptions& o
       }
       const glm::dvec3 up = equirectDirection(x, y, width, height);
       const glm::dvec3 normal =
-          glm::normalize(glm::dvec3(interpolate(mesh, point, std::span(normals))));
+          glm::normalize(glm::dvec3(interpolate(mesh, point, normals.values())));
       const glm::dvec3 to_sun = sunDirection(tangentFrame(up), options.sun);
       Rgb colour =
           scaled(hypsometricTint(above_sea, surface.palette), hillshade(normal, up, to_sun));

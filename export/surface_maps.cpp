@@ -11,8 +11,8 @@
 #include "export/biomes.h"
 #include "export/detail/legend.h"
 #include "export/detail/map_input.h"
-#include "export/detail/surface_normals.h"
 #include "export/equirect_sampler.h"
+#include "export/shared_normals.h"
 #include "geodesy/latlon.h"
 
 namespace planet_export {
@@ -112,8 +112,7 @@ RgbImage renderBiomeLegend(std::span<const uint8_t> biome, int scale) {
 RgbImage renderNormalMap(const PlanetSurface& surface, const NormalMapOptions& options) {
   checkMapInput("renderNormalMap", surface, options.width);
   const geodesy::SphereMesh& mesh = *surface.mesh;
-  const std::vector<glm::vec3> normals = displacedVertexNormals(
-      mesh, surface.elevation_m, surface.radius_m, options.vertical_exaggeration);
+  const VertexNormals normals = vertexNormals(surface, options.vertical_exaggeration);
   const int width = options.width, height = width / 2;
   EquirectLocations own;
   const EquirectLocations& where = mapLocations(surface, width, height, own);
@@ -122,8 +121,8 @@ RgbImage renderNormalMap(const PlanetSurface& surface, const NormalMapOptions& o
     for (int x = 0; x < width; ++x) {
       const glm::dvec3 up = equirectDirection(x, y, width, height);
       const glm::dvec3 east = geodesy::eastAt(up), north = geodesy::northAt(up);
-      const glm::dvec3 n = glm::normalize(glm::dvec3(
-          interpolate(mesh, where.points[size_t(y) * size_t(width) + size_t(x)], normals)));
+      const glm::dvec3 n = glm::normalize(glm::dvec3(interpolate(
+          mesh, where.points[size_t(y) * size_t(width) + size_t(x)], normals.values())));
       image.set(x, y,
                 Rgb{float(0.5 + 0.5 * glm::dot(n, east)), float(0.5 + 0.5 * glm::dot(n, north)),
                     float(0.5 + 0.5 * glm::dot(n, up))});

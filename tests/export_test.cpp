@@ -38,6 +38,8 @@
 #include "export/maps.h"
 #include "export/mesh_export.h"
 #include "export/png_io.h"
+#include "export/shared_normals.h"
+#include "export/surface_maps.h"
 #include "geodesy/sphere_mesh.h"
 #include "planetgen_version.h"
 #include "support/export_internals.h"
@@ -550,6 +552,106 @@ TEST_CASE("export: displaced normals equal a face-order sum bit for bit", "[expo
     }
     INFO("frequency " << f);
     CHECK(different == 0);
+  }
+}
+
+TEST_CASE("export: shared normals equal displacedVertexNormals at each exaggeration", "[export]") {
+  TestPlanet planet(12);
+  const PlanetSurface& plain = planet.surface;
+  SharedNormals shared(plain);
+  shared.plan(1.0);
+  shared.plan(1.0);
+  shared.plan(30.0);
+  PlanetSurface surface = plain;
+  surface.normals = &shared;
+  const auto same = [](std::span<const glm::vec3> a, const std::vector<glm::vec3>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  };
+  for (const double exaggeration : {1.0, 30.0}) {
+    INFO("exaggeration " << exaggeration);
+    const std::vector<glm::vec3> expected =
+        displacedVertexNormals(planet.mesh, plain.elevation_m, plain.radius_m, exaggeration);
+    REQUIRE(expected.size() == planet.mesh.vertexCount());
+    VertexNormals first = vertexNormals(surface, exaggeration);
+    CHECK(shared.holds(exaggeration));
+    CHECK(same(first.values(), expected));
+    if (exaggeration == 1.0) {
+      // The second planned user gets the same array; a third, unplanned, its own.
+      VertexNormals second = vertexNormals(surface, exaggeration);
+      CHECK(second.values().data() == first.values().data());
+      const VertexNormals extra = vertexNormals(surface, exaggeration);
+      CHECK(extra.values().data() != first.values().data());
+      CHECK(same(extra.values(), expected));
+      first.reset();
+      CHECK(shared.holds(1.0));  // the second user still reads it
+      VertexNormals moved = std::move(second);
+      CHECK(same(moved.values(), expected));
+    }
+  }
+  // Every planned user has released its array: both are freed.
+  CHECK(shared.unreleased(1.0) == 0);
+  CHECK(shared.unreleased(30.0) == 0);
+  CHECK(!shared.holds(1.0));
+  CHECK(!shared.holds(30.0));
+  // Another surface (other elevations) never takes them, even with users planned.
+  SharedNormals other(plain);
+  other.plan(1.0);
+  std::vector<float> lower(planet.elevation);
+  for (float& e : lower) e -= 500.0f;
+  PlanetSurface before = plain;
+  before.elevation_m = lower;
+  before.normals = &other;
+  CHECK(same(vertexNormals(before, 1.0).values(),
+             displacedVertexNormals(planet.mesh, lower, plain.radius_m, 1.0)));
+  CHECK(other.unreleased(1.0) == 1);
+}
+
+TEST_CASE("export: outputs made with shared normals equal those made without", "[export]") {
+  TempDir dir;
+  TestPlanet planet(12);
+  SharedNormals shared(planet.surface);
+  PlanetSurface surface = planet.surface;
+  surface.normals = &shared;
+  ReliefOptions relief;
+  relief.width = 96;
+  GlobeOptions globe;
+  globe.size_px = 64;
+  NormalMapOptions normal_map;
+  normal_map.width = 96;
+  normal_map.vertical_exaggeration = 4.0;
+  GlbOptions chunked;
+  chunked.chunks = 2;
+  chunked.tangents = true;
+  shared.plan(relief.vertical_exaggeration);
+  shared.plan(globe.vertical_exaggeration);
+  shared.plan(normal_map.vertical_exaggeration);
+  for (int engine_files = 0; engine_files < 3; ++engine_files) shared.plan(kEngineExaggeration);
+  const auto outputs = [&](const PlanetSurface& s, const std::string& tag) {
+    std::vector<std::string> bytes;
+    bytes.push_back(encodePngRgb8(renderShadedRelief(s, relief)));
+    bytes.push_back(encodePngRgb8(renderGlobe(s, globe)));
+    bytes.push_back(encodePngRgb8(renderNormalMap(s, normal_map)));
+    writeObj(dir.path / (tag + ".obj"), dir.path / (tag + ".mtl"), "planet.mtl", s);
+    bytes.push_back(readFile(dir.path / (tag + ".obj")));
+    writeGlb(dir.path / (tag + ".glb"), s);
+    bytes.push_back(readFile(dir.path / (tag + ".glb")));
+    writeGlb(dir.path / (tag + "_chunked.glb"), s, chunked);
+    bytes.push_back(readFile(dir.path / (tag + "_chunked.glb")));
+    return bytes;
+  };
+  const std::vector<std::string> with = outputs(surface, "shared");
+  // Each planned user took its share and released it, so the arrays are freed.
+  for (const double exaggeration : {1.0, 4.0, 30.0}) {
+    INFO("exaggeration " << exaggeration);
+    CHECK(shared.unreleased(exaggeration) == 0);
+    CHECK(!shared.holds(exaggeration));
+  }
+  const std::vector<std::string> without = outputs(planet.surface, "own");
+  REQUIRE(with.size() == without.size());
+  for (size_t i = 0; i < with.size(); ++i) {
+    INFO("output " << i);
+    CHECK(!with[i].empty());
+    CHECK(with[i] == without[i]);
   }
 }
 

@@ -17,7 +17,7 @@
 #include "export/detail/chunks.h"
 #include "export/detail/engine_pieces.h"
 #include "export/detail/piece_ids.h"
-#include "export/detail/surface_normals.h"
+#include "export/shared_normals.h"
 
 namespace planet_export {
 namespace {
@@ -114,7 +114,7 @@ struct ChunkedLandArrays {
   const PlanetSurface& surface;
   const ChunkPartition& partition;
   LandVertexData data;
-  std::vector<glm::vec3> normals;  // the mesh's, from the normals until the tangents
+  VertexNormals normals;  // the mesh's, from the normals until the tangents
   std::vector<std::vector<uint32_t>> border;
   std::vector<ChunkPiece> pieces;
   ChunkFrames frames;
@@ -157,9 +157,9 @@ struct ChunkedLandArrays {
         });
         break;
       case VertexArray::kNormals:
-        normals = displacedVertexNormals(mesh, surface.elevation_m, surface.radius_m);
-        gather(g, std::span<const glm::vec3>(normals), g.normals);
-        if (!tangents) std::vector<glm::vec3>().swap(normals);
+        normals = vertexNormals(surface, kEngineExaggeration);
+        gather(g, normals.values(), g.normals);
+        if (!tangents) normals.reset();
         break;
       case VertexArray::kTangents:
         if (!tangents) break;
@@ -167,7 +167,7 @@ struct ChunkedLandArrays {
         forEachVertex(g, [&](size_t, size_t, size_t i, uint32_t v, bool) {
           g.tangents[i] = equirectTangent(normals[v], mesh.positions[v]);
         });
-        std::vector<glm::vec3>().swap(normals);
+        normals.reset();
         break;
       case VertexArray::kUvs:
         g.uvs.resize(g.vertex_offsets.back());

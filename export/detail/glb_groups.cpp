@@ -18,7 +18,7 @@
 #include "export/detail/engine_pieces.h"
 #include "export/detail/piece_ids.h"
 #include "export/detail/surface_buffers.h"
-#include "export/detail/surface_normals.h"
+#include "export/shared_normals.h"
 
 namespace planet_export {
 
@@ -99,8 +99,7 @@ Group landGroup(const PlanetSurface& surface, LandData& data, const ChunkPartiti
   // The whole mesh as one piece, in the planet frame.
   const geodesy::SphereMesh& mesh = *surface.mesh;
   const Piece piece = splitSeam(mesh.positions, mesh.indices, uint32_t(mesh.indices.size()));
-  const std::vector<glm::vec3> normals =
-      displacedVertexNormals(mesh, surface.elevation_m, surface.radius_m);
+  const VertexNormals normals = vertexNormals(surface, kEngineExaggeration);
   Group g;
   g.scalars.resize(data.vertex.scalars.size());
   for (size_t i = 0; i < piece.source.size(); ++i) {

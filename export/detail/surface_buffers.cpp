@@ -14,7 +14,7 @@
 
 #include "export/biomes.h"
 #include "export/detail/engine_pieces.h"
-#include "export/detail/surface_normals.h"
+#include "export/shared_normals.h"
 
 namespace planet_export {
 namespace {
@@ -150,7 +150,7 @@ PlanetBuffers buildPlanetBuffers(const PlanetSurface& s, bool with_ocean) {
   PlanetBuffers out;
   const geodesy::SphereMesh& mesh = *s.mesh;
   out.land.positions = sphereAtRadius(mesh, s.elevation_m, s.radius_m);
-  out.land.normals = displacedVertexNormals(mesh, s.elevation_m, s.radius_m);
+  out.land.normals = vertexNormals(s, kEngineExaggeration);
   out.land.colours.resize(mesh.vertexCount());
   tbb::parallel_for(size_t(0), mesh.vertexCount(),
                     [&](size_t v) { out.land.colours[v] = landColour(s, v); });
@@ -164,7 +164,7 @@ PlanetBuffers buildPlanetBuffers(const PlanetSurface& s, bool with_ocean) {
   LocalIds local;
   OceanMesh ocean = oceanMesh(mesh, cover, oceanRadius(s.radius_m, s.sea_level_m), local);
   out.ocean.positions = std::move(ocean.positions);
-  out.ocean.normals = std::move(ocean.normals);
+  out.ocean.normals = VertexNormals(std::move(ocean.normals));
   out.ocean.colours.assign(cover.vertices.size(), kOceanColour);
   out.ocean_indices = std::move(ocean.indices);
   out.ocean.indices = out.ocean_indices;

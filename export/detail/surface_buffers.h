@@ -10,6 +10,7 @@
 
 #include "export/colour_ramps.h"
 #include "export/planet_surface.h"
+#include "export/shared_normals.h"
 #include "geodesy/sphere_mesh.h"
 
 namespace planet_export {
@@ -17,7 +18,7 @@ namespace planet_export {
 // One object of an engine file; arrays have one entry per vertex.
 struct MeshBuffers {
   std::vector<glm::vec3> positions;   // metres, float as written
-  std::vector<glm::vec3> normals;     // unit length within 1e-6 (toUnitFloat)
+  VertexNormals normals;              // unit length within 1e-6 (toUnitFloat)
   std::vector<Rgb> colours;           // sRGB in [0, 1]
   std::span<const uint32_t> indices;  // 3 per triangle, counter-clockwise seen from outside
 };
