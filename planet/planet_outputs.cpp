@@ -1,5 +1,6 @@
 #include "planet/planet_outputs.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
@@ -19,6 +21,7 @@
 #include "export/maps.h"
 #include "export/mesh_export.h"
 #include "export/png_io.h"
+#include "export/shared_normals.h"
 #include "export/surface_maps.h"
 #include "geodesy/stopwatch.h"
 #include "planet/masks_output.h"
@@ -68,12 +71,24 @@ class OutputJobs {
   void addWriter(std::string label, std::function<void()> write) {
     jobs_.push_back({std::move(label), std::move(write)});
   }
+  // The last job added starts right after job `label` instead of in the order added (its files
+  // keep their place): two jobs that share an array then run one after the other on a thread,
+  // not with other jobs between them that would hold it longer.
+  void startAfter(std::string label) { jobs_.back().after = std::move(label); }
 
   // Runs every job as a task on the caller's arena and waits; records each job's wall time.
   void run(StageTimer& timer) {
+    std::vector<size_t> order;
+    for (size_t i = 0; i < jobs_.size(); ++i) {
+      if (!jobs_[i].after.empty()) continue;
+      order.push_back(i);
+      for (size_t j = i + 1; j < jobs_.size(); ++j) {
+        if (jobs_[j].after == jobs_[i].label) order.push_back(j);
+      }
+    }
     std::vector<double> seconds(jobs_.size(), 0.0);
     tbb::task_group tasks;
-    for (size_t i = 0; i < jobs_.size(); ++i) {
+    for (const size_t i : order) {
       tasks.run([&, i] {
         const auto t0 = std::chrono::steady_clock::now();
         // Isolated: a thread waiting inside this job's parallel loops takes only this job's
@@ -90,6 +105,7 @@ class OutputJobs {
   struct Job {
     std::string label;  // for the timing
     std::function<void()> run;
+    std::string after;  // the job this one starts after (startAfter), or none
   };
   planet_export::OutputTransaction& out_;
   std::vector<Job> jobs_;
@@ -99,13 +115,29 @@ std::string png(const planet_export::RgbImage& image) {
   return planet_export::encodePngRgb8(image);
 }
 
-// planet.glb and planet_lodN.glb, the OBJ: written by their writers to staged paths.
+// planet.glb and normals.png share the true surface's normals only when they run side by side:
+// with two threads or more a second thread takes the glb (the first job) while the caller runs
+// the last jobs first, normals.png among them (after the masks); with one thread the glb is the
+// last job run and normals.png one of the first, and a share would be held through all the
+// others (+12 bytes per vertex at that run's peak, measured at f = 512).
+void planBesideGlb(const planet_export::PlanetSurface& surface, double exaggeration) {
+  const size_t threads =
+      std::min(size_t(tbb::this_task_arena::max_concurrency()),
+               tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+  if (threads > 1) surface.normals->plan(exaggeration);
+}
+
+// planet.glb and planet_lodN.glb, the OBJ: written by their writers to staged paths. The glb's
+// full level takes the surface's normals (planet_lodN.glb's are of other meshes). The OBJ makes
+// its own: on two threads or more it is written after the glb, on the thread the glb frees, so
+// a share would hold them through the glb's encoding, the export's peak (+12 bytes per vertex).
 void addMeshes(const Config& config, const planet_export::PlanetSurface& surface,
                planet_export::OutputTransaction& out, OutputJobs& jobs,
                std::vector<planet_export::LodLevel>& lods) {
   if (config.output.glb) {
     const planet_export::GlbOptions options = glbOptions(config.output);
     lods = planet_export::buildLodLevels(surface, config.output.lods);
+    planBesideGlb(surface, planet_export::kEngineExaggeration);
     jobs.addWriter("planet.glb", [&, options, path = out.temporaryFor("planet.glb")] {
       planet_export::writeGlb(path, surface, lods, options);
     });
@@ -122,10 +154,12 @@ void addMeshes(const Config& config, const planet_export::PlanetSurface& surface
     }
   }
   if (config.output.obj) {
-    jobs.addWriter("planet.obj",
-                   [&, obj = out.temporaryFor("planet.obj"), mtl = out.temporaryFor("planet.mtl")] {
-                     planet_export::writeObj(obj, mtl, "planet.mtl", surface);
-                   });
+    planet_export::PlanetSurface unshared = surface;
+    unshared.normals = nullptr;
+    jobs.addWriter("planet.obj", [unshared, obj = out.temporaryFor("planet.obj"),
+                                  mtl = out.temporaryFor("planet.mtl")] {
+      planet_export::writeObj(obj, mtl, "planet.mtl", unshared);
+    });
   }
 }
 
@@ -137,6 +171,7 @@ void addMaps(const PlanetState& planet, const Config& config,
   const int width = config.output.map_width;
   planet_export::ReliefOptions relief;
   relief.width = width;
+  surface.normals->plan(relief.vertical_exaggeration);
   jobs.add("relief.png",
            [&, relief] { return png(planet_export::renderShadedRelief(surface, relief)); });
   if (!planet.rain_mode.empty()) {
@@ -161,7 +196,9 @@ void addMaps(const PlanetState& planet, const Config& config,
   }
   planet_export::GlobeOptions globe;
   globe.size_px = std::max(64, width / 2);
+  surface.normals->plan(globe.vertical_exaggeration);
   jobs.add("globe.png", [&, globe] { return png(planet_export::renderGlobe(surface, globe)); });
+  jobs.startAfter("relief.png");  // its shading normals are relief.png's
 }
 
 // heightmap.png/.r16/.r32 + heightmap.json, cube faces, biome and normal maps.
@@ -219,6 +256,7 @@ void addEngineMaps(const Config& config, const planet_export::PlanetSurface& sur
   }
   planet_export::NormalMapOptions normals;
   normals.width = width;
+  planBesideGlb(surface, normals.vertical_exaggeration);
   jobs.add("normals.png",
            [&, normals] { return png(planet_export::renderNormalMap(surface, normals)); });
 }
@@ -246,8 +284,12 @@ void addMasks(std::vector<MaskLayer>& masks, const planet_export::PlanetSurface&
 void writeOutputs(const PlanetState& planet, const Config& config,
                   const planet_export::PlanetSurface& given, std::vector<MaskLayer> masks,
                   planet_export::OutputTransaction& out, StageTimer& timer) {
-  const planet_export::PlanetSurface& surface = given;
-  planet_export::PlanetSurface before = surface;
+  // The normals that several outputs shade with, each exaggeration's computed once by its first
+  // user and freed after its last: every job that takes them plans its use as it is added.
+  planet_export::SharedNormals normals(given);
+  planet_export::PlanetSurface surface = given;
+  surface.normals = &normals;
+  planet_export::PlanetSurface before = given;
   before.elevation_m = planet.initial_elevation_m;
 
   OutputJobs jobs(out);
