@@ -51,8 +51,10 @@ float srgbToLinear(float c);
 
 // std::lround of a float of magnitude at most 2^24 (halves away from zero), inline where
 // lround is a library call: there |x| + 0.5 is exact in double (a float's bits span at most 24
-// places, and below 0.5 the sum stays below 1), so truncating it rounds as lround does.
+// places, and below 0.5 the sum stays below 1), so truncating it rounds as lround does. NaN
+// gives 0 (the byte lround's result became in the callers).
 inline int32_t roundHalfAway(float x) {
+  if (x != x) return 0;
   const auto magnitude = int32_t(double(x < 0.0f ? -x : x) + 0.5);
   return x < 0.0f ? -magnitude : magnitude;
 }

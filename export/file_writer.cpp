@@ -77,6 +77,7 @@ void FileWriter::sync() {
   assert(fd_ >= 0);
   flushBuffer();
   if (::fsync(fd_) != 0) fail("cannot sync", errno);
+  sent_ = written_;  // on disk: nothing left to start
 }
 
 void FileWriter::close() {

@@ -1,7 +1,8 @@
 #pragma once
-// A surface's vertex normals computed once per exaggeration and handed to the outputs that
-// shade with them (relief and globe at one exaggeration, the engine files and the normal map at
-// another), each array freed once its last planned user is done with it.
+// A surface's vertex normals computed once per exaggeration and handed to the outputs planned
+// on them (planet_outputs.cpp: relief.png and globe.png at 30; on two threads or more planet.glb
+// and normals.png at 1), each array freed once its last planned user is done with it. A user
+// whose computation throws keeps its array until the SharedNormals is destroyed.
 
 #include <cstddef>
 #include <memory>

@@ -1,6 +1,7 @@
 #include "planet/planet_outputs.h"
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -71,21 +72,27 @@ class OutputJobs {
   void addWriter(std::string label, std::function<void()> write) {
     jobs_.push_back({std::move(label), std::move(write)});
   }
-  // The last job added starts right after job `label` instead of in the order added (its files
-  // keep their place): two jobs that share an array then run one after the other on a thread,
-  // not with other jobs between them that would hold it longer.
-  void startAfter(std::string label) { jobs_.back().after = std::move(label); }
+  // The last job added is spawned next to the earlier job `label` instead of in the order added
+  // (its files keep their place): two jobs that share an array then run one after the other
+  // (in either order) rather than with other jobs between them that would hold it longer.
+  void spawnNextTo(std::string label) {
+    assert(std::any_of(jobs_.begin(), jobs_.end() - 1,
+                       [&](const Job& job) { return job.label == label && job.next_to.empty(); }));
+    jobs_.back().next_to = std::move(label);
+  }
 
   // Runs every job as a task on the caller's arena and waits; records each job's wall time.
   void run(StageTimer& timer) {
     std::vector<size_t> order;
+    std::vector<bool> placed(jobs_.size(), false);
     for (size_t i = 0; i < jobs_.size(); ++i) {
-      if (!jobs_[i].after.empty()) continue;
-      order.push_back(i);
-      for (size_t j = i + 1; j < jobs_.size(); ++j) {
-        if (jobs_[j].after == jobs_[i].label) order.push_back(j);
-      }
+      if (placed[i] || !jobs_[i].next_to.empty()) continue;
+      order.push_back(i), placed[i] = true;
+      for (size_t j = i + 1; j < jobs_.size(); ++j)
+        if (!placed[j] && jobs_[j].next_to == jobs_[i].label) order.push_back(j), placed[j] = true;
     }
+    for (size_t i = 0; i < jobs_.size(); ++i)  // next to a label no job has: in the order added
+      if (!placed[i]) order.push_back(i);
     std::vector<double> seconds(jobs_.size(), 0.0);
     tbb::task_group tasks;
     for (const size_t i : order) {
@@ -105,7 +112,7 @@ class OutputJobs {
   struct Job {
     std::string label;  // for the timing
     std::function<void()> run;
-    std::string after;  // the job this one starts after (startAfter), or none
+    std::string next_to;  // the job this one is spawned next to (spawnNextTo), or none
   };
   planet_export::OutputTransaction& out_;
   std::vector<Job> jobs_;
@@ -198,7 +205,7 @@ void addMaps(const PlanetState& planet, const Config& config,
   globe.size_px = std::max(64, width / 2);
   surface.normals->plan(globe.vertical_exaggeration);
   jobs.add("globe.png", [&, globe] { return png(planet_export::renderGlobe(surface, globe)); });
-  jobs.startAfter("relief.png");  // its shading normals are relief.png's
+  jobs.spawnNextTo("relief.png");  // its shading normals are relief.png's
 }
 
 // heightmap.png/.r16/.r32 + heightmap.json, cube faces, biome and normal maps.

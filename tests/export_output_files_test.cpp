@@ -102,8 +102,10 @@ TEST_CASE("export: FileWriter::copyFrom appends a file's first bytes; a short on
   ::close(fd);
 }
 
-TEST_CASE("export: FileWriter starts writeback as it goes; where it cannot, nothing fails",
-          "[export]") {
+TEST_CASE(
+    "export: FileWriter's writes across writeback steps read back whole; a device that "
+    "refuses writeback fails nothing",
+    "[export]") {
   // 70 MB in writes of every size the writer takes apart (buffered, direct, a copied file): more
   // than two writeback steps (32 MiB). A regular file reads back whole; /dev/null, a character
   // device, refuses sync_file_range (ESPIPE), which is a hint and must not fail the writes.

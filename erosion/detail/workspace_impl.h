@@ -55,6 +55,9 @@ struct ErosionWorkspace::Impl {
     for (auto& slot : slots) slot.reset();
   }
 
+  // Made on a thread's first droplet, inside the droplet loop's body: making it must not run
+  // other tasks of that loop on this thread (its big arrays' prefault is isolated), or a second
+  // slot would be made here and one of the two lost.
   ThreadSlot& slot(size_t index) {
     if (!slots[index]) slots[index] = std::make_unique<ThreadSlot>(nodes.points.size());
     return *slots[index];
