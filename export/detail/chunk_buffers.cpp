@@ -36,13 +36,6 @@ std::vector<std::vector<uint32_t>> borderVertices(const ChunkPartition& partitio
   return border;
 }
 
-// The double world position of vertex v, `drop` metres below the surface (skirt bottoms): the
-// same numbers in every chunk that holds the vertex.
-glm::dvec3 landPosition(const PlanetSurface& surface, uint32_t v, double drop) {
-  return (surface.radius_m + double(surface.elevation_m[v]) - drop) *
-         glm::normalize(glm::dvec3(surface.mesh->positions[v]));
-}
-
 uint32_t rankIn(std::span<const uint32_t> sorted, uint32_t global) {
   return uint32_t(std::lower_bound(sorted.begin(), sorted.end(), global) - sorted.begin());
 }

@@ -15,14 +15,24 @@
 #include <span>
 #include <vector>
 
+#include <glm/geometric.hpp>
 #include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
 #include "export/detail/piece_ids.h"
+#include "export/planet_surface.h"
 #include "geodesy/sphere_mesh.h"
 
 namespace planet_export {
+
+// Mesh vertex v of `surface` in the planet frame, in double: its unit direction times radius_m
+// plus its elevation, lowered by `drop` metres (skirt bottoms). The land positions of every
+// engine file (the glb's chunks and whole-mesh piece, the OBJ), so they hold the same numbers.
+inline glm::dvec3 landPosition(const PlanetSurface& surface, uint32_t v, double drop = 0.0) {
+  return (surface.radius_m + double(surface.elevation_m[v]) - drop) *
+         glm::normalize(glm::dvec3(surface.mesh->positions[v]));
+}
 
 struct Piece {
   std::vector<uint32_t> source;  // per piece vertex: the vertex it copies

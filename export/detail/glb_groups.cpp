@@ -104,8 +104,7 @@ Group landGroup(const PlanetSurface& surface, LandData& data, const ChunkPartiti
   g.scalars.resize(data.vertex.scalars.size());
   for (size_t i = 0; i < piece.source.size(); ++i) {
     const uint32_t v = piece.source[i];
-    const double radius = surface.radius_m + double(surface.elevation_m[v]);
-    g.positions.push_back(glm::vec3(radius * glm::normalize(glm::dvec3(mesh.positions[v]))));
+    g.positions.push_back(glm::vec3(landPosition(surface, v)));
     g.normals.push_back(normals[v]);
     g.colours.push_back(data.vertex.colour(v));
     g.uvs.push_back(piece.uv[i]);

@@ -63,13 +63,11 @@ T largestOf(std::span<const T> values) {
   return largest;
 }
 
-// (radius_m + elevation_m[v]) * unit position, or radius_m alone if elevation_m is empty.
-std::vector<glm::vec3> sphereAtRadius(const geodesy::SphereMesh& mesh,
-                                      std::span<const float> elevation_m, double radius_m) {
-  std::vector<glm::vec3> positions(mesh.vertexCount());
+// Every vertex's landPosition, as float.
+std::vector<glm::vec3> landPositions(const PlanetSurface& surface) {
+  std::vector<glm::vec3> positions(surface.mesh->vertexCount());
   tbb::parallel_for(size_t(0), positions.size(), [&](size_t v) {
-    const double height = elevation_m.empty() ? 0.0 : double(elevation_m[v]);
-    positions[v] = glm::vec3((radius_m + height) * glm::normalize(glm::dvec3(mesh.positions[v])));
+    positions[v] = glm::vec3(landPosition(surface, uint32_t(v)));
   });
   return positions;
 }
@@ -149,7 +147,7 @@ PlanetBuffers buildPlanetBuffers(const PlanetSurface& s, bool with_ocean) {
   validateSurface(s);
   PlanetBuffers out;
   const geodesy::SphereMesh& mesh = *s.mesh;
-  out.land.positions = sphereAtRadius(mesh, s.elevation_m, s.radius_m);
+  out.land.positions = landPositions(s);
   out.land.normals = vertexNormals(s, kEngineExaggeration);
   out.land.colours.resize(mesh.vertexCount());
   tbb::parallel_for(size_t(0), mesh.vertexCount(),
