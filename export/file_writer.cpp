@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "export/detail/direct_writes.h"
+
 namespace planet_export {
 namespace {
 
@@ -18,13 +20,14 @@ constexpr size_t kBufferSize = size_t(4) << 20;
 // Writes from this size up go to the file as they are: copying them into the buffer first
 // would cost a pass over the bytes (the OBJ writer's blocks, the glb's arrays) for no fewer
 // system calls.
-constexpr size_t kDirectSize = size_t(64) << 10;
+constexpr size_t kUnbufferedSize = size_t(64) << 10;
 // How many written bytes wait before their writeback is started (startWriteback).
 constexpr uint64_t kWritebackStep = uint64_t(32) << 20;
 
 }  // namespace
 
-FileWriter::FileWriter(std::filesystem::path path, Create mode) : path_(std::move(path)) {
+FileWriter::FileWriter(std::filesystem::path path, Create mode, uint64_t direct_from)
+    : path_(std::move(path)), direct_from_(direct_from) {
   const int flags =
       O_WRONLY | O_CREAT | O_CLOEXEC | (mode == Create::kExclusive ? O_EXCL : O_TRUNC);
   do {
@@ -35,12 +38,19 @@ FileWriter::FileWriter(std::filesystem::path path, Create mode) : path_(std::mov
 }
 
 FileWriter::~FileWriter() {
+  direct_.reset();  // its thread may be writing to fd_
   if (fd_ >= 0) ::close(fd_);
 }
 
 void FileWriter::write(std::string_view bytes) {
   assert(fd_ >= 0);
-  if (bytes.size() >= kDirectSize) {
+  if (!direct_ && !direct_tried_ && written_ + used_ + bytes.size() >= direct_from_)
+    bytes = goDirect(bytes);
+  if (direct_) {
+    direct_->append(bytes.data(), bytes.size());
+    return checkDirect();
+  }
+  if (bytes.size() >= kUnbufferedSize) {
     flushBuffer();
     return writeAll(bytes.data(), bytes.size());
   }
@@ -51,30 +61,59 @@ void FileWriter::write(std::string_view bytes) {
 
 void FileWriter::copyFrom(int fd, uint64_t size, Copy how) {
   assert(fd_ >= 0);
-  flushBuffer();
   off_t done = 0;
+  // Reads `count` bytes of the source at `done` into `to`.
+  const auto readSource = [&](char* to, size_t count) {
+    while (count > 0) {
+      const ssize_t n = ::pread(fd, to, count, done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail("cannot write", n < 0 ? errno : EIO);  // a short source is an error
+      to += n;
+      count -= size_t(n);
+      done += n;
+    }
+  };
+  if (!direct_ && !direct_tried_ && written_ + used_ + size >= direct_from_) {
+    flushBuffer();
+    // The bytes up to an aligned offset through the buffer, then (maybe) direct writes.
+    const size_t lead = size_t(std::min<uint64_t>(size, -written_ % DirectWrites::kAlign));
+    readSource(buffer_.data(), lead);
+    writeAll(buffer_.data(), lead);
+    goDirect({});
+  }
+  if (direct_) {
+    // Read into the direct writes' blocks: one copy, from the source's cached pages.
+    while (uint64_t(done) < size) {
+      const std::span<char> space = direct_->space();
+      const size_t count = size_t(std::min<uint64_t>(space.size(), size - uint64_t(done)));
+      readSource(space.data(), count);
+      direct_->filled(count);
+      checkDirect();
+    }
+    return;
+  }
+  flushBuffer();
+  const off_t first = done;
   while (how == Copy::kKernel && uint64_t(done) < size) {
     const ssize_t n = ::copy_file_range(fd, &done, fd_, nullptr, size - uint64_t(done), 0);
     if (n > 0 || (n < 0 && errno == EINTR)) continue;
     if (n == 0) fail("cannot write", EIO);  // the source is shorter than size
-    if (done > 0) fail("cannot write", errno);
+    if (done > first) fail("cannot write", errno);
     break;  // refused from the start: the reads and writes below report real errors
   }
-  written_ += uint64_t(done);  // by the kernel; the blocks below count in writeAll
+  written_ += uint64_t(done - first);  // by the kernel; the blocks below count in writeAll
   if (written_ - sent_ >= kWritebackStep) startWriteback();
   // In blocks through the (flushed, so empty) buffer.
   while (uint64_t(done) < size) {
     const size_t block = size_t(std::min<uint64_t>(buffer_.size(), size - uint64_t(done)));
-    const ssize_t n = ::pread(fd, buffer_.data(), block, done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("cannot write", n < 0 ? errno : EIO);
-    writeAll(buffer_.data(), size_t(n));
-    done += n;
+    readSource(buffer_.data(), block);
+    writeAll(buffer_.data(), block);
   }
 }
 
 void FileWriter::sync() {
   assert(fd_ >= 0);
+  if (direct_) leaveDirect();
   flushBuffer();
   if (::fsync(fd_) != 0) fail("cannot sync", errno);
   sent_ = written_;  // on disk: nothing left to start
@@ -82,12 +121,53 @@ void FileWriter::sync() {
 
 void FileWriter::close() {
   assert(fd_ >= 0);
+  if (direct_) leaveDirect();
   flushBuffer();
   startWriteback();
   const int fd = fd_;
   fd_ = -1;
   // Linux closes the descriptor even when close() fails (also on EINTR): never retry.
   if (::close(fd) != 0) fail("cannot close", errno);
+}
+
+std::string_view FileWriter::goDirect(std::string_view bytes) {
+  flushBuffer();
+  const size_t lead = size_t(std::min<uint64_t>(bytes.size(), -written_ % DirectWrites::kAlign));
+  writeAll(bytes.data(), lead);
+  bytes.remove_prefix(lead);
+  if (written_ % DirectWrites::kAlign != 0) return bytes;  // too few bytes: at the next write
+  direct_tried_ = true;
+  startWriteback();  // what went through the page cache so far
+#if defined(O_DIRECT)
+  const int flags = ::fcntl(fd_, F_GETFL);
+  // Refused (a file system without direct I/O, tmpfs before Linux 6.6): the page cache it is.
+  if (flags < 0 || ::fcntl(fd_, F_SETFL, flags | O_DIRECT) != 0) return bytes;
+  direct_ = std::make_unique<DirectWrites>(fd_);
+  std::string().swap(buffer_);  // not needed until leaveDirect
+#endif
+  return bytes;
+}
+
+void FileWriter::leaveDirect() {
+  const std::string_view rest = direct_->finish();
+  checkDirect();
+  const uint64_t whole = direct_->appended() - rest.size();
+  written_ += whole;
+  sent_ = written_;  // on its way to the disk already
+  direct_bytes_ += whole;
+  buffer_.resize(kBufferSize);
+  std::memcpy(buffer_.data(), rest.data(), rest.size());
+  used_ = rest.size();
+  direct_.reset();
+#if defined(O_DIRECT)
+  // The rest is not a whole aligned unit: through the page cache.
+  const int flags = ::fcntl(fd_, F_GETFL);
+  if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) fail("cannot write", errno);
+#endif
+}
+
+void FileWriter::checkDirect() const {
+  if (const int error = direct_->error()) fail("cannot write", error);
 }
 
 void FileWriter::flushBuffer() {

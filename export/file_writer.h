@@ -5,10 +5,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 
 namespace planet_export {
+
+class DirectWrites;  // export/detail/direct_writes.h
 
 // Buffered writer over a POSIX file descriptor. Errors throw std::runtime_error whose message
 // names the path and the OS error (strerror). Not thread-safe; one writer per file.
@@ -16,15 +19,24 @@ namespace planet_export {
 // A big file's pages go to disk while it is being written: every kWritebackStep bytes, and at
 // close, the writer starts their writeback without waiting for it, so the fsync that makes
 // the output durable (OutputTransaction's commit) finds little left to write instead of the
-// whole file (an OBJ is near a gigabyte). The bytes are the same either way.
+// whole file (an OBJ is near a gigabyte).
+//
+// Past `direct_from` bytes a file is written past the page cache (O_DIRECT, DirectWrites: aligned
+// blocks written by a thread of the writer's own while the caller fills the next), where the
+// file system allows it: the kernel then neither copies the bytes into the page cache nor
+// writes them back later, which for a big file is most of the CPU its writing costs. Its last
+// bytes (less than an aligned unit) go through the page cache. The bytes are the same either
+// way; an error of a direct write is reported by the next call.
 class FileWriter {
  public:
   enum class Create {
     kTruncate,   // create or truncate path
     kExclusive,  // create path; fail if it exists (temporary files)
   };
+  static constexpr uint64_t kDirectFrom = uint64_t(16) << 20;
 
-  explicit FileWriter(std::filesystem::path path, Create mode = Create::kTruncate);
+  explicit FileWriter(std::filesystem::path path, Create mode = Create::kTruncate,
+                      uint64_t direct_from = kDirectFrom);
   // Closes the descriptor without reporting errors: call close() to learn of them.
   ~FileWriter();
   FileWriter(const FileWriter&) = delete;
@@ -45,8 +57,17 @@ class FileWriter {
   // Writes out the buffer and closes the file. Further writes are programmer errors.
   void close();
   const std::filesystem::path& path() const { return path_; }
+  // Bytes that went to the file past the page cache so far (tests).
+  uint64_t directBytes() const { return direct_bytes_; }
 
  private:
+  // Once the file offset is a multiple of DirectWrites::kAlign (the first bytes of `bytes`
+  // written as usual to get there), switches to direct writes if the file system allows them.
+  // Returns what is left of bytes.
+  std::string_view goDirect(std::string_view bytes);
+  // Writes what the direct writes hold and goes back to the page cache.
+  void leaveDirect();
+  void checkDirect() const;
   void flushBuffer();
   void writeAll(const char* data, size_t size);
   // Asks the kernel to start writing the bytes written since the last call to disk, without
@@ -60,6 +81,10 @@ class FileWriter {
   size_t used_ = 0;
   uint64_t written_ = 0;  // bytes handed to the kernel
   uint64_t sent_ = 0;     // of those, the first sent_ have had their writeback started
+  uint64_t direct_from_;
+  bool direct_tried_ = false;
+  std::unique_ptr<DirectWrites> direct_;  // while writing past the page cache
+  uint64_t direct_bytes_ = 0;
 };
 
 // Opens an input file for reading: it must be a regular file (symlinks are followed, as for any

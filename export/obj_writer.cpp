@@ -70,7 +70,8 @@ char* putIndexPair(char* p, uint64_t index) {
 
 // Writes `count` lines made by format(i, buffer) -> end (at most kMaxLineBytes each). A batch
 // is formatted in parallel while the one before it is being written (two sets of buffers), so
-// the kernel's copy into the page cache overlaps the formatting.
+// the writing (a copy into FileWriter's direct-write blocks, for a big file) overlaps the
+// formatting.
 template <typename Format>
 void writeLines(FileWriter& out, size_t count, const Format& format) {
   constexpr size_t kBatchLines = kLinesPerBlock * kBlocksPerBatch;

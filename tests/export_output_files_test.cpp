@@ -27,6 +27,7 @@
 
 #include "export/atomic_file.h"
 #include "export/colour_ramps.h"
+#include "export/detail/direct_writes.h"
 #include "export/equirect_sampler.h"
 #include "export/file_writer.h"
 #include "export/globe.h"
@@ -79,7 +80,7 @@ TEST_CASE("export: writeFileAtomic replaces the file and leaves no temporaries",
   CHECK(liveTemporaryCount() == 0);
 }
 
-TEST_CASE("export: FileWriter::copyFrom appends a file's first bytes; a short one is an error",
+TEST_CASE("export: FileWriter::copyFrom appends a file's first bytes, and a short one is an error",
           "[export]") {
   TempDir dir;
   std::string source(9 * 1000 * 1000 + 7, '\0');  // more than two of the writer's 4 MiB blocks
@@ -103,7 +104,7 @@ TEST_CASE("export: FileWriter::copyFrom appends a file's first bytes; a short on
 }
 
 TEST_CASE(
-    "export: FileWriter's writes across writeback steps read back whole; a device that "
+    "export: FileWriter's writes across writeback steps read back whole, and a device that "
     "refuses writeback fails nothing",
     "[export]") {
   // 70 MB in writes of every size the writer takes apart (buffered, direct, a copied file): more
@@ -128,6 +129,93 @@ TEST_CASE(
     if (path != fs::path("/dev/null")) CHECK(readFile(path) == expected);
   }
   ::close(fd);
+}
+
+namespace {
+
+// Whether files in `dir` can be opened for direct writes (O_DIRECT) at all.
+bool directWritesAllowed(const fs::path& dir) {
+  const fs::path probe = dir / "probe.bin";
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_DIRECT | O_CLOEXEC, 0666);
+  if (fd >= 0) ::close(fd);
+  fs::remove(probe);
+  return fd >= 0;
+}
+
+// `size` bytes of a pattern with no period of a power of two, so a misplaced block shows.
+std::string patternBytes(size_t size, int seed) {
+  std::string bytes(size, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = char((i * 131 + size_t(seed)) % 251);
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "export: FileWriter past its direct-write size reads back whole, through every kind of write",
+    "[export]") {
+  TempDir dir;
+  const std::string block = patternBytes(1000 * 1000 + 7, 1);
+  writeFileAtomic(dir.path / "block.bin", block);
+  const int fd = ::open((dir.path / "block.bin").c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  // Direct from the start (0) and from an offset no aligned unit divides (5000): the first bytes
+  // go through the page cache up to an aligned offset. Small writes, writes that skip the
+  // buffer, copied files, a sync in the middle (which ends the direct writes) and a tail that
+  // is not a whole aligned unit.
+  for (const uint64_t direct_from : {uint64_t(0), uint64_t(5000)}) {
+    const fs::path path = dir.path / ("direct" + std::to_string(direct_from) + ".bin");
+    FileWriter out(path, FileWriter::Create::kTruncate, direct_from);
+    std::string expected;
+    for (int round = 0; round < 5; ++round) {
+      for (size_t size : {size_t(1), size_t(4095), size_t(4097), size_t(70000)}) {
+        out.write(std::string_view(block).substr(size_t(round), size));
+        expected += block.substr(size_t(round), size);
+      }
+      out.write(block);
+      out.copyFrom(fd, block.size());
+      expected += block + block;
+    }
+    const uint64_t before_sync = out.directBytes();
+    out.sync();
+    CHECK(readFile(path) == expected);
+    out.write(std::string_view(block).substr(0, 12345));  // after a sync: the page cache
+    expected += block.substr(0, 12345);
+    out.close();
+    CHECK(readFile(path) == expected);
+    if (directWritesAllowed(dir.path)) {
+      // All but what was written before the first aligned offset and the last partial unit.
+      CHECK(before_sync == 0);  // counted when the direct writes end (at the sync)
+      CHECK(out.directBytes() >= expected.size() - 12345 - 2 * DirectWrites::kAlign -
+                                     (direct_from == 0 ? 0 : direct_from + 1));
+      CHECK(out.directBytes() % DirectWrites::kAlign == 0);
+    } else {
+      WARN("no direct writes in " << dir.path.string() << ": the page cache path was tested");
+      CHECK(out.directBytes() == 0);
+    }
+  }
+  ::close(fd);
+}
+
+TEST_CASE("export: a failed direct write names the path, and the writer stops without hanging",
+          "[export]") {
+  TempDir dir;
+  // Whole aligned units only: no byte goes through the page cache, whose write would fail too.
+  const std::string block = patternBytes(3 * DirectWrites::kBlockSize, 2);
+  const fs::path path = dir.path / "limited.bin";
+  {
+    // 1 MiB: the first block the thread writes fails (EFBIG); a later call reports it.
+    const FileSizeLimit limit(1 << 20);
+    FileWriter out(path, FileWriter::Create::kTruncate, 0);
+    REQUIRE_THROWS_WITH(
+        [&] {
+          for (int i = 0; i < 4; ++i) out.write(block);
+          out.close();
+        }(),
+        Catch::Contains("cannot write") && Catch::Contains(path.string()) &&
+            Catch::Contains(std::strerror(EFBIG)));
+  }  // the writer is destroyed with its thread stopped
+  CHECK(fs::file_size(path) <= (1u << 20));
 }
 
 TEST_CASE("export: a GLB spooled to a temporary file equals one held in memory", "[export]") {

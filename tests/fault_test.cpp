@@ -132,6 +132,27 @@ TEST_CASE("faults: a failed write names the path and keeps the previous files", 
   CHECK(snapshot(out) == before);
 }
 
+TEST_CASE("faults: a failed write past the page cache names the path and keeps the previous files",
+          "[faults]") {
+  const fs::path dir = freshDir("direct_write");
+  const fs::path out = dir / "out";
+  const auto before = previousRun(dir, out);
+  // planet.obj of f = 128 is about 48 MB: past FileWriter::kDirectFrom (16 MiB) it is written
+  // past the page cache by a thread of its own, whose write fails at the 30,000 KiB limit (the
+  // other files are smaller).
+  const fs::path config = dir / "obj.toml";
+  std::ofstream(config) << "[planet]\nfrequency = 128\n[erosion]\ndroplets = 100\n"
+                           "[export]\nmap_width = 256\nobj = true\n";
+  const auto [code, output] = runShell(
+      "ulimit -f 30000;", "generate --config " + config.string() + " --out " + out.string());
+  INFO(output);
+  CHECK(code == 1);
+  CHECK(output.find("cannot write " + (dir / ".out.planetgen.").string()) != std::string::npos);
+  CHECK(output.find("planet.obj: File too large") != std::string::npos);
+  CHECK_FALSE(hasTemporaries(out));
+  CHECK(snapshot(out) == before);
+}
+
 TEST_CASE("faults: an output path that is a file is an error, not a crash", "[faults]") {
   const fs::path dir = freshDir("notdir");
   std::ofstream(dir / "taken") << "keep me";

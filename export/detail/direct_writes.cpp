@@ -1,0 +1,123 @@
+#include "export/detail/direct_writes.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace planet_export {
+namespace {
+
+// Writes all of data; returns 0 or the errno of the failure. A file system that refuses a
+// direct write (EINVAL: it has stricter alignment, or none at all) gets it through the page
+// cache instead: the bytes are the same.
+int writeAllDirect(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int flags = errno == EINVAL ? ::fcntl(fd, F_GETFL) : -1;
+      if (flags >= 0 && (flags & O_DIRECT) != 0 && ::fcntl(fd, F_SETFL, flags & ~O_DIRECT) == 0)
+        continue;
+      return errno;
+    }
+    if (n == 0) return EIO;  // no progress: do not spin
+    data += n;
+    size -= size_t(n);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void DirectWrites::FreeAligned::operator()(char* p) const {
+  std::free(p);
+}
+
+DirectWrites::DirectWrites(int fd) : fd_(fd) {
+  for (Block& block : blocks_) {
+    block.reset(static_cast<char*>(std::aligned_alloc(kAlign, kBlockSize)));
+    if (!block) throw std::bad_alloc();
+  }
+  thread_ = std::thread([this] { run(); });
+}
+
+DirectWrites::~DirectWrites() {
+  {
+    std::unique_lock lock(mutex_);
+    waitIdle(lock);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void DirectWrites::append(const char* data, size_t size) {
+  while (size > 0) {
+    const size_t n = std::min(size, kBlockSize - used_);
+    std::memcpy(blocks_[current_].get() + used_, data, n);
+    filled(n);
+    data += n;
+    size -= n;
+  }
+}
+
+std::span<char> DirectWrites::space() {
+  return {blocks_[current_].get() + used_, kBlockSize - used_};
+}
+
+void DirectWrites::filled(size_t n) {
+  assert(n <= kBlockSize - used_);
+  used_ += n;
+  appended_ += n;
+  if (used_ == kBlockSize) submit(kBlockSize);
+}
+
+std::string_view DirectWrites::finish() {
+  const char* block = blocks_[current_].get();
+  const size_t used = used_;
+  const size_t whole = used / kAlign * kAlign;
+  if (whole > 0) submit(whole);  // switches blocks: the rest stays where it is
+  std::unique_lock lock(mutex_);
+  waitIdle(lock);
+  return {block + whole, used - whole};
+}
+
+void DirectWrites::submit(size_t size) {
+  std::unique_lock lock(mutex_);
+  waitIdle(lock);  // the other block is free again
+  pending_ = blocks_[current_].get();
+  pending_size_ = size;
+  lock.unlock();
+  changed_.notify_all();
+  current_ ^= 1;
+  used_ = 0;
+}
+
+void DirectWrites::waitIdle(std::unique_lock<std::mutex>& lock) {
+  changed_.wait(lock, [&] { return pending_ == nullptr; });
+}
+
+void DirectWrites::run() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return pending_ != nullptr || stop_; });
+    if (pending_ == nullptr) return;  // stopped
+    const char* data = pending_;
+    const size_t size = pending_size_;
+    const bool failed = error() != 0;
+    lock.unlock();
+    const int error = failed ? 0 : writeAllDirect(fd_, data, size);
+    lock.lock();
+    if (error != 0) error_.store(error, std::memory_order_release);
+    pending_ = nullptr;
+    changed_.notify_all();
+  }
+}
+
+}  // namespace planet_export

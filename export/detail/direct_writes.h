@@ -1,0 +1,75 @@
+#pragma once
+// A big file's bytes written straight to the disk (O_DIRECT), past the page cache, by a thread of
+// their own. Copying a gigabyte into the page cache costs the CPU about a second (the kernel
+// allocates and fills its pages, then writes them back); a direct write hands the disk the
+// caller's memory. The caller fills one aligned block while the thread writes the other, so the
+// wait for the disk overlaps the caller's work. Internal to export/ (FileWriter).
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string_view>
+#include <thread>
+
+namespace planet_export {
+
+class DirectWrites {
+ public:
+  // Direct writes need their file offset, length and memory address aligned: 4096 covers the
+  // logical block size of every common disk.
+  static constexpr size_t kAlign = 4096;
+  static constexpr size_t kBlockSize = size_t(2) << 20;
+
+  // `fd` is open for writing with O_DIRECT set, its file offset a multiple of kAlign. The thread
+  // writes with write(2), so the offset moves on as it writes.
+  explicit DirectWrites(int fd);
+  // Waits for the block being written; writes nothing more.
+  ~DirectWrites();
+  DirectWrites(const DirectWrites&) = delete;
+  DirectWrites& operator=(const DirectWrites&) = delete;
+
+  // Appends bytes; each full block goes to the thread.
+  void append(const char* data, size_t size);
+  // The free part of the block being filled, to read into; then filled(n) for the n bytes put
+  // there.
+  std::span<char> space();
+  void filled(size_t n);
+  // Hands over the whole kAlign units of what is left and waits until the thread has written
+  // everything. Returns the rest (fewer than kAlign bytes), which the caller writes after
+  // clearing O_DIRECT; valid until the next call.
+  std::string_view finish();
+  // The errno of the first write that failed, or 0. After a failure nothing more is written.
+  int error() const { return error_.load(std::memory_order_acquire); }
+  // Bytes appended so far.
+  uint64_t appended() const { return appended_; }
+
+ private:
+  struct FreeAligned {
+    void operator()(char* p) const;
+  };
+  using Block = std::unique_ptr<char, FreeAligned>;
+
+  void submit(size_t size);  // the block being filled, its first `size` bytes
+  void waitIdle(std::unique_lock<std::mutex>& lock);
+  void run();  // the thread
+
+  int fd_;
+  Block blocks_[2];
+  int current_ = 0;  // the block being filled
+  size_t used_ = 0;  // bytes in it
+  uint64_t appended_ = 0;
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  const char* pending_ = nullptr;  // the block handed to the thread, until it is written
+  size_t pending_size_ = 0;
+  bool stop_ = false;
+  std::atomic<int> error_{0};
+  std::thread thread_;  // last: started once the rest is made
+};
+
+}  // namespace planet_export
