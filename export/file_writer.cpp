@@ -74,12 +74,13 @@ void FileWriter::copyFrom(int fd, uint64_t size, Copy how) {
     }
   };
   if (!direct_ && !direct_tried_ && written_ + used_ + size >= direct_from_) {
-    flushBuffer();
     // The bytes up to an aligned offset through the buffer, then (maybe) direct writes.
-    const size_t lead = size_t(std::min<uint64_t>(size, -written_ % DirectWrites::kAlign));
-    readSource(buffer_.data(), lead);
-    writeAll(buffer_.data(), lead);
-    goDirect({});
+    const size_t lead = size_t(-(written_ + used_) % DirectWrites::kAlign);
+    if (lead <= size) {
+      char head[DirectWrites::kAlign];
+      readSource(head, lead);
+      goDirect(std::string_view(head, lead));
+    }
   }
   if (direct_) {
     // Read into the direct writes' blocks: one copy, from the source's cached pages.
@@ -131,18 +132,26 @@ void FileWriter::close() {
 }
 
 std::string_view FileWriter::goDirect(std::string_view bytes) {
+  // Bytes up to the next aligned offset go through the page cache; fewer than that wait in the
+  // buffer for a later write.
+  const size_t lead = size_t(-(written_ + used_) % DirectWrites::kAlign);
+  if (bytes.size() < lead) return bytes;
   flushBuffer();
-  const size_t lead = size_t(std::min<uint64_t>(bytes.size(), -written_ % DirectWrites::kAlign));
   writeAll(bytes.data(), lead);
   bytes.remove_prefix(lead);
-  if (written_ % DirectWrites::kAlign != 0) return bytes;  // too few bytes: at the next write
   direct_tried_ = true;
   startWriteback();  // what went through the page cache so far
 #if defined(O_DIRECT)
+  std::unique_ptr<DirectWrites> direct;
+  try {
+    direct = std::make_unique<DirectWrites>(fd_);
+  } catch (const std::exception&) {
+    return bytes;  // no memory or no thread for it: the page cache it is
+  }
   const int flags = ::fcntl(fd_, F_GETFL);
   // Refused (a file system without direct I/O, tmpfs before Linux 6.6): the page cache it is.
   if (flags < 0 || ::fcntl(fd_, F_SETFL, flags | O_DIRECT) != 0) return bytes;
-  direct_ = std::make_unique<DirectWrites>(fd_);
+  direct_ = std::move(direct);
   std::string().swap(buffer_);  // not needed until leaveDirect
 #endif
   return bytes;
@@ -151,10 +160,14 @@ std::string_view FileWriter::goDirect(std::string_view bytes) {
 void FileWriter::leaveDirect() {
   const std::string_view rest = direct_->finish();
   checkDirect();
-  const uint64_t whole = direct_->appended() - rest.size();
-  written_ += whole;
-  sent_ = written_;  // on its way to the disk already
-  direct_bytes_ += whole;
+  written_ += direct_->appended() - rest.size();
+  direct_bytes_ += direct_->directBytes();
+  // The direct bytes are on their way to the disk already; any that went through the page
+  // cache (a refused direct write) get their writeback started.
+  if (direct_->fellBack())
+    startWriteback();
+  else
+    sent_ = written_;
   buffer_.resize(kBufferSize);
   std::memcpy(buffer_.data(), rest.data(), rest.size());
   used_ = rest.size();

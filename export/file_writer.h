@@ -47,9 +47,11 @@ class FileWriter {
     write(std::string_view(static_cast<const char*>(data), size));
   }
   // Appends the first `size` bytes of the regular file open at `fd` (e.g. a temporary file the
-  // data was spooled to), copied by the kernel (copy_file_range) where it can, else (refused
-  // before a byte was copied: not supported between these files, or not allowed in a
-  // sandbox; or kBlocks) read and written in blocks. A short source is an error.
+  // data was spooled to). With direct writes (the file is past direct_from, or gets there with
+  // this copy) they are read into the direct writes' blocks; otherwise copied by the kernel
+  // (copy_file_range) where it can, else (refused before a byte was copied: not supported
+  // between these files, or not allowed in a sandbox; or kBlocks) read and written in blocks.
+  // A short source is an error.
   enum class Copy { kKernel, kBlocks };
   void copyFrom(int fd, uint64_t size, Copy how = Copy::kKernel);
   // Writes out the buffer and fsyncs the file, so its data is on disk.
@@ -62,8 +64,9 @@ class FileWriter {
 
  private:
   // Once the file offset is a multiple of DirectWrites::kAlign (the first bytes of `bytes`
-  // written as usual to get there), switches to direct writes if the file system allows them.
-  // Returns what is left of bytes.
+  // written as usual to get there; if there are too few, none are, and a later write tries
+  // again), switches to direct writes if the file system allows them. Returns what is left of
+  // bytes, for the caller to write.
   std::string_view goDirect(std::string_view bytes);
   // Writes what the direct writes hold and goes back to the page cache.
   void leaveDirect();

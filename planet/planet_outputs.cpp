@@ -62,15 +62,17 @@ class OutputJobs {
     std::vector<std::pair<std::filesystem::path, std::filesystem::path>> paths;
     for (const std::string& name : names)
       paths.emplace_back(out_.temporaryFor(name), out_.folder() / name);
-    jobs_.push_back({std::move(label), [paths, make = std::move(make)] {
+    jobs_.push_back({std::move(label),
+                     [paths, make = std::move(make)] {
                        const std::vector<std::string> bytes = make();
                        for (size_t k = 0; k < paths.size(); ++k)
                          writeStaged(paths[k].first, paths[k].second, bytes[k]);
-                     }});
+                     },
+                     {}});
   }
   // A task that writes its own files to paths it took from the transaction.
   void addWriter(std::string label, std::function<void()> write) {
-    jobs_.push_back({std::move(label), std::move(write)});
+    jobs_.push_back({std::move(label), std::move(write), {}});
   }
   // The last job added is spawned next to the earlier job `label` instead of in the order added
   // (its files keep their place): two jobs that share an array then run one after the other

@@ -184,7 +184,9 @@ TEST_CASE(
     out.close();
     CHECK(readFile(path) == expected);
     if (directWritesAllowed(dir.path)) {
-      // All but what was written before the first aligned offset and the last partial unit.
+      // All but what was written before the first aligned offset and the last partial unit,
+      // with O_DIRECT on: a direct write the file system refused (EINVAL, say for a misaligned
+      // offset) would have gone through the page cache and is not counted.
       CHECK(before_sync == 0);  // counted when the direct writes end (at the sync)
       CHECK(out.directBytes() >= expected.size() - 12345 - 2 * DirectWrites::kAlign -
                                      (direct_from == 0 ? 0 : direct_from + 1));
@@ -204,7 +206,8 @@ TEST_CASE("export: a failed direct write names the path, and the writer stops wi
   const std::string block = patternBytes(3 * DirectWrites::kBlockSize, 2);
   const fs::path path = dir.path / "limited.bin";
   {
-    // 1 MiB: the first block the thread writes fails (EFBIG); a later call reports it.
+    // 1 MiB: the thread's first write of a block stops short at the limit and its next one
+    // fails (EFBIG); a later call of the writer reports it.
     const FileSizeLimit limit(1 << 20);
     FileWriter out(path, FileWriter::Create::kTruncate, 0);
     REQUIRE_THROWS_WITH(

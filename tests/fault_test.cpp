@@ -139,7 +139,9 @@ TEST_CASE("faults: a failed write past the page cache names the path and keeps t
   const auto before = previousRun(dir, out);
   // planet.obj of f = 128 is about 48 MB: past FileWriter::kDirectFrom (16 MiB) it is written
   // past the page cache by a thread of its own, whose write fails at the 30,000 KiB limit (the
-  // other files are smaller).
+  // other files are smaller). The error travels from that thread through the writer and the
+  // output jobs to the command's message; the message is the same a page-cache write would
+  // give (the unit test "a failed direct write" checks the thread's side).
   const fs::path config = dir / "obj.toml";
   std::ofstream(config) << "[planet]\nfrequency = 128\n[erosion]\ndroplets = 100\n"
                            "[export]\nmap_width = 256\nobj = true\n";

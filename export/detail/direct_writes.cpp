@@ -11,29 +11,6 @@
 #include <unistd.h>
 
 namespace planet_export {
-namespace {
-
-// Writes all of data; returns 0 or the errno of the failure. A file system that refuses a
-// direct write (EINVAL: it has stricter alignment, or none at all) gets it through the page
-// cache instead: the bytes are the same.
-int writeAllDirect(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int flags = errno == EINVAL ? ::fcntl(fd, F_GETFL) : -1;
-      if (flags >= 0 && (flags & O_DIRECT) != 0 && ::fcntl(fd, F_SETFL, flags & ~O_DIRECT) == 0)
-        continue;
-      return errno;
-    }
-    if (n == 0) return EIO;  // no progress: do not spin
-    data += n;
-    size -= size_t(n);
-  }
-  return 0;
-}
-
-}  // namespace
 
 void DirectWrites::FreeAligned::operator()(char* p) const {
   std::free(p);
@@ -99,6 +76,29 @@ void DirectWrites::submit(size_t size) {
   used_ = 0;
 }
 
+// Writes all of data; returns 0 or the errno of the failure. A file system that refuses a
+// direct write (EINVAL: it has stricter alignment, or none at all) gets it through the page
+// cache instead: the bytes are the same.
+int DirectWrites::writeBlock(const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd_, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int flags = errno == EINVAL ? ::fcntl(fd_, F_GETFL) : -1;
+      if (flags >= 0 && (flags & O_DIRECT) != 0 && ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) == 0) {
+        fell_back_ = true;
+        continue;
+      }
+      return errno;
+    }
+    if (n == 0) return EIO;  // no progress: do not spin
+    if (!fell_back_) direct_bytes_ += uint64_t(n);
+    data += n;
+    size -= size_t(n);
+  }
+  return 0;
+}
+
 void DirectWrites::waitIdle(std::unique_lock<std::mutex>& lock) {
   changed_.wait(lock, [&] { return pending_ == nullptr; });
 }
@@ -112,7 +112,7 @@ void DirectWrites::run() {
     const size_t size = pending_size_;
     const bool failed = error() != 0;
     lock.unlock();
-    const int error = failed ? 0 : writeAllDirect(fd_, data, size);
+    const int error = failed ? 0 : writeBlock(data, size);
     lock.lock();
     if (error != 0) error_.store(error, std::memory_order_release);
     pending_ = nullptr;

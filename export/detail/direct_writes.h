@@ -1,9 +1,10 @@
 #pragma once
 // A big file's bytes written straight to the disk (O_DIRECT), past the page cache, by a thread of
 // their own. Copying a gigabyte into the page cache costs the CPU about a second (the kernel
-// allocates and fills its pages, then writes them back); a direct write hands the disk the
-// caller's memory. The caller fills one aligned block while the thread writes the other, so the
-// wait for the disk overlaps the caller's work. Internal to export/ (FileWriter).
+// allocates and fills its pages, then writes them back); a direct write has the disk read the
+// bytes from the process's memory. The caller copies them into one aligned block while the
+// thread writes the other, so the wait for the disk overlaps the caller's work and never holds
+// a oneTBB worker. Internal to export/ (FileWriter).
 
 #include <atomic>
 #include <condition_variable>
@@ -24,8 +25,10 @@ class DirectWrites {
   static constexpr size_t kAlign = 4096;
   static constexpr size_t kBlockSize = size_t(2) << 20;
 
-  // `fd` is open for writing with O_DIRECT set, its file offset a multiple of kAlign. The thread
-  // writes with write(2), so the offset moves on as it writes.
+  // `fd` is open for writing, its file offset a multiple of kAlign; the caller sets O_DIRECT
+  // before the first block is full. The thread writes with write(2), so the offset moves on as
+  // it writes. Where the file system refuses a direct write (EINVAL) the thread clears
+  // O_DIRECT and writes that block and the rest through the page cache.
   explicit DirectWrites(int fd);
   // Waits for the block being written; writes nothing more.
   ~DirectWrites();
@@ -46,6 +49,10 @@ class DirectWrites {
   int error() const { return error_.load(std::memory_order_acquire); }
   // Bytes appended so far.
   uint64_t appended() const { return appended_; }
+  // After finish(): the bytes written with O_DIRECT on, and whether a write went through the
+  // page cache (a refused direct write) and so still needs its writeback started.
+  uint64_t directBytes() const { return direct_bytes_; }
+  bool fellBack() const { return fell_back_; }
 
  private:
   struct FreeAligned {
@@ -53,7 +60,8 @@ class DirectWrites {
   };
   using Block = std::unique_ptr<char, FreeAligned>;
 
-  void submit(size_t size);  // the block being filled, its first `size` bytes
+  void submit(size_t size);                       // the block being filled, its first `size` bytes
+  int writeBlock(const char* data, size_t size);  // the thread's write of one block
   void waitIdle(std::unique_lock<std::mutex>& lock);
   void run();  // the thread
 
@@ -69,6 +77,9 @@ class DirectWrites {
   size_t pending_size_ = 0;
   bool stop_ = false;
   std::atomic<int> error_{0};
+  // The thread's; read by the caller once the thread is idle (after waitIdle, under mutex_).
+  uint64_t direct_bytes_ = 0;
+  bool fell_back_ = false;
   std::thread thread_;  // last: started once the rest is made
 };
 
