@@ -159,11 +159,11 @@ TEST_CASE(
   writeFileAtomic(dir.path / "block.bin", block);
   const int fd = ::open((dir.path / "block.bin").c_str(), O_RDONLY | O_CLOEXEC);
   REQUIRE(fd >= 0);
-  // Direct from the start (0) and from an offset no aligned unit divides (5000): the first bytes
-  // go through the page cache up to an aligned offset. Small writes, writes that skip the
-  // buffer, copied files, a sync in the middle (which ends the direct writes) and a tail that
-  // is not a whole aligned unit.
-  for (const uint64_t direct_from : {uint64_t(0), uint64_t(5000)}) {
+  // Direct from the start (0), and from a size first passed at an unaligned offset (10000, by the
+  // write that starts at 8193): the first bytes go through the page cache up to an aligned
+  // offset. Small writes, writes that skip the buffer, copied files, a sync in the middle (which
+  // ends the direct writes) and a tail that is not a whole aligned unit.
+  for (const uint64_t direct_from : {uint64_t(0), uint64_t(10000)}) {
     const fs::path path = dir.path / ("direct" + std::to_string(direct_from) + ".bin");
     FileWriter out(path, FileWriter::Create::kTruncate, direct_from);
     std::string expected;
