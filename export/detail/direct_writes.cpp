@@ -59,7 +59,7 @@ std::string_view DirectWrites::finish() {
   const char* block = blocks_[current_].get();
   const size_t used = used_;
   const size_t whole = used / kAlign * kAlign;
-  if (whole > 0) submit(whole);  // switches blocks: the rest stays where it is
+  if (whole > 0) submit(whole);  // moves on to the next block: the rest stays where it is
   std::unique_lock lock(mutex_);
   waitIdle(lock);
   return {block + whole, used - whole};
@@ -67,12 +67,12 @@ std::string_view DirectWrites::finish() {
 
 void DirectWrites::submit(size_t size) {
   std::unique_lock lock(mutex_);
-  waitIdle(lock);  // the other block is free again
-  pending_ = blocks_[current_].get();
-  pending_size_ = size;
-  lock.unlock();
+  sizes_[current_] = size;
+  ++queued_;
   changed_.notify_all();
-  current_ ^= 1;
+  // The next block in the ring is free once fewer than all blocks are queued.
+  changed_.wait(lock, [&] { return queued_ < kBlockCount; });
+  current_ = (current_ + 1) % kBlockCount;
   used_ = 0;
 }
 
@@ -100,22 +100,23 @@ int DirectWrites::writeBlock(const char* data, size_t size) {
 }
 
 void DirectWrites::waitIdle(std::unique_lock<std::mutex>& lock) {
-  changed_.wait(lock, [&] { return pending_ == nullptr; });
+  changed_.wait(lock, [&] { return queued_ == 0; });
 }
 
 void DirectWrites::run() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    changed_.wait(lock, [&] { return pending_ != nullptr || stop_; });
-    if (pending_ == nullptr) return;  // stopped
-    const char* data = pending_;
-    const size_t size = pending_size_;
+    changed_.wait(lock, [&] { return queued_ > 0 || stop_; });
+    if (queued_ == 0) return;  // stopped
+    const char* data = blocks_[next_].get();
+    const size_t size = sizes_[next_];
     const bool failed = error() != 0;
     lock.unlock();
     const int error = failed ? 0 : writeBlock(data, size);
     lock.lock();
     if (error != 0) error_.store(error, std::memory_order_release);
-    pending_ = nullptr;
+    next_ = (next_ + 1) % kBlockCount;
+    --queued_;
     changed_.notify_all();
   }
 }

@@ -3,8 +3,9 @@
 // their own. Copying a gigabyte into the page cache costs the CPU about a second (the kernel
 // allocates and fills its pages, then writes them back); a direct write has the disk read the
 // bytes from the process's memory. The caller copies them into one aligned block while the
-// thread writes the other, so the wait for the disk overlaps the caller's work and never holds
-// a oneTBB worker. Internal to export/ (FileWriter).
+// thread writes the ones filled before, in order, so the wait for the disk overlaps the caller's
+// work and never holds a oneTBB worker; the caller waits only when every block is queued (a
+// disk slower than the writer). Internal to export/ (FileWriter).
 
 #include <atomic>
 #include <condition_variable>
@@ -24,13 +25,14 @@ class DirectWrites {
   // logical block size of every common disk.
   static constexpr size_t kAlign = 4096;
   static constexpr size_t kBlockSize = size_t(2) << 20;
+  static constexpr size_t kBlockCount = 4;
 
   // `fd` is open for writing, its file offset a multiple of kAlign; the caller sets O_DIRECT
   // before the first block is full. The thread writes with write(2), so the offset moves on as
   // it writes. Where the file system refuses a direct write (EINVAL) the thread clears
   // O_DIRECT and writes that block and the rest through the page cache.
   explicit DirectWrites(int fd);
-  // Waits for the block being written; writes nothing more.
+  // Waits for the blocks queued; writes nothing more.
   ~DirectWrites();
   DirectWrites(const DirectWrites&) = delete;
   DirectWrites& operator=(const DirectWrites&) = delete;
@@ -60,21 +62,26 @@ class DirectWrites {
   };
   using Block = std::unique_ptr<char, FreeAligned>;
 
-  void submit(size_t size);                       // the block being filled, its first `size` bytes
+  // Queues the block being filled, its first `size` bytes, and moves on to the next block once
+  // it is free.
+  void submit(size_t size);
   int writeBlock(const char* data, size_t size);  // the thread's write of one block
   void waitIdle(std::unique_lock<std::mutex>& lock);
   void run();  // the thread
 
   int fd_;
-  Block blocks_[2];
-  int current_ = 0;  // the block being filled
-  size_t used_ = 0;  // bytes in it
+  Block blocks_[kBlockCount];
+  size_t current_ = 0;  // the block being filled
+  size_t used_ = 0;     // bytes in it
   uint64_t appended_ = 0;
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  const char* pending_ = nullptr;  // the block handed to the thread, until it is written
-  size_t pending_size_ = 0;
+  // The queue, in the order the blocks were filled: queued_ blocks from next_ on (cyclically),
+  // each with its size; a block leaves it once written.
+  size_t next_ = 0;
+  size_t queued_ = 0;
+  size_t sizes_[kBlockCount] = {};
   bool stop_ = false;
   std::atomic<int> error_{0};
   // The thread's; read by the caller once the thread is idle (after waitIdle, under mutex_).
