@@ -80,10 +80,8 @@ void discardTemporary(const fs::path& path) {
 // Hidden, per-process unique name next to the target: `.<name>.tmp.<pid>.<counter>`.
 fs::path temporaryPathFor(const fs::path& target) {
   const uint64_t n = g_temporary_counter.fetch_add(1, std::memory_order_relaxed);
-  // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) about "." + string.
-  std::string name = ".";
-  name += target.filename().string();
-  name += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(n);
+  const std::string name = "." + target.filename().string() + ".tmp." + std::to_string(::getpid()) +
+                           "." + std::to_string(n);
   return target.parent_path() / name;
 }
 

@@ -81,11 +81,8 @@ RgbImage renderDivergingMap(const PlanetSurface& surface, std::span<const float>
   legend.ramp = [&](double t) { return colour_of((2.0 * t - 1.0) * limit); };
   legend.title = options.title;
   legend.left_label = formatValue(-limit, options.units);
-  // Built in place: GCC 12 warns (-Wrestrict, a false positive) about "+" + string and about
-  // assigning "0" here.
-  legend.middle_label.assign(1, '0');
-  legend.right_label = formatValue(limit, options.units);
-  legend.right_label.insert(0, 1, '+');
+  legend.middle_label = "0";
+  legend.right_label = "+" + formatValue(limit, options.units);
   return renderFieldMap(surface, field, options, colour_of, std::move(legend));
 }
 
