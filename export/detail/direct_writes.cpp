@@ -76,20 +76,22 @@ void DirectWrites::submit(size_t size) {
   used_ = 0;
 }
 
-// Writes all of data; returns 0 or the errno of the failure. A file system that refuses a
-// direct write (EINVAL: it has stricter alignment, or none at all) gets it through the page
-// cache instead: the bytes are the same.
+// Writes all of data; returns 0 or the errno of the failure. A direct write that fails is tried
+// again through the page cache, and so is everything after it: file systems refuse direct
+// writes in their own ways (EINVAL for an alignment they do not take, EOPNOTSUPP, ...), and a
+// real failure (a full disk, a size limit) fails the second try too, which is what is reported.
 int DirectWrites::writeBlock(const char* data, size_t size) {
   while (size > 0) {
     const ssize_t n = ::write(fd_, data, size);
     if (n < 0) {
       if (errno == EINTR) continue;
-      const int flags = errno == EINVAL ? ::fcntl(fd_, F_GETFL) : -1;
+      const int error = errno;
+      const int flags = fell_back_ ? -1 : ::fcntl(fd_, F_GETFL);
       if (flags >= 0 && (flags & O_DIRECT) != 0 && ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) == 0) {
         fell_back_ = true;
         continue;
       }
-      return errno;
+      return error;
     }
     if (n == 0) return EIO;  // no progress: do not spin
     if (!fell_back_) direct_bytes_ += uint64_t(n);

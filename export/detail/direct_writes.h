@@ -29,8 +29,9 @@ class DirectWrites {
 
   // `fd` is open for writing, its file offset a multiple of kAlign; the caller sets O_DIRECT
   // before the first block is full. The thread writes with write(2), so the offset moves on as
-  // it writes. Where the file system refuses a direct write (EINVAL) the thread clears
-  // O_DIRECT and writes that block and the rest through the page cache.
+  // it writes. Where a direct write fails the thread clears O_DIRECT and writes that block and
+  // the rest through the page cache (a file system that refuses direct writes; a real failure
+  // fails there too and is reported).
   explicit DirectWrites(int fd);
   // Waits for the blocks queued; writes nothing more.
   ~DirectWrites();
