@@ -199,6 +199,49 @@ TEST_CASE(
   ::close(fd);
 }
 
+TEST_CASE("export: a direct write the file system refuses goes through the page cache instead",
+          "[export]") {
+  TempDir dir;
+  if (!directWritesAllowed(dir.path)) {
+    WARN("no direct writes in " << dir.path.string() << ": nothing to refuse");
+    CHECK_FALSE(directWritesAllowed(dir.path));
+    return;
+  }
+  // 100 bytes through the page cache, then O_DIRECT on at that unaligned offset: a file system
+  // that wants aligned direct writes (ext4, XFS) refuses the first block (EINVAL), and the
+  // thread must write it and the rest through the page cache, bytes in order.
+  const fs::path path = dir.path / "refused.bin";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  REQUIRE(fd >= 0);
+  const std::string head = patternBytes(100, 4),
+                    bytes = patternBytes(3 * DirectWrites::kBlockSize + 5000, 5);
+  REQUIRE(::write(fd, head.data(), head.size()) == ssize_t(head.size()));
+  REQUIRE(::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_DIRECT) == 0);
+  // Whether this file system refuses an aligned block at an unaligned offset at all (tmpfs
+  // takes any).
+  void* aligned = std::aligned_alloc(DirectWrites::kAlign, DirectWrites::kAlign);
+  REQUIRE(aligned != nullptr);
+  std::memset(aligned, 'x', DirectWrites::kAlign);
+  const int probe = ::open((dir.path / "probe.bin").c_str(), O_WRONLY | O_CREAT | O_DIRECT, 0666);
+  REQUIRE(probe >= 0);
+  const bool refuses = ::pwrite(probe, aligned, DirectWrites::kAlign, 100) < 0 && errno == EINVAL;
+  ::close(probe);
+  std::free(aligned);
+  std::string rest;
+  {
+    DirectWrites direct(fd);
+    direct.append(bytes.data(), bytes.size());
+    rest = std::string(direct.finish());
+    CHECK(direct.error() == 0);
+    CHECK(direct.fellBack() == refuses);
+    CHECK(direct.directBytes() == (refuses ? 0 : bytes.size() - rest.size()));
+  }
+  REQUIRE(::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_DIRECT) == 0);
+  REQUIRE(::write(fd, rest.data(), rest.size()) == ssize_t(rest.size()));
+  ::close(fd);
+  CHECK(readFile(path) == head + bytes);
+}
+
 TEST_CASE("export: a failed direct write names the path, and the writer stops without hanging",
           "[export]") {
   TempDir dir;
