@@ -23,6 +23,7 @@
 #include <set>
 
 #include "export/detail/unique_fd.h"
+#include "export/detail/write_fully.h"
 #include "export/file_writer.h"
 
 namespace planet_export {
@@ -200,13 +201,9 @@ void writeManifest(int dir_fd, const std::set<std::string>& names) {
   const UniqueFd file(
       ::openat(dir_fd, kManifestName, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (file.fd < 0) throw std::runtime_error(std::string(kManifestName) + ": " + errorText(errno));
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(file.fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw std::runtime_error(std::string(kManifestName) + ": " + errorText(errno));
-    done += size_t(n);
-  }
+  int error = 0;
+  writeFully(file.fd, text.data(), text.size(), error);
+  if (error != 0) throw std::runtime_error(std::string(kManifestName) + ": " + errorText(error));
   if (::fsync(file.fd) != 0)
     throw std::runtime_error(std::string(kManifestName) + ": " + errorText(errno));
 }

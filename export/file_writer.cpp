@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "export/detail/direct_writes.h"
+#include "export/detail/write_fully.h"
 
 namespace planet_export {
 namespace {
@@ -189,17 +190,9 @@ void FileWriter::flushBuffer() {
 }
 
 void FileWriter::writeAll(const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd_, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("cannot write", errno);
-    }
-    if (n == 0) fail("cannot write", EIO);  // no progress: do not spin
-    data += n;
-    size -= size_t(n);
-    written_ += uint64_t(n);
-  }
+  int error = 0;
+  written_ += writeFully(fd_, data, size, error);
+  if (error != 0) fail("cannot write", error);
   if (written_ - sent_ >= kWritebackStep) startWriteback();
 }
 

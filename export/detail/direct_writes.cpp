@@ -10,6 +10,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "export/detail/write_fully.h"
+
 namespace planet_export {
 
 void DirectWrites::FreeAligned::operator()(char* p) const {
@@ -81,24 +83,18 @@ void DirectWrites::submit(size_t size) {
 // writes in their own ways (EINVAL for an alignment they do not take, EOPNOTSUPP, ...), and a
 // real failure (a full disk, a size limit) fails the second try too, which is what is reported.
 int DirectWrites::writeBlock(const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd_, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int error = errno;
-      const int flags = fell_back_ ? -1 : ::fcntl(fd_, F_GETFL);
-      if (flags >= 0 && (flags & O_DIRECT) != 0 && ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) == 0) {
-        fell_back_ = true;
-        continue;
-      }
+  for (;;) {
+    int error = 0;
+    const size_t done = writeFully(fd_, data, size, error);
+    if (!fell_back_) direct_bytes_ += done;
+    if (error == 0) return 0;
+    data += done;
+    size -= done;
+    const int flags = fell_back_ ? -1 : ::fcntl(fd_, F_GETFL);
+    if (flags < 0 || (flags & O_DIRECT) == 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0)
       return error;
-    }
-    if (n == 0) return EIO;  // no progress: do not spin
-    if (!fell_back_) direct_bytes_ += uint64_t(n);
-    data += n;
-    size -= size_t(n);
+    fell_back_ = true;
   }
-  return 0;
 }
 
 void DirectWrites::waitIdle(std::unique_lock<std::mutex>& lock) {

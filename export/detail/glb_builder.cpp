@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "export/detail/meshopt_codec.h"
+#include "export/detail/write_fully.h"
 #include "export/file_writer.h"
 
 namespace planet_export {
@@ -57,15 +58,9 @@ void GlbBuilder::keep(ViewBytes bytes) {
     pieces_.push_back(std::move(bytes));
     return;
   }
-  const auto* data = reinterpret_cast<const char*>(bytes.data());
-  size_t left = bytes.paddedSize();
-  while (left > 0) {
-    const ssize_t n = ::write(spool_fd_, data, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) spoolFailed(spool_dir_, "write", n < 0 ? errno : EIO);
-    data += n;
-    left -= size_t(n);
-  }
+  int error = 0;
+  writeFully(spool_fd_, reinterpret_cast<const char*>(bytes.data()), bytes.paddedSize(), error);
+  if (error != 0) spoolFailed(spool_dir_, "write", error);
 }
 
 int GlbBuilder::addView(ViewBytes bytes, int target, int stride, const char* mode,
