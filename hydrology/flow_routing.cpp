@@ -4,12 +4,12 @@
 #include <cassert>
 #include <cmath>
 #include <deque>
-#include <queue>
 
 #include <tbb/parallel_for.h>
 #include <glm/geometric.hpp>
 
 #include "geodesy/hash.h"
+#include "hydrology/detail/flood_queue.h"
 
 namespace hydrology {
 namespace {
@@ -25,16 +25,6 @@ double arc(const glm::vec3& a, const glm::vec3& b) {
   return c * (1.0 + c2 * (1.0 / 24.0 + c2 * (3.0 / 640.0)));
 }
 
-// Min-heap entry of the priority-flood: lowest level first, then first pushed.
-struct Entry {
-  float level;
-  uint64_t seq;
-  uint32_t vertex;
-  bool operator>(const Entry& o) const {
-    return level > o.level || (level == o.level && seq > o.seq);
-  }
-};
-
 struct Flood {
   std::vector<uint32_t> parent;  // the vertex the flood reached v from (v itself for seeds)
   std::vector<uint32_t> rank;    // 0 for sea, 1 + visiting index for land
@@ -49,9 +39,8 @@ Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea
   f.parent.assign(n, 0);
   f.rank.assign(n, 0);
   std::vector<uint8_t> seen(n, 0);
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+  detail::FloodQueue heap;  // lowest level first, then first pushed
   std::deque<uint32_t> pits;
-  uint64_t seq = 0;
   routing.water_level_m.assign(h.begin(), h.end());
   routing.lake_of.assign(n, kNoLake);
 
@@ -64,7 +53,7 @@ Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea
     f.parent[v] = v;
     for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
       if (h[nb[k]] >= sea) {
-        heap.push({sea, seq++, v});
+        heap.push(sea, v);
         break;
       }
     }
@@ -78,7 +67,7 @@ Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea
       f.parent[lowest] = lowest;
       f.rank[lowest] = 1;
       routing.order.push_back(lowest);
-      heap.push({h[lowest], seq++, lowest});
+      heap.push(h[lowest], lowest);
     }
   }
   // Land rising away from the flood front needs no heap (Zhou, Sun & Fu 2016): a vertex higher
@@ -104,7 +93,7 @@ Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea
         routing.order.push_back(m);
         slope.push_back(m);
       }
-      if (lower_unseen) heap.push({h[t], seq++, t});
+      if (lower_unseen) heap.push(h[t], t);
     }
   };
   while (!pits.empty() || !heap.empty()) {
@@ -113,8 +102,7 @@ Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea
       c = pits.front();
       pits.pop_front();
     } else {
-      c = heap.top().vertex;
-      heap.pop();
+      c = heap.pop();
     }
     const float wc = routing.water_level_m[c];
     for (uint32_t k = off[c]; k < off[c + 1]; ++k) {
