@@ -31,7 +31,8 @@ struct Flood {
 };
 
 // Priority-flood with a FIFO for the vertices inside depressions (they take the level of the
-// vertex they were reached from and need no heap). Fills routing.order, water_level_m, lakes.
+// vertex they were reached from and need no priority queue). Fills routing.order,
+// water_level_m, lakes.
 Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
             FlowRouting& routing) {
   const size_t n = mesh.vertexCount();
@@ -39,7 +40,7 @@ Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea
   f.parent.assign(n, 0);
   f.rank.assign(n, 0);
   std::vector<uint8_t> seen(n, 0);
-  detail::FloodQueue heap;  // lowest level first, then first pushed
+  detail::FloodQueue queue;  // lowest level first, then first pushed
   std::deque<uint32_t> pits;
   routing.water_level_m.assign(h.begin(), h.end());
   routing.lake_of.assign(n, kNoLake);
@@ -53,12 +54,12 @@ Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea
     f.parent[v] = v;
     for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
       if (h[nb[k]] >= sea) {
-        heap.push(sea, v);
+        queue.push(sea, v);
         break;
       }
     }
   }
-  if (heap.empty()) {  // no sea: the lowest vertex is the one outlet
+  if (queue.empty()) {  // no sea: the lowest vertex is the one outlet
     uint32_t lowest = 0;
     for (uint32_t v = 1; v < n; ++v)
       if (h[v] < h[lowest]) lowest = v;
@@ -67,13 +68,13 @@ Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea
       f.parent[lowest] = lowest;
       f.rank[lowest] = 1;
       routing.order.push_back(lowest);
-      heap.push(h[lowest], lowest);
+      queue.push(h[lowest], lowest);
     }
   }
-  // Land rising away from the flood front needs no heap (Zhou, Sun & Fu 2016): a vertex higher
-  // than the one it is reached from spills at its own height, so the rising slope is visited
-  // breadth-first from it. A vertex of that slope with a lower unvisited neighbour goes on the
-  // heap at its height, and that neighbour is reached from it in priority order.
+  // Land rising away from the flood front needs no priority queue (Zhou, Sun & Fu 2016): a
+  // vertex higher than the one it is reached from spills at its own height, so the rising slope
+  // is visited breadth-first from it. A vertex of that slope with a lower unvisited neighbour
+  // goes on the queue at its height, and that neighbour is reached from it in priority order.
   std::vector<uint32_t> slope;
   auto climb = [&](uint32_t start) {
     slope.assign(1, start);
@@ -93,16 +94,16 @@ Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea
         routing.order.push_back(m);
         slope.push_back(m);
       }
-      if (lower_unseen) heap.push(h[t], t);
+      if (lower_unseen) queue.push(h[t], t);
     }
   };
-  while (!pits.empty() || !heap.empty()) {
+  while (!pits.empty() || !queue.empty()) {
     uint32_t c;
     if (!pits.empty()) {
       c = pits.front();
       pits.pop_front();
     } else {
-      c = heap.pop();
+      c = queue.pop();
     }
     const float wc = routing.water_level_m[c];
     for (uint32_t k = off[c]; k < off[c + 1]; ++k) {

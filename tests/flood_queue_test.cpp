@@ -9,6 +9,7 @@
 #include <limits>
 #include <queue>
 #include <random>
+#include <stdexcept>
 #include <tuple>
 #include <vector>
 
@@ -85,4 +86,16 @@ TEST_CASE("flood queue: pops what a binary heap on (level, push count) pops, in 
     CHECK(pops == pushes);
     CHECK(pushes > 50000);
   }
+}
+
+TEST_CASE("flood queue: a level pushed below the last popped is refused", "[hydrology]") {
+  FloodQueue queue;
+  queue.push(2.0f, 1);
+  queue.push(5.0f, 2);
+  CHECK(queue.pop() == 1);
+  CHECK_THROWS_AS(queue.push(1.5f, 3), std::logic_error);
+  queue.push(2.0f, 4);  // the level popped last: allowed, after what is pending at it
+  CHECK(queue.pop() == 4);
+  CHECK(queue.pop() == 2);
+  CHECK(queue.empty());
 }

@@ -15,24 +15,28 @@
 #include <array>
 #include <bit>
 #include <cassert>
+#include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 namespace hydrology::detail {
 
 // A float's bits as an unsigned integer in the same order as the floats, equal for equal
-// floats (-0 is +0: adding +0 makes it so and changes no other float). Not for NaN.
+// floats (-0 as +0). NaN has no place in that order (nor had it in the heap before this queue):
+// not for NaN.
 inline uint32_t orderedBits(float x) {
-  const uint32_t bits = std::bit_cast<uint32_t>(x + 0.0f);
+  const uint32_t bits = std::bit_cast<uint32_t>(x == 0.0f ? 0.0f : x);
   return bits & 0x80000000u ? ~bits : bits | 0x80000000u;
 }
 
 class FloodQueue {
  public:
-  // level must not be below the last level popped.
+  // level must not be below the last level popped (std::logic_error: such a push would come
+  // out in the wrong place, and the flood's routing with it).
   void push(float level, uint32_t value) {
     const uint32_t key = orderedBits(level);
-    assert(key >= last_);
+    if (key < last_) throw std::logic_error("FloodQueue: a level pushed below the last popped");
     buckets_[bucketOf(key)].push_back({key, value});
     ++size_;
   }
