@@ -32,13 +32,23 @@ struct Flood {
 
 // Priority-flood with a FIFO for the vertices inside depressions (they take the level of the
 // vertex they were reached from and need no priority queue). Fills routing.order,
-// water_level_m, lakes.
-Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
-            FlowRouting& routing) {
+// water_level_m, lakes, and when given, record (routeFlow's receivers need it; filling
+// depressions does not).
+void flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
+           FlowRouting& routing, Flood* record) {
   const size_t n = mesh.vertexCount();
-  Flood f;
-  f.parent.assign(n, 0);
-  f.rank.assign(n, 0);
+  if (record) {
+    record->parent.assign(n, 0);
+    record->rank.assign(n, 0);
+  }
+  // The flood reaches m from `from`: m comes next in the order.
+  const auto reach = [&](uint32_t m, uint32_t from) {
+    if (record) {
+      record->parent[m] = from;
+      record->rank[m] = uint32_t(routing.order.size()) + 1;
+    }
+    routing.order.push_back(m);
+  };
   std::vector<uint8_t> seen(n, 0);
   detail::FloodQueue queue;  // lowest level first, then first pushed
   std::deque<uint32_t> pits;
@@ -51,7 +61,7 @@ Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea
   for (uint32_t v = 0; v < n; ++v) {
     if (h[v] >= sea) continue;
     seen[v] = 1;
-    f.parent[v] = v;
+    if (record) record->parent[v] = v;
     for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
       if (h[nb[k]] >= sea) {
         queue.push(sea, v);
@@ -65,9 +75,7 @@ Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea
       if (h[v] < h[lowest]) lowest = v;
     if (!seen[lowest]) {
       seen[lowest] = 1;
-      f.parent[lowest] = lowest;
-      f.rank[lowest] = 1;
-      routing.order.push_back(lowest);
+      reach(lowest, lowest);
       queue.push(h[lowest], lowest);
     }
   }
@@ -89,9 +97,7 @@ Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea
           continue;
         }
         seen[m] = 1;
-        f.parent[m] = t;
-        f.rank[m] = uint32_t(routing.order.size()) + 1;
-        routing.order.push_back(m);
+        reach(m, t);
         slope.push_back(m);
       }
       if (lower_unseen) queue.push(h[t], t);
@@ -110,9 +116,7 @@ Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea
       const uint32_t m = nb[k];
       if (seen[m]) continue;
       seen[m] = 1;
-      f.parent[m] = c;
-      f.rank[m] = uint32_t(routing.order.size()) + 1;
-      routing.order.push_back(m);
+      reach(m, c);
       if (h[m] <= wc && h[c] >= sea) {
         routing.water_level_m[m] = wc;
         if (h[m] < wc) {  // under water: the lake of c, or a new one spilling to c
@@ -133,7 +137,6 @@ Flood flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea
       }
     }
   }
-  return f;
 }
 
 void summariseLakes(const geodesy::SphereMesh& mesh, std::span<const float> h,
@@ -157,13 +160,13 @@ void summariseLakes(const geodesy::SphereMesh& mesh, std::span<const float> h,
 
 namespace {
 
-// The flood's part of routeFlow: order, water levels and lakes, no receivers.
+// The flood's part of routeFlow: order, water levels and lakes, no receivers; f, when given,
+// gets the flood's parents and ranks, which the receivers are chosen with.
 FlowRouting floodLakes(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
                        double sea_level_m, Flood* f) {
   FlowRouting routing;
   routing.order.reserve(mesh.vertexCount());
-  Flood local;
-  (f ? *f : local) = flood(mesh, elevation_m, float(sea_level_m), routing);
+  flood(mesh, elevation_m, float(sea_level_m), routing, f);
   routing.land_vertices = routing.order.size();
   summariseLakes(mesh, elevation_m, routing);
   return routing;
