@@ -26,8 +26,10 @@ double arc(const glm::vec3& a, const glm::vec3& b) {
 }
 
 struct Flood {
-  std::vector<uint32_t> parent;  // the vertex the flood reached v from (v itself for seeds)
-  std::vector<uint32_t> rank;    // 0 for sea, 1 + visiting index for land
+  // The vertex the flood reached v from (v itself for every sea vertex and for the outlet of a
+  // planet with no sea).
+  std::vector<uint32_t> parent;
+  std::vector<uint32_t> rank;  // 0 for sea, 1 + visiting index for land
 };
 
 // Priority-flood with a FIFO for the vertices inside depressions (they take the level of the
