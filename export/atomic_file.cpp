@@ -248,14 +248,56 @@ void moveBackUserEntries(int from_fd, const std::set<std::string>& tool, int to_
   }
 }
 
+// Whether entry `name` of folder a is the same file as entry `name` of folder b (a hard link
+// made before the swap).
+bool sameFile(int a_fd, int b_fd, const std::string& name) {
+  struct stat a {
+  }, b{};
+  return ::fstatat(a_fd, name.c_str(), &a, AT_SYMLINK_NOFOLLOW) == 0 &&
+         ::fstatat(b_fd, name.c_str(), &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
+
+// Deletes `name` in parent, a previous output folder swapped out (or a leftover of one), after
+// its user entries were moved back: the files `tool` lists, dead temporaries, the user's files
+// the output folder (target_fd, -1 if none) holds as the same file, then the manifest. Anything
+// else is the user's (an entry that could not move back: a name the new run now uses, a folder
+// that may not change parent) and stays, and so does the folder: returns false then.
+bool discardSwappedOut(int parent_fd, const std::string& name, int folder_fd,
+                       const std::set<std::string>& tool, int target_fd) {
+  bool only_manifest = true;
+  for (const Entry& e : listEntries(folder_fd)) {
+    if (e.name == kManifestName) continue;
+    const bool ours = !e.folder && (tool.count(e.name) || isDeadRunTemporary(e.name));
+    if ((ours || (!e.folder && target_fd >= 0 && sameFile(folder_fd, target_fd, e.name))) &&
+        ::unlinkat(folder_fd, e.name.c_str(), 0) == 0)
+      continue;
+    only_manifest = false;
+  }
+  // The manifest goes last: while the folder stays, it tells the next recovery what is whose.
+  if (!only_manifest) return false;
+  ::unlinkat(folder_fd, kManifestName, 0);
+  return ::unlinkat(parent_fd, name.c_str(), AT_REMOVEDIR) == 0;
+}
+
+// The warning for a swapped-out folder that had to stay.
+std::string keptWarning(const fs::path& kept, const fs::path& target) {
+  return "kept " + kept.string() +
+         ": it holds entries of yours that could not be moved back into " + target.string() +
+         " (a name this run writes, or a folder that may not be moved); move them "
+         "yourself, then delete it";
+}
+
 std::string stagingPrefix(const std::string& name) {
   return "." + name + ".planetgen.";
 }
 
 // Staging folders of dead runs beside `name` in `parent`: user entries back, then deleted.
-void recoverLeftovers(const fs::path& parent, const std::string& name) {
+// Returns a warning for each that had to stay (see discardSwappedOut).
+std::vector<std::string> recoverLeftovers(const fs::path& parent, const std::string& name) {
+  std::vector<std::string> warnings;
   const UniqueFd parent_fd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (parent_fd.fd < 0) return;
+  if (parent_fd.fd < 0) return warnings;
   for (const Entry& e : listEntries(parent_fd.fd)) {
     if (!e.folder || !startsWith(e.name, stagingPrefix(name))) continue;
     const UniqueFd leftover(
@@ -268,10 +310,14 @@ void recoverLeftovers(const fs::path& parent, const std::string& name) {
       const UniqueFd target(
           ::openat(parent_fd.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       if (target.fd >= 0) moveBackUserEntries(leftover.fd, *tool, target.fd, false);
+      if (!discardSwappedOut(parent_fd.fd, e.name, leftover.fd, *tool, target.fd))
+        warnings.push_back(keptWarning(parent / e.name, parent / name));
+      continue;
     }
     std::error_code ignored;
     fs::remove_all(parent / e.name, ignored);
   }
+  return warnings;
 }
 
 }  // namespace
@@ -317,6 +363,21 @@ std::string outputFolderProblem(const fs::path& folder) {
   if (::access(existing.c_str(), W_OK | X_OK) != 0) {
     return "cannot be written: " + existing.string() + ": " + errorText(errno);
   }
+  // A folder that is there already is swapped out and emptied (the user's entries move back
+  // into the new one), which needs write access to it too.
+  if (fs::is_directory(real, error)) {
+    if (::access(real.c_str(), W_OK | X_OK) != 0)
+      return "cannot be written: " + real.string() + ": " + errorText(errno);
+    // The user's folders in it move into the new folder, which needs write access to each
+    // (its ".." changes).
+    for (const fs::directory_entry& entry : fs::directory_iterator(real, error)) {
+      if (entry.is_directory(error) && !entry.is_symlink(error) &&
+          ::access(entry.path().c_str(), W_OK) != 0) {
+        return "holds a folder the run cannot move into its new output folder: " +
+               entry.path().string() + ": " + errorText(errno);
+      }
+    }
+  }
   return "";
 }
 
@@ -335,7 +396,7 @@ OutputTransaction::OutputTransaction(fs::path folder) : folder_(std::move(folder
       throw std::runtime_error("cannot create " + p.string() + ": " + error.message());
     }
   }
-  recoverLeftovers(parent, target_.filename().string());
+  warnings_ = recoverLeftovers(parent, target_.filename().string());
   const uint64_t n = g_temporary_counter.fetch_add(1, std::memory_order_relaxed);
   staging_ = parent / (stagingPrefix(target_.filename().string()) + std::to_string(::getpid()) +
                        "." + std::to_string(n));
@@ -459,8 +520,8 @@ void OutputTransaction::commit() {
         ::openat(parent_fd.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (now.fd >= 0) moveBackUserEntries(old.fd, old_tool, now.fd, true);
     commitStep();
-    std::error_code ignored;
-    fs::remove_all(staging_, ignored);
+    if (!discardSwappedOut(parent_fd.fd, staging_name, old.fd, old_tool, now.fd))
+      warnings_.push_back(keptWarning(staging_, target_));
   }
   ::fsync(parent_fd.fd);
 }

@@ -29,7 +29,9 @@ void writeFileAtomic(const std::filesystem::path& path, std::string_view bytes);
 // the complete new set, never a mix. Entries of the folder that no run of the tool wrote (the
 // user's own files and folders) are kept: before the swap every such file is hard-linked into
 // the staging folder; after it, the rest (folders, or files created meanwhile) are moved back;
-// then the previous folder is deleted. Which entries the tool wrote is recorded in a manifest,
+// then the previous folder is deleted, except for what could not move back (a user's folder
+// that may not change parent, a name the new run writes): that stays in the hidden folder, with
+// a warning (warnings()), never deleted. Which entries the tool wrote is recorded in a manifest,
 // `.planetgen-files` (one name a line), in the folder itself; files the previous run wrote
 // that this run does not are thereby dropped. A folder written before manifests existed
 // counts the names this run writes and planet.obj, planet.mtl, planet_lod*.glb and cube_*.png
@@ -70,10 +72,14 @@ class OutputTransaction {
   std::vector<std::string> names() const;
   // fsyncs every file and the staging folder, writes the manifest, then swaps the folders as
   // described above. Throws std::runtime_error naming the folder on failure; the output folder
-  // then holds the previous set (a failure after the swap, e.g. in deleting the previous folder,
-  // is not reported: the next run removes what is left).
+  // then holds the previous set. After the swap nothing is thrown (the run is in place): a
+  // previous folder that cannot be emptied stays hidden beside it, reported by warnings().
   void commit();
   const std::filesystem::path& folder() const { return folder_; }
+  // What the caller should tell the user: hidden folders beside the output folder that had to
+  // stay because they hold the user's entries (of this commit, or of a dead run's leftovers
+  // met by the constructor). Nothing of the user's is ever deleted.
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   std::filesystem::path folder_;   // as given
@@ -83,15 +89,16 @@ class OutputTransaction {
   int staging_fd_ = -1;                                 // holds the flock
   std::vector<std::string> names_;
   bool committed_ = false;
+  std::vector<std::string> warnings_;
 };
 
 // Name of the manifest file in an output folder.
 inline constexpr const char* kManifestName = ".planetgen-files";
 
 // What is wrong with `folder` as an output folder, checked before any work: empty if it is fine
-// (an existing folder, a symlink to one, or a missing path whose nearest existing parent is a
-// writable folder), else a sentence such as "is a file", "is a dangling symbolic link", "is the
-// root folder", "is not writable".
+// (a writable existing folder, a symlink to one, or a missing path whose nearest existing
+// parent is a writable folder), else a sentence such as "is a file", "is a dangling symbolic link",
+// "is the root folder", "is not writable".
 std::string outputFolderProblem(const std::filesystem::path& folder);
 
 // Deletes every temporary file of this process that is still live (created by

@@ -126,16 +126,17 @@ int runPipeline(Command command, const GenerateArgs& args, Verbosity verbosity) 
 
   const FolderTimes before = folderTimes(args.out_dir);
   double seconds = 0.0;
+  std::vector<std::string> warnings;
   try {
     Progress progress(verbosity, command == Command::kCompare);
     StageCallback on_stage = [&](const std::string& stage) { progress.stage(stage); };
     if (command == Command::kCompare) {
-      runCompare(config, args.out_dir, threads, on_stage);
+      warnings = runCompare(config, args.out_dir, threads, on_stage);
     } else {
       StageTimer timer;
       PlanetState planet = buildPlanet(config, timer, on_stage);
       erodePlanet(planet, config, timer, on_stage);
-      writePlanet(planet, config, args.out_dir, timer, on_stage, threads);
+      warnings = writePlanet(planet, config, args.out_dir, timer, on_stage, threads);
     }
     seconds = progress.elapsedSeconds();
   } catch (const ConfigError& e) {
@@ -146,6 +147,9 @@ int runPipeline(Command command, const GenerateArgs& args, Verbosity verbosity) 
     return fail(kExitFailure, e.what());
   }
   if (verbosity != Verbosity::kQuiet) printRunSummary(args.out_dir, before, seconds, threads);
+  // Even with --quiet: they are about the user's own files.
+  for (const std::string& warning : warnings)
+    std::cerr << "planetgen: warning: " << warning << "\n";
   return kExitOk;
 }
 

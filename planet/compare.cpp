@@ -161,8 +161,8 @@ std::vector<planet_export::ReportImage> stageGlobes(planet_export::OutputTransac
 
 }  // namespace
 
-void runCompare(const Config& config, const std::filesystem::path& out_dir, int threads,
-                const StageCallback& on_stage) {
+std::vector<std::string> runCompare(const Config& config, const std::filesystem::path& out_dir,
+                                    int threads, const StageCallback& on_stage) {
   StageTimer timer;
   CompareRuns runs;
   erodeBoth(runs, config, timer, on_stage);
@@ -187,6 +187,7 @@ void runCompare(const Config& config, const std::filesystem::path& out_dir, int 
   out.stage("metrics.json", metrics.json.dump(2) + "\n");
   const CommitGuard hold_signals;
   out.commit();
+  return out.warnings();
 }
 
 }  // namespace planet

@@ -492,9 +492,9 @@ planet_export::PlanetSurface surfaceOf(const PlanetState& planet, const Config& 
   return surface;
 }
 
-void writePlanet(const PlanetState& planet, const Config& config,
-                 const std::filesystem::path& out_dir, StageTimer& timer,
-                 const StageCallback& on_stage, int threads) {
+std::vector<std::string> writePlanet(const PlanetState& planet, const Config& config,
+                                     const std::filesystem::path& out_dir, StageTimer& timer,
+                                     const StageCallback& on_stage, int threads) {
   on_stage("export");
   timer.start("export");
   planet_export::OutputTransaction out(out_dir);  // creates out_dir only when it commits
@@ -579,6 +579,7 @@ void writePlanet(const PlanetState& planet, const Config& config,
   out.stage("summary.json", summary.dump(2) + "\n");
   const CommitGuard hold_signals;
   out.commit();
+  return out.warnings();
 }
 
 }  // namespace planet

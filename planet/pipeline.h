@@ -88,9 +88,10 @@ uint64_t dropletBudget(const Config& config, uint64_t land_vertices);
 planet_export::PlanetSurface surfaceOf(const PlanetState& planet, const Config& config);
 
 // Writes planet.glb, planet.obj, planet.mtl, the PNG maps and summary.json into out_dir,
-// all or nothing (temporary files, renamed together at the end).
-void writePlanet(const PlanetState& planet, const Config& config,
-                 const std::filesystem::path& out_dir, StageTimer& timer,
-                 const StageCallback& on_stage, int threads);
+// all or nothing (temporary files, renamed together at the end). Returns the output
+// transaction's warnings for the user (OutputTransaction::warnings).
+std::vector<std::string> writePlanet(const PlanetState& planet, const Config& config,
+                                     const std::filesystem::path& out_dir, StageTimer& timer,
+                                     const StageCallback& on_stage, int threads);
 
 }  // namespace planet

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <tbb/global_control.h>
@@ -486,6 +488,106 @@ TEST_CASE("export: OutputTransaction recovers what killed runs left", "[export]"
   CHECK(readFile(out / "user.txt") == "mine");
   CHECK(fs::is_directory(out / "user_folder"));
   CHECK_FALSE(fs::exists(out / ".planet.glb.tmp.999999999.3"));
+}
+
+// A helper's trial (sixteenth session): entries of the user's that could not move back into the
+// new folder were deleted with the previous folder, or left in a hidden one no run removed.
+TEST_CASE("export: OutputTransaction never deletes a user's entry it cannot move back",
+          "[export]") {
+  TempDir dir;
+  const fs::path out = dir.path / "out";
+  {
+    OutputTransaction transaction(out);
+    transaction.stage("planet.glb", "1");
+    transaction.commit();
+    CHECK(transaction.warnings().empty());
+  }
+  // The user's folder and file under names the next run writes (the manifest lists neither).
+  fs::create_directories(out / "relief.png");
+  std::ofstream(out / "relief.png" / "keep.txt") << "folder of mine";
+  std::ofstream(out / "summary.json") << "file of mine";
+  std::ofstream(out / "notes.txt") << "mine";
+  fs::path kept;
+  {
+    OutputTransaction transaction(out);
+    for (const char* name : {"planet.glb", "relief.png", "summary.json"})
+      transaction.stage(name, "2");
+    transaction.commit();
+    REQUIRE(transaction.warnings().size() == 1);
+    CHECK_THAT(transaction.warnings()[0], Catch::Contains(out.string()));
+  }
+  CHECK(readFile(out / "relief.png") == "2");
+  CHECK(readFile(out / "notes.txt") == "mine");
+  for (const std::string& name : dir.names())
+    if (name.rfind(".out.planetgen.", 0) == 0) kept = dir.path / name;
+  REQUIRE(!kept.empty());
+  // Only what is the user's and not in the output folder stays in the hidden folder, with
+  // the manifest that tells the next run so.
+  CHECK(TempDir::namesOf(kept) ==
+        std::vector<std::string>{".planetgen-files", "relief.png", "summary.json"});
+  CHECK(readFile(kept / "relief.png" / "keep.txt") == "folder of mine");
+  CHECK(readFile(kept / "summary.json") == "file of mine");
+  {
+    // The next run meets it again: still kept, and said so.
+    OutputTransaction transaction(out);
+    REQUIRE(transaction.warnings().size() == 1);
+    CHECK_THAT(transaction.warnings()[0], Catch::Contains(kept.string()));
+  }
+  CHECK(readFile(kept / "relief.png" / "keep.txt") == "folder of mine");
+}
+
+namespace {
+
+// Runs fn as an unprivileged user (nobody) when the test runs as root, who may write anywhere;
+// returns fn's result.
+bool asUnprivileged(const std::function<bool()>& fn) {
+  if (::geteuid() != 0) return fn();
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const bool dropped = ::setgid(65534) == 0 && ::setuid(65534) == 0;
+    ::_exit(dropped && fn() ? 0 : 1);
+  }
+  int status = 0;
+  return child > 0 && ::waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+         WEXITSTATUS(status) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("export: an output folder the run cannot empty is refused up front", "[export]") {
+  TempDir dir;
+  fs::permissions(dir.path, fs::perms::all);  // nobody may look in
+  const fs::path out = dir.path / "out";
+  fs::create_directories(out / "mine");
+  std::ofstream(out / "planet.glb") << "old";
+  const bool root = ::geteuid() == 0;
+  SECTION("the folder itself is read-only") {
+    if (root) {
+      REQUIRE(::chown(out.c_str(), 65534, 65534) == 0);
+      REQUIRE(::chown((out / "mine").c_str(), 65534, 65534) == 0);
+    }
+    fs::permissions(out, fs::perms::owner_write, fs::perm_options::remove);
+    CHECK(asUnprivileged([&] {
+      const std::string problem = outputFolderProblem(out);
+      return problem.find("cannot be written: " + out.string()) != std::string::npos;
+    }));
+    fs::permissions(out, fs::perms::owner_write, fs::perm_options::add);
+    CHECK(asUnprivileged([&] { return outputFolderProblem(out).empty(); }));
+  }
+  SECTION("a folder of the user's in it may not move") {
+    if (root)
+      REQUIRE(::chown(out.c_str(), 65534, 65534) == 0);  // mine stays root's
+    else
+      fs::permissions(out / "mine", fs::perms::owner_write, fs::perm_options::remove);
+    CHECK(asUnprivileged([&] {
+      return outputFolderProblem(out).find(
+                 "holds a folder the run cannot move into its new "
+                 "output folder: " +
+                 (out / "mine").string()) != std::string::npos;
+    }));
+    if (!root) fs::permissions(out / "mine", fs::perms::owner_write, fs::perm_options::add);
+  }
+  CHECK(readFile(out / "planet.glb") == "old");
 }
 
 TEST_CASE("export: removeLiveTemporaries deletes what a transaction staged", "[export]") {

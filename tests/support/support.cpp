@@ -28,8 +28,12 @@ TempDir::~TempDir() {
 }
 
 std::vector<std::string> TempDir::names() const {
+  return namesOf(path);
+}
+
+std::vector<std::string> TempDir::namesOf(const fs::path& folder) {
   std::vector<std::string> result;
-  for (const auto& entry : fs::directory_iterator(path))
+  for (const auto& entry : fs::directory_iterator(folder))
     result.push_back(entry.path().filename().string());
   std::sort(result.begin(), result.end());
   return result;

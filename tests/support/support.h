@@ -18,6 +18,8 @@ struct TempDir {
 
   // The names of the entries directly in the folder, sorted.
   std::vector<std::string> names() const;
+  // The same for any folder.
+  static std::vector<std::string> namesOf(const std::filesystem::path& folder);
 
   std::filesystem::path path;
 };
