@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <thread>
@@ -66,15 +67,17 @@ int threadsOrError(const std::string& text, int& threads) {
   }
 }
 
-// --seed: exactly the decimal integers 0 .. 2^64-1 (no sign, no blanks, not empty).
+// --seed: exactly the decimal integers 0 .. 2^63-1 (no sign, no blanks, not empty): the range
+// of [planet] seed, a TOML integer, so that the config a run records reproduces it.
 int seedOrError(const std::string& text, std::optional<uint64_t>& seed) {
   uint64_t value = 0;
   const char* end = text.data() + text.size();
   const auto [used, error] = std::from_chars(text.data(), end, value);
-  if (text.empty() || text[0] < '0' || text[0] > '9' || error != std::errc() || used != end) {
+  if (text.empty() || text[0] < '0' || text[0] > '9' || error != std::errc() || used != end ||
+      value > uint64_t(std::numeric_limits<int64_t>::max())) {
     return fail(kExitBadInput, "--seed " + (text.empty() ? "''" : text) +
                                    " is not allowed; allowed: an integer in [0, "
-                                   "18446744073709551615].");
+                                   "9223372036854775807] (the range of [planet] seed).");
   }
   seed = value;
   return kExitOk;

@@ -102,6 +102,11 @@ void buildLakeShapes(const RiverInput& in, const FlowRouting& rt, std::vector<La
         }
       }
       for (int k = 1; k + 1 < count; ++k) {
+        // A shoreline point on an outside vertex at the lake's level (the outlet, at least) is
+        // the same point for each of its edges: a triangle between two of them has no area,
+        // which engines read as a line or drop. It covers nothing: leave it out.
+        const glm::dvec3 &a = dirs[poly[0]], &b = dirs[poly[k]], &c = dirs[poly[k + 1]];
+        if (!(glm::dot(glm::cross(b - a, c - a), a) > 0.0)) continue;
         shape.surface_indices.insert(shape.surface_indices.end(), {poly[0], poly[k], poly[k + 1]});
       }
       // Water on the left: from where the walk leaves the lake to where it enters again.
