@@ -202,7 +202,9 @@ class GltfDocument {
     if (!used.empty()) gltf["extensionsUsed"] = std::move(used);
     if (!required.empty()) gltf["extensionsRequired"] = std::move(required);
     gltf["scene"] = 0;
-    gltf["scenes"] = Json::array({Json{{"name", "Planet"}, {"nodes", Json::array({0})}}});
+    // The scene has no name: Godot 3 names the imported scene's root after it, and a scene
+    // named like its node "Planet" turned that node into "Planet 2" (unnamed: the file's name).
+    gltf["scenes"] = Json::array({Json{{"nodes", Json::array({0})}}});
     gltf["nodes"] = std::move(nodes_);
     gltf["meshes"] = std::move(meshes_);
     gltf["materials"] = std::move(all_materials);

@@ -86,16 +86,18 @@ int seedOrError(const std::string& text, std::optional<uint64_t>& seed) {
 // Loads and checks everything a run needs before any work: config, seed, output, memory.
 // Returns 0 and fills config, or prints the error and returns the exit code.
 int prepareRun(const GenerateArgs& args, Config& config, RunKind kind) {
-  const std::string origin =
+  const std::string file =
       args.config_file.empty() ? std::string(kDefaultConfigOrigin) : args.config_file;
   try {
     config = args.config_file.empty()
-                 ? loadConfigText(std::string(defaultConfigText()), origin, args.overrides)
+                 ? loadConfigText(std::string(defaultConfigText()), file, args.overrides)
                  : loadConfig(args.config_file, args.overrides);
   } catch (const ConfigError& e) {
     return fail(kExitBadInput, e.what());
   }
   if (args.seed) config.planet.seed = *args.seed;
+  // Settings that fail together may come from the file and the overrides.
+  const std::string origin = originWithOverrides(file, args.overrides);
   if (const std::string problem = planet_export::outputFolderProblem(args.out_dir);
       !problem.empty()) {
     return fail(kExitBadInput, "--out " + args.out_dir + " " + problem + ".");
@@ -116,6 +118,7 @@ int prepareRun(const GenerateArgs& args, Config& config, RunKind kind) {
 enum class Command { kGenerate, kCompare };
 
 int runPipeline(Command command, const GenerateArgs& args, Verbosity verbosity) {
+  markOutputRun();
   Config config;
   if (int rc = prepareRun(args, config,
                           command == Command::kCompare ? RunKind::kCompare : RunKind::kGenerate))
@@ -246,7 +249,7 @@ int runCli(int argc, char** argv) {
   auto* bench_cmd = app.add_subcommand("bench", "Print speed and memory figures as JSON lines");
   bench_cmd->add_option("--frequency", bench.frequencies, "Icosphere frequencies")
       ->check(CLI::Range(1, 4096));
-  bench_cmd->add_option("--threads", bench_threads, "Thread counts")->type_name("INT ...");
+  bench_cmd->add_option("--threads", bench_threads, "Thread counts")->type_name("INT");
   bench_cmd->add_option("--droplets", bench.droplets, "Erosion droplets (0 skips erosion)")
       ->check(CLI::Range(uint64_t(0), kMaxBenchDroplets));
   bench_cmd->add_flag("!--no-export", bench.with_export, "Skip the export figures");

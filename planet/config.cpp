@@ -338,8 +338,9 @@ Config loadConfigText(const std::string& text, const std::string& origin,
                       std::span<const std::string> overrides) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw ConfigError(origin +
-                      ": the config file is empty; it needs at least [planet] "
-                      "frequency (see configs/default.toml).");
+                      ": the config file is empty (taken for a mistake, such as a file cut "
+                      "short); write at least one key or a comment to run on the defaults "
+                      "(planetgen config --print-default prints them).");
   }
   if (text.find('\0') != std::string::npos) {
     throw ConfigError(origin + ": not a TOML text file (it contains NUL bytes).");
@@ -354,17 +355,25 @@ Config loadConfigText(const std::string& text, const std::string& origin,
                       ": TOML syntax error: " + std::string(e.description()) + ".");
   }
   for (const std::string& expression : overrides) applyOverride(config, expression);
+  const std::string from = originWithOverrides(origin, overrides);
   if (const std::string problem =
           planet_export::glbOptionsProblem(config.planet.frequency, glbOptions(config.output));
       !problem.empty()) {
-    throw ConfigError(origin + ": [export] " + problem);
+    throw ConfigError(from + ": [export] " + problem);
   }
   try {
     weather::validate(config.weather);
   } catch (const std::invalid_argument& e) {
-    throw ConfigError(origin + ": " + e.what());
+    throw ConfigError(from + ": " + e.what());
   }
   return config;
+}
+
+std::string originWithOverrides(const std::string& origin, std::span<const std::string> overrides) {
+  std::string text = origin;
+  for (size_t i = 0; i < overrides.size(); ++i)
+    text += (i == 0 ? " with --set " : " --set ") + overrides[i];
+  return text;
 }
 
 void applyOverride(Config& config, const std::string& expression) {

@@ -105,6 +105,10 @@ Config loadConfigText(const std::string& text, const std::string& origin,
 // Applies one "section.key=value" override. Throws ConfigError naming the expression.
 void applyOverride(Config& config, const std::string& expression);
 
+// Where a config's values came from, for errors about settings that fail together: origin, and
+// " with --set ..." for each override ("bad.toml with --set export.chunks=3").
+std::string originWithOverrides(const std::string& origin, std::span<const std::string> overrides);
+
 // The full configuration as a JSON object text {"section": {"key": value, ...}, ...}.
 std::string configToJson(const Config& config);
 

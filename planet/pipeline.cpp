@@ -56,6 +56,7 @@ PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCall
     }
   }
 
+  on_stage("ocean level");
   timer.start("ocean");
   const double level = oceanLevel(planet.elevation_m, planet.mesh->vertex_areas, config.ocean);
   if (config.ocean.mode == "fraction") {
@@ -235,7 +236,8 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
       // resampled to the mesh only when the fluvial stage is on.
       const std::span<const float> rain =
           fluvial ? std::span<const float>(clouds.rainfall()) : std::span<const float>();
-      on_stage("erosion, epoch " + std::to_string(epoch + 1) + "/" +
+      on_stage(std::string(fluvial ? "erosion (fluvial, droplets)" : "erosion (droplets)") +
+               ", epoch " + std::to_string(epoch + 1) + "/" +
                std::to_string(config.weather.epochs));
       if (with_droplet_density) all_spawns.insert(all_spawns.end(), spawns.begin(), spawns.end());
       fluvialShare(epoch, config.weather.epochs, rain);
@@ -252,6 +254,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
           weather::rainfallFromSpawns(*planet.mesh, all_spawns, config.weather.grid_frequency);
     }
   } else {
+    on_stage("weather (uniform rain)");
     timer.start("weather");
     std::vector<geodesy::DropletSpawn> spawns;
     if (droplets > 0)
@@ -263,6 +266,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
       planet.droplet_density =
           weather::rainfallFromSpawns(*planet.mesh, spawns, config.weather.grid_frequency);
     }
+    on_stage(fluvial ? "erosion (fluvial, droplets)" : "erosion (droplets)");
     fluvialShare(0, 1, planet.rainfall);
     epochDroplets(spawns, 0);
   }

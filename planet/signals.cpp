@@ -14,13 +14,17 @@ namespace {
 // flag rather than a per-thread signal mask.
 std::atomic<bool> g_committing{false};
 std::atomic<int> g_pending{0};
+std::atomic<bool> g_writes_folder{false};  // markOutputRun
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
 [[noreturn]] void terminate(int sig) {
   // Only async-signal-safe calls: unlink (inside removeLiveTemporaries), write, _exit.
   planet_export::removeLiveTemporaries();
-  const char message[] = "planetgen: interrupted; the output folder keeps its earlier files\n";
-  [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, message, sizeof message - 1);
+  const char folder[] = "planetgen: interrupted; the output folder keeps its earlier files\n";
+  const char plain[] = "planetgen: interrupted\n";
+  const bool writes = g_writes_folder.load();
+  [[maybe_unused]] ssize_t n =
+      ::write(STDERR_FILENO, writes ? folder : plain, (writes ? sizeof folder : sizeof plain) - 1);
   ::_exit(128 + sig);
 }
 
@@ -45,6 +49,10 @@ void installSignalHandlers() {
   // A file-size limit (ulimit -f) must fail the write with EFBIG, which the writers report,
   // instead of killing the process with SIGXFSZ.
   std::signal(SIGXFSZ, SIG_IGN);
+}
+
+void markOutputRun() {
+  g_writes_folder.store(true);
 }
 
 CommitGuard::CommitGuard() {

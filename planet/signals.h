@@ -9,6 +9,10 @@ namespace planet {
 // Installs the handlers. Call once from main before any work.
 void installSignalHandlers();
 
+// Says that this process writes an output folder (generate, compare), so that an interrupt's
+// message says the folder keeps its earlier files; other commands say only "interrupted".
+void markOutputRun();
+
 class CommitGuard {
  public:
   CommitGuard();

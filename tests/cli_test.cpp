@@ -254,6 +254,18 @@ TEST_CASE("cli: bad input exits 2, names the problem and leaves the output folde
       {"inf", "[erosion]\ngravity = -inf\n", "", 2, {"gravity", "finite"}},
       {"unknown key", "[erosion]\ninertai = 0.1\n", "", 2, {"inertai", "did you mean"}},
       {"empty", "", "", 2, {"bad.toml", "empty"}},
+      // A helper's trial: settings that fail together were blamed on the file alone when one
+      // of them came from --set.
+      {"joint, from --set",
+       "[planet]\nfrequency = 64\n",
+       "--set export.chunks=3",
+       2,
+       {"bad.toml with --set export.chunks=3:", "chunks = 3"}},
+      {"joint radius, from --set",
+       "[planet]\nfrequency = 8\n",
+       "--set planet.radius_m=1000",
+       2,
+       {"bad.toml with --set planet.radius_m=1000:", "radius_m = 1000"}},
       {"binary", std::string("\x89PNG\r\n\x1a\n\0\0\0", 11), "", 2, {"bad.toml"}},
       {"missing file", "-", "", 2, {"missing.toml", "no such file"}},
       {"bad --set",
