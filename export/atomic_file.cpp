@@ -237,6 +237,31 @@ bool legacyOutput(const std::string& name, const std::set<std::string>& this_run
          (startsWith(name, "cube_") && endsWith(name, ".png")) || isDeadRunTemporary(name);
 }
 
+// Whether a folder without a manifest holds an earlier run of this tool (from before
+// manifests): a summary.json that names planetgen as its generator, or compare's metrics.json
+// beside its report.html. Otherwise nothing in it is the tool's: a folder the user points
+// --out at for the first time keeps all of its files.
+bool earlierRunOfTool(int dir_fd) {
+  const auto exists = [&](const char* name) {
+    struct stat info {};
+    return ::fstatat(dir_fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(info.st_mode);
+  };
+  if (exists("metrics.json") && exists("report.html")) return true;
+  const UniqueFd file(
+      ::openat(dir_fd, "summary.json", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (file.fd < 0) return false;
+  std::string text(1 << 20, '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(file.fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += size_t(n);
+  }
+  text.resize(got);
+  return text.find("\"generator\": \"planetgen\"") != std::string::npos;
+}
+
 // Moves the user's entries (those `tool` does not list) from one folder into another where
 // that name is free. Best effort: an entry that cannot move stays where it was.
 void moveBackUserEntries(int from_fd, const std::set<std::string>& tool, int to_fd,
@@ -484,17 +509,21 @@ void OutputTransaction::commit() {
   } else {
     struct stat info {};
     if (::fstat(old.fd, &info) == 0) ::fchmod(staging_fd_, info.st_mode & 07777);
+    bool wrote_manifest = false;  // into the user's folder: taken out again if the swap fails
     if (const auto manifest = readManifest(old.fd)) {
       old_tool = *manifest;
     } else {
+      const bool earlier_run = earlierRunOfTool(old.fd);
       for (const Entry& e : listEntries(old.fd))
-        if (!e.folder && legacyOutput(e.name, this_run)) old_tool.insert(e.name);
+        if (!e.folder && earlier_run && legacyOutput(e.name, this_run)) old_tool.insert(e.name);
       // Recorded in the folder itself so that, if this run is killed after the swap, the
       // next run's recovery can tell the user's entries from the tool's.
       commitStep();
       try {
         writeManifest(old.fd, old_tool);
+        wrote_manifest = true;
       } catch (const std::exception&) {
+        ::unlinkat(old.fd, kManifestName, 0);
         fail("record the files of");
       }
     }
@@ -508,8 +537,12 @@ void OutputTransaction::commit() {
     }
     commitStep();
     if (::renameat2(parent_fd.fd, staging_name.c_str(), parent_fd.fd, name.c_str(),
-                    RENAME_EXCHANGE) != 0)
+                    RENAME_EXCHANGE) != 0) {
+      const int error = errno;
+      if (wrote_manifest) ::unlinkat(old.fd, kManifestName, 0);
+      errno = error;
       fail("replace");
+    }
   }
   // Committed: the staging path now holds the previous folder (or nothing).
   committed_ = true;

@@ -334,6 +334,37 @@ Config loadConfig(const std::filesystem::path& file, std::span<const std::string
   return loadConfigText(text, origin, overrides);
 }
 
+namespace {
+
+// toml++ parses a dotted key recursively, one stack frame per part: a key of some 30,000 parts
+// (a 64 KB file) overflowed the stack. The config's keys have two parts ([section] key); a line
+// whose key or table header has more than kMaxKeyParts is refused before parsing (toml++
+// itself stops nested arrays and inline tables at 256 levels).
+constexpr size_t kMaxKeyParts = 256;
+
+void checkKeyDepth(const std::string& text, const std::string& origin) {
+  size_t line = 1;
+  for (size_t start = 0; start < text.size(); ++line) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view row(text.data() + start, end - start);
+    const size_t first = row.find_first_not_of(" \t");
+    if (first != std::string_view::npos) {
+      // A table header up to its ']', a key up to its '='.
+      const size_t stop = row[first] == '[' ? row.find(']', first) : row.find('=', first);
+      const std::string_view key =
+          row.substr(first, stop == std::string_view::npos ? row.size() : stop - first);
+      if (size_t(std::count(key.begin(), key.end(), '.')) >= kMaxKeyParts) {
+        throw ConfigError(origin + ":" + std::to_string(line) + ": a key of more than " +
+                          std::to_string(kMaxKeyParts) +
+                          " dotted parts is not allowed; the config's keys are [section] key.");
+      }
+    }
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
 Config loadConfigText(const std::string& text, const std::string& origin,
                       std::span<const std::string> overrides) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -345,6 +376,7 @@ Config loadConfigText(const std::string& text, const std::string& origin,
   if (text.find('\0') != std::string::npos) {
     throw ConfigError(origin + ": not a TOML text file (it contains NUL bytes).");
   }
+  checkKeyDepth(text, origin);
   Config config;
   try {
     const toml::table root = toml::parse(text, origin);

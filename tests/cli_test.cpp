@@ -66,6 +66,12 @@ const std::string kSmallPlanet =
     "[planet]\nseed = 3\nfrequency = 24\n[erosion]\ndroplets = 3000\nbatch_size = 64\n"
     "[export]\nmap_width = 64\n";
 
+std::string repeated(const std::string& part, int times) {
+  std::string text;
+  for (int i = 0; i < times; ++i) text += part;
+  return text;
+}
+
 }  // namespace
 
 TEST_CASE("cli: generate writes the four files and a summary", "[cli]") {
@@ -254,6 +260,18 @@ TEST_CASE("cli: bad input exits 2, names the problem and leaves the output folde
       {"inf", "[erosion]\ngravity = -inf\n", "", 2, {"gravity", "finite"}},
       {"unknown key", "[erosion]\ninertai = 0.1\n", "", 2, {"inertai", "did you mean"}},
       {"empty", "", "", 2, {"bad.toml", "empty"}},
+      // A tester's 64 KB file: toml++ parsed the dotted key recursively and the stack ran out
+      // (SIGSEGV).
+      {"a key of 32,000 parts",
+       "[" + repeated("a.", 32000) + "a]\n",
+       "",
+       2,
+       {"bad.toml:1", "dotted parts"}},
+      {"a dotted key of 32,000 parts",
+       "a" + repeated(".a", 32000) + " = 1\n",
+       "",
+       2,
+       {"bad.toml:1", "dotted parts"}},
       // A helper's trial: settings that fail together were blamed on the file alone when one
       // of them came from --set.
       {"joint, from --set",

@@ -426,13 +426,44 @@ TEST_CASE("export: OutputTransaction drops the previous run's other files, keeps
     CHECK(readFile(dir.path / "mine/keep.txt") == "mine too");
   }
   SECTION("a folder written before manifests: the known output names are the tool's") {
-    for (const char* name : {"planet.glb", "planet.obj", "planet.mtl", "planet_lod2.glb",
-                             "cube_nz.png", "summary.json", "notes.txt"})
+    for (const char* name :
+         {"planet.glb", "planet.obj", "planet.mtl", "planet_lod2.glb", "cube_nz.png", "notes.txt"})
       std::ofstream(dir.path / name) << "old";
+    std::ofstream(dir.path / "summary.json") << "{\n  \"generator\": \"planetgen\"\n}\n";
     commit({"planet.glb", "summary.json"}, "new");
     CHECK(dir.names() ==
           std::vector<std::string>{".planetgen-files", "notes.txt", "planet.glb", "summary.json"});
     CHECK(readFile(dir.path / "notes.txt") == "old");
+  }
+  // A tester's trial: the first run into a folder of the user's deleted their planet.obj,
+  // planet.mtl, cube_*.png and planet_lod*.glb (the names of the tool's older runs).
+  SECTION("a folder the tool never wrote keeps every file, even under the tool's names") {
+    for (const char* name : {"planet.obj", "planet.mtl", "planet_lod_mine.glb", "cube_mine.png",
+                             "notes.txt", "planet.glb"})
+      std::ofstream(dir.path / name) << "mine";
+    std::ofstream(dir.path / "summary.json") << "{\"generator\": \"another tool\"}";
+    OutputTransaction transaction(dir.path);
+    for (const char* name : {"planet.glb", "summary.json"}) transaction.stage(name, "new");
+    transaction.commit();
+    CHECK(dir.names() == std::vector<std::string>{".planetgen-files", "cube_mine.png", "notes.txt",
+                                                  "planet.glb", "planet.mtl", "planet.obj",
+                                                  "planet_lod_mine.glb", "summary.json"});
+    for (const char* name : {"planet.obj", "planet.mtl", "planet_lod_mine.glb", "cube_mine.png"})
+      CHECK(readFile(dir.path / name) == "mine");
+    // The two the run wrote over are kept beside the folder, and said so.
+    CHECK(readFile(dir.path / "planet.glb") == "new");
+    REQUIRE(transaction.warnings().size() == 1);
+    bool kept = false;
+    for (const auto& entry : fs::directory_iterator(dir.path.parent_path())) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("." + dir.path.filename().string() + ".planetgen.", 0) == 0) {
+        kept = readFile(entry.path() / "planet.glb") == "mine" &&
+               readFile(entry.path() / "summary.json") == "{\"generator\": \"another tool\"}";
+        fs::remove_all(entry.path());  // beside the test's folder, which TempDir removes
+        break;
+      }
+    }
+    CHECK(kept);
   }
   SECTION("a new folder and its missing parents appear only with the commit") {
     const fs::path deep = dir.path / "a" / "b" / "out";
