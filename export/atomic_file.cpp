@@ -388,6 +388,23 @@ std::string outputFolderProblem(const fs::path& folder) {
   if (::access(existing.c_str(), W_OK | X_OK) != 0) {
     return "cannot be written: " + existing.string() + ": " + errorText(errno);
   }
+  // What access() cannot tell (/proc, /sys, a name too long for the staging folder's): make
+  // and remove a folder named like the staging folder where it will be.
+  const fs::path probe =
+      existing / (stagingPrefix(real.filename().string()) + std::to_string(::getpid()) + ".probe");
+  if (::mkdir(probe.c_str(), 0700) != 0) {
+    const int e = errno;
+    return e == ENAMETOOLONG ? "has a name too long for the run's staging folder beside it (" +
+                                   probe.filename().string().substr(0, 40) + "...)"
+                             : "cannot be written: " + existing.string() + ": " + errorText(e);
+  }
+  ::rmdir(probe.c_str());
+  // The run replaces the folder by a rename, which a mount point cannot take part in.
+  struct stat here {
+  }, above{};
+  if (::stat(real.c_str(), &here) == 0 && ::stat(real.parent_path().c_str(), &above) == 0 &&
+      here.st_dev != above.st_dev)
+    return "is a mount point (the run replaces its output folder; write into a folder inside it)";
   // A folder that is there already is swapped out and emptied (the user's entries move back
   // into the new one), which needs write access to it too.
   if (fs::is_directory(real, error)) {
