@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -127,16 +128,21 @@ void writeTemporary(const fs::path& temporary, std::string_view bytes) {
   out.close();
 }
 
-// Test hook (tests/fault_test.cpp): PLANETGEN_KILL_AT_COMMIT_STEP=k sends SIGKILL to the
+// Test hooks (tests/fault_test.cpp): PLANETGEN_KILL_AT_COMMIT_STEP=k sends SIGKILL to the
 // process just before the k-th change a commit makes to the file system (1-based), to check
-// that every instant of a commit leaves a complete run behind. Read once; unset: no effect.
+// that every instant of a commit leaves a complete run behind; PLANETGEN_TERM_AT_COMMIT_STEP=k
+// sends SIGTERM there (which the CLI holds until the commit ends). Read once; unset: no effect.
 void commitStep() {
-  static const long kill_at = [] {
-    const char* text = std::getenv("PLANETGEN_KILL_AT_COMMIT_STEP");
+  const auto stepOf = [](const char* name) {
+    const char* text = std::getenv(name);
     return text != nullptr ? std::atol(text) : 0L;
-  }();
+  };
+  static const long kill_at = stepOf("PLANETGEN_KILL_AT_COMMIT_STEP");
+  static const long term_at = stepOf("PLANETGEN_TERM_AT_COMMIT_STEP");
   static std::atomic<long> step{0};
-  if (kill_at > 0 && step.fetch_add(1) + 1 == kill_at) std::raise(SIGKILL);
+  const long now = step.fetch_add(1) + 1;
+  if (kill_at > 0 && now == kill_at) std::raise(SIGKILL);
+  if (term_at > 0 && now == term_at) std::raise(SIGTERM);
 }
 
 struct Entry {
@@ -575,15 +581,45 @@ void OutputTransaction::commit() {
   }
   ::fsync(parent_fd.fd);
 }
+namespace {
+
+// Unlinks every entry of a staging folder, with system calls only (async-signal-safe): the
+// folder holds only this run's files until its commit, which runs with signals held.
+void emptyStagingFolder(const char* path) noexcept {
+  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  alignas(8) char buffer[4096];
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, fd, buffer, sizeof buffer);
+    if (n <= 0) break;
+    for (long at = 0; at < n;) {
+      // struct linux_dirent64: d_ino (8), d_off (8), d_reclen (2), d_type (1), d_name.
+      unsigned short length = 0;
+      std::memcpy(&length, buffer + at + 16, sizeof length);
+      const char* name = buffer + at + 19;
+      if (!(name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))))
+        ::unlinkat(fd, name, 0);
+      at += length;
+    }
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
 void removeLiveTemporaries() noexcept {
   for (const bool folders : {false, true}) {
     for (LiveSlot& slot : g_live_slots) {
       if (!slot.live.load(std::memory_order_acquire) || slot.folder != folders) continue;
-      if (folders) {
-        ::rmdir(slot.path);
-      } else {
+      if (!folders) {
         ::unlink(slot.path);
+        continue;
       }
+      // A writer on another thread may create a file between the unlinks above and here
+      // (a tester saw 3 in 40 SIGTERMs leave a staging folder with an empty PNG): empty the
+      // folder itself, a few times if it keeps filling.
+      for (int attempt = 0; attempt < 4 && ::rmdir(slot.path) != 0 && errno == ENOTEMPTY; ++attempt)
+        emptyStagingFolder(slot.path);
     }
   }
 }

@@ -44,7 +44,7 @@ void writeFileAtomic(const std::filesystem::path& path, std::string_view bytes);
 // recognised by the flock its transaction holds on it, and left alone.
 //
 // Limits: the output folder must be on the same file system as its parent (not a mount point:
-// the swap fails with EXDEV, reported as an error before anything changed); a user's folder
+// outputFolderProblem refuses one; the swap would fail with EXDEV or EBUSY); a user's folder
 // inside the output folder is absent for the moment between the swap and its move back (and, if
 // the run is killed in that moment, until the next run recovers it); the output folder itself
 // is replaced, so a shell inside it still sees the previous run until it changes directory.

@@ -185,8 +185,9 @@ std::vector<std::string> runCompare(const Config& config, const std::filesystem:
   metrics.json["threads"] = threads;
   metrics.json["peak_rss_bytes"] = peakRssBytes();
   out.stage("metrics.json", metrics.json.dump(2) + "\n");
-  const CommitGuard hold_signals;
+  CommitGuard hold_signals;
   out.commit();
+  hold_signals.committed();
   return out.warnings();
 }
 

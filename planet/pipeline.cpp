@@ -581,8 +581,9 @@ std::vector<std::string> writePlanet(const PlanetState& planet, const Config& co
   summary["files"] = out.names();  // this run's files; the commit drops any earlier run's others
   summary["files"].push_back("summary.json");
   out.stage("summary.json", summary.dump(2) + "\n");
-  const CommitGuard hold_signals;
+  CommitGuard hold_signals;
   out.commit();
+  hold_signals.committed();
   return out.warnings();
 }
 

@@ -15,16 +15,20 @@ namespace {
 std::atomic<bool> g_committing{false};
 std::atomic<int> g_pending{0};
 std::atomic<bool> g_writes_folder{false};  // markOutputRun
+std::atomic<bool> g_committed{false};      // CommitGuard::committed
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
 [[noreturn]] void terminate(int sig) {
   // Only async-signal-safe calls: unlink (inside removeLiveTemporaries), write, _exit.
   planet_export::removeLiveTemporaries();
-  const char folder[] = "planetgen: interrupted; the output folder keeps its earlier files\n";
+  const char kept[] = "planetgen: interrupted; the output folder keeps its earlier files\n";
+  const char written[] =
+      "planetgen: interrupted after the run was written; the output folder holds this run\n";
   const char plain[] = "planetgen: interrupted\n";
-  const bool writes = g_writes_folder.load();
-  [[maybe_unused]] ssize_t n =
-      ::write(STDERR_FILENO, writes ? folder : plain, (writes ? sizeof folder : sizeof plain) - 1);
+  const char* message = !g_writes_folder.load() ? plain : g_committed.load() ? written : kept;
+  size_t length = 0;
+  while (message[length] != '\0') ++length;
+  [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, message, length);
   ::_exit(128 + sig);
 }
 
@@ -57,6 +61,10 @@ void markOutputRun() {
 
 CommitGuard::CommitGuard() {
   g_committing.store(true);
+}
+
+void CommitGuard::committed() {
+  g_committed.store(true);
 }
 
 CommitGuard::~CommitGuard() {

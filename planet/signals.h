@@ -17,6 +17,9 @@ class CommitGuard {
  public:
   CommitGuard();
   ~CommitGuard();
+  // The commit succeeded: a signal held back, or one that comes later, says the output folder
+  // holds this run (the exit code is still 128 + the signal).
+  void committed();
   CommitGuard(const CommitGuard&) = delete;
   CommitGuard& operator=(const CommitGuard&) = delete;
 };

@@ -205,6 +205,25 @@ TEST_CASE("faults: two runs into one folder leave each file whole from one run",
   }
 }
 
+// A tester's trial: a SIGINT or SIGTERM during the commit (held until it ends) printed "the
+// output folder keeps its earlier files" while the folder held the new run.
+TEST_CASE("faults: a signal during the commit says the folder holds the new run", "[faults]") {
+  const fs::path dir = freshDir("term_commit");
+  const fs::path out = dir / "out";
+  previousRun(dir, out);
+  const fs::path config = dir / "new.toml";
+  std::ofstream(config) << "[planet]\nseed = 2\nfrequency = 8\n[export]\nmap_width = 64\n";
+  const auto [code, output] =
+      runShell("PLANETGEN_TERM_AT_COMMIT_STEP=1",
+               "generate --config " + config.string() + " --out " + out.string());
+  INFO(output);
+  CHECK(code == 128 + SIGTERM);
+  CHECK(output.find("interrupted after the run was written") != std::string::npos);
+  CHECK(output.find("keeps its earlier files") == std::string::npos);
+  CHECK(nlohmann::json::parse(readFile(out / "summary.json"))["seed"] == 2);
+  CHECK_FALSE(hasTemporaries(out));
+}
+
 // Issue 21: SIGKILL during the final renames left 14 of 15 folders with some new and some old
 // files. Here a run is killed just before each change its commit makes to the file system
 // (PLANETGEN_KILL_AT_COMMIT_STEP, see export/atomic_file.cpp), over a folder that holds a
