@@ -75,7 +75,7 @@ std::string unknownArgumentMessage(const CLI::App& app, const std::vector<std::s
       return "unknown option '" + name + "' for '" + where + "'" + didYouMean(name, names) +
              " (see " + where + " --help)";
     }
-    expect_value = opt->get_type_size_max() > 0 && name.size() == arg.size();
+    expect_value = opt->get_items_expected_max() > 0 && name.size() == arg.size();
   }
   return "";
 }

@@ -109,6 +109,17 @@ TEST_CASE("cli: the closing summary, --quiet prints nothing, --verbose each stag
 
   const auto both = runPlanetgen("generate -q -v --out " + quoted(out) + kSmall);
   CHECK(both.exit_code == 2);
+
+  // Before the command too, as --help shows them (a tester's trial: the check of unknown
+  // options took the command for -q's value).
+  const auto before = runPlanetgen("-q generate --out " + quoted(out) + kSmall);
+  INFO(before.output);
+  CHECK(before.exit_code == 0);
+  CHECK(before.output.empty());
+  const auto verbose_before = runPlanetgen("-v generate --out " + quoted(out) + kSmall);
+  CHECK(verbose_before.exit_code == 0);
+  CHECK(verbose_before.output.find(" s  ocean level\n") != std::string::npos);
+  CHECK(runPlanetgen("-q config --print-default").exit_code == 0);
 }
 
 TEST_CASE("cli: on a terminal the progress line shows a percentage and the time", "[cli]") {
