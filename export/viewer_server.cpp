@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -63,6 +65,55 @@ void sendText(httplib::Response& res, int status, const std::string& body) {
   res.set_content(body, "text/plain; charset=utf-8");
 }
 
+// The part of a file of `size` bytes a request asks for with its Range header (RFC 9110 §14).
+// cpp-httplib 0.11.4 (Debian 12) gets ranges of a content provider wrong: no clamping of an
+// end past the file, no 416 for a start past it (it sends a Content-Length of 2^64 - 1), and
+// 200 once a handler sets the status; so the server answers Range itself.
+struct ByteRange {
+  enum Kind { kWhole, kPart, kUnsatisfiable } kind = kWhole;
+  uint64_t first = 0, last = 0;  // kPart: bytes first..last, both inside the file
+};
+
+// A run of digits as a number; more than 64 bits saturate (a huge end is clamped anyway).
+bool parseDigits(std::string_view text, uint64_t& value) {
+  if (text.empty()) return false;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (end != text.data() + text.size()) return false;
+  if (error == std::errc::result_out_of_range) value = UINT64_MAX;
+  return true;
+}
+
+// Only GET has ranges (RFC 9110 §14.2: HEAD and others ignore Range). Whole file (Range
+// ignored, as §14.2 allows) for: no Range, a unit other than bytes, a malformed range, several
+// ranges (no multipart/byteranges here), an If-Range (this server sends no validators, so none
+// can match, §13.1.5), and a suffix range of an empty file (no part of it can be named).
+ByteRange requestedRange(const httplib::Request& req, uint64_t size) {
+  if (req.method != "GET" || !req.has_header("Range") || req.has_header("If-Range")) return {};
+  const std::string header = req.get_header_value("Range");
+  std::string_view spec(header);
+  constexpr std::string_view kUnit = "bytes=";
+  if (!equalsIgnoringCase(spec.substr(0, kUnit.size()), kUnit)) return {};
+  spec.remove_prefix(kUnit.size());
+  while (!spec.empty() && (spec.front() == ' ' || spec.front() == '\t')) spec.remove_prefix(1);
+  while (!spec.empty() && (spec.back() == ' ' || spec.back() == '\t')) spec.remove_suffix(1);
+  const size_t dash = spec.find('-');
+  if (dash == std::string_view::npos || spec.find(',') != std::string_view::npos) return {};
+  const std::string_view first_text = spec.substr(0, dash), last_text = spec.substr(dash + 1);
+  uint64_t first = 0, last = UINT64_MAX;
+  if (first_text.empty()) {  // "-N": the last N bytes
+    uint64_t suffix = 0;
+    if (!parseDigits(last_text, suffix)) return {};
+    if (suffix == 0) return {ByteRange::kUnsatisfiable};
+    if (size == 0) return {};
+    return {ByteRange::kPart, size - std::min(suffix, size), size - 1};
+  }
+  if (!parseDigits(first_text, first)) return {};
+  if (!last_text.empty() && !parseDigits(last_text, last)) return {};
+  if (last < first) return {};  // invalid (§14.1.1), so ignored
+  if (first >= size) return {ByteRange::kUnsatisfiable};
+  return {ByteRange::kPart, first, std::min(last, size - 1)};
+}
+
 class Handler {
  public:
   Handler(fs::path planet_dir, fs::path viewer_dir)
@@ -94,7 +145,7 @@ class Handler {
     if (!root && path.segments.size() == 1) file = openIn(planet_dir_, path.segments);
     if (file < 0) file = openIn(viewer_dir_, path.segments);
     if (file < 0) return sendText(res, 404, "not found: " + path.decoded + "\n");
-    sendFile(res, file, path.segments.back());
+    sendFile(req, res, file, path.segments.back());
   }
 
  private:
@@ -112,20 +163,43 @@ class Handler {
     return openBeneath(dir.fd, segments);
   }
 
-  static void sendFile(httplib::Response& res, int file, const std::string& name) {
+  static void sendFile(const httplib::Request& req, httplib::Response& res, int file,
+                       const std::string& name) {
     auto guard = std::make_shared<UniqueFd>(file);
     struct stat info {};
     if (::fstat(file, &info) != 0) return sendText(res, 500, "cannot stat file\n");
-    res.status = 200;
+    const uint64_t size = uint64_t(info.st_size);
     res.set_header("Cache-Control", "no-cache");
+    res.set_header("Accept-Ranges", "bytes");
+    const ByteRange range = requestedRange(req, size);
+    if (range.kind == ByteRange::kUnsatisfiable) {
+      res.set_header("Content-Range", "bytes */" + std::to_string(size));
+      return sendText(res, 416, "range not satisfiable\n");
+    }
+    uint64_t start = 0, length = size;
+    res.status = 200;
+    if (range.kind == ByteRange::kPart) {
+      start = range.first;
+      length = range.last - range.first + 1;
+      res.status = 206;
+      res.set_header("Content-Range", "bytes " + std::to_string(range.first) + "-" +
+                                          std::to_string(range.last) + "/" + std::to_string(size));
+    }
+    // An empty file is an empty body (httplib sends a provider of length 0 without a
+    // Content-Length, so the client waits for the connection to close).
+    if (length == 0) {
+      res.set_header("Content-Type", std::string(mimeTypeFor(name)));
+      return;
+    }
     // The length is fixed now; a file that shrinks meanwhile ends the connection early
-    // (pread returns short), one that grows is cut at this length.
-    res.set_content_provider(size_t(info.st_size), std::string(mimeTypeFor(name)),
-                             [guard](size_t offset, size_t length, httplib::DataSink& sink) {
+    // (pread returns short), one that grows is cut at this length. The provider's offsets count
+    // from the range's start.
+    res.set_content_provider(size_t(length), std::string(mimeTypeFor(name)),
+                             [guard, start](size_t offset, size_t count, httplib::DataSink& sink) {
                                char buffer[kChunkBytes];
                                const ssize_t n =
-                                   ::pread(guard->fd, buffer, std::min(length, sizeof buffer),
-                                           off_t(offset));
+                                   ::pread(guard->fd, buffer, std::min(count, sizeof buffer),
+                                           off_t(start + offset));
                                if (n <= 0) return false;
                                return sink.write(buffer, size_t(n));
                              });
@@ -195,19 +269,42 @@ int serveViewer(const std::filesystem::path& planet_dir, const std::filesystem::
   server.set_keep_alive_timeout(kKeepAliveSeconds);
   server.set_keep_alive_max_count(kKeepAliveRequests);
   server.set_payload_max_length(64 * 1024);
+  // The handler answers Range itself (requestedRange), so httplib must not apply its own
+  // parsed ranges to the response: they are cleared. (The Request is httplib's non-const local
+  // of the connection's loop, handed on as const.)
   server.set_pre_routing_handler([&handler](const httplib::Request& req, httplib::Response& res) {
+    const_cast<httplib::Request&>(req).ranges.clear();
     handler(req, res);
     return httplib::Server::HandlerResponse::Handled;
   });
+  // httplib answers a Range header it cannot parse (another unit, a malformed range) with a
+  // bare 416 before any handler runs; RFC 9110 §14.2 says to ignore such a header, so that
+  // request is served here after all (requestedRange ignores it too). The handler's own 416 has
+  // a Content-Range; other errors pass.
+  server.set_error_handler(httplib::Server::HandlerWithResponse(
+      [&handler](const httplib::Request& req, httplib::Response& res) {
+        if (res.status != 416 || res.has_header("Content-Range"))
+          return httplib::Server::HandlerResponse::Unhandled;
+        const_cast<httplib::Request&>(req).ranges.clear();
+        try {
+          handler(req, res);
+        } catch (...) {
+          sendText(res, 500, "internal error\n");
+        }
+        return httplib::Server::HandlerResponse::Handled;
+      }));
   server.set_exception_handler([](const httplib::Request&, httplib::Response& res,
                                   std::exception_ptr) { sendText(res, 500, "internal error\n"); });
   // cpp-httplib listens with a backlog of 5: a burst of connections (a browser opens several)
   // overflows it and the kernel drops SYNs, which clients resend only after 1 s. Listening
   // again on the same socket raises the backlog (Linux).
+  // SO_REUSEADDR only: httplib's default sets SO_REUSEPORT, with which a second `view` on the
+  // same port bound too and the kernel shared the connections between the two.
   int listener = -1;
   server.set_socket_options([&listener](int fd) {
     listener = fd;
-    httplib::default_socket_options(fd);
+    const int yes = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
   errno = 0;
   const int bound_port = port == 0 ? server.bind_to_any_port("127.0.0.1")

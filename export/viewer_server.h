@@ -21,6 +21,9 @@
 // regenerated planet is always reloaded. (Not no-store: Chromium reports a no-store fetch
 // whose body is read through getReader(), as three.js's FileLoader does, as failed with
 // net::ERR_ABORTED in DevTools even though the page received every byte.)
+// A GET's single byte range (Range: bytes=A-B, A-, -N) gets 206 with that part (an end past the
+// file clamped to its last byte) or, starting at or past the end, 416 with bytes */SIZE; other
+// Range headers (malformed, another unit, several ranges, with If-Range) are ignored: 200.
 
 #include <atomic>
 #include <filesystem>
@@ -30,7 +33,8 @@
 
 namespace planet_export {
 
-// Binds 127.0.0.1:port (0 picks a free port), calls on_ready("http://127.0.0.1:PORT/") once
+// Binds 127.0.0.1:port (0 picks a free port; a port another server listens on is an error,
+// no SO_REUSEPORT sharing), calls on_ready("http://127.0.0.1:PORT/") once
 // listening, then serves until *stop becomes true (checked every 100 ms; nullptr:
 // forever, until the process is signalled). Returns 0 after a stop. Throws std::runtime_error
 // naming the address and the OS error if the socket cannot be bound or listened on, and

@@ -174,6 +174,13 @@ fs::path viewerDir() {
 int runView(const std::string& dir, int port) {
   const fs::path viewer = viewerDir();
   std::error_code ec;
+  // A folder without the planet would serve a page that only reports a failed load. (A missing
+  // folder is serveViewer's error.) The server never follows a link, so neither does this.
+  if (fs::is_directory(dir, ec) &&
+      fs::symlink_status(fs::path(dir) / "planet.glb", ec).type() != fs::file_type::regular) {
+    return fail(kExitBadInput,
+                dir + " has no planet.glb; write one with: planetgen generate --out " + dir);
+  }
   if (!fs::is_regular_file(viewer / "node_modules/three/build/three.module.js", ec)) {
     return fail(kExitFailure, "the viewer in " + viewer.string() +
                                   " has no three.js (node_modules/three); fetch it once with: "

@@ -442,6 +442,8 @@ TEST_CASE("cli: --out, --seed and bench arguments are checked before any work", 
       {"bench --droplets 1e11", 2, "--droplets"},
       {"bench --frequency 0", 2, "--frequency"},
       {"bench --threads 0", 2, "--threads 0"},
+      // A folder without planet.glb was served, to a page that could only fail to load it.
+      {"view " + dir.string() + " --port 0", 2, dir.string() + " has no planet.glb"},
   };
   for (const Case& c : cases) {
     const RunResult r = run(c.args);

@@ -107,6 +107,15 @@ std::string body(const std::string& response) {
   return end == std::string::npos ? "" : response.substr(end + 4);
 }
 
+// A response header's value ("" if absent; names as the server writes them).
+std::string header(const std::string& response, const std::string& name) {
+  const size_t head_end = response.find("\r\n\r\n");
+  const size_t at = response.find("\r\n" + name + ": ");
+  if (at == std::string::npos || at >= head_end) return "";
+  const size_t start = at + name.size() + 4;
+  return response.substr(start, response.find("\r\n", start) - start);
+}
+
 }  // namespace
 
 TEST_CASE("viewer server: serves the viewer and the planet with MIME types", "[viewer]") {
@@ -296,4 +305,142 @@ TEST_CASE("viewer server: a slow reader does not hold up 20 other requests", "[v
   ::close(slow);
   INFO("slowest request: " << *std::max_element(seconds.begin(), seconds.end()) << " s");
   for (double s : seconds) CHECK(s < 1.0);
+}
+
+// From a tester: a second `view` on a port in use bound as well (httplib's default
+// SO_REUSEPORT), said "viewer at ...", and the kernel shared the requests between the two.
+TEST_CASE("viewer server: a second server on a port in use fails, naming the port", "[viewer]") {
+  Served served;
+  std::atomic<bool> stop{true};  // were it to bind, it would stop at once
+  bool ready = false;
+  const std::string port = std::to_string(served.port);
+  CHECK_THROWS_WITH(
+      serveViewer(
+          served.root / "viewer", served.root / "viewer", served.port,
+          [&ready](const std::string&) { ready = true; }, &stop),
+      Catch::Contains("cannot listen on 127.0.0.1:" + port + ": Address already in use"));
+  CHECK_FALSE(ready);
+  // The first one still serves every request.
+  for (int i = 0; i < 4; ++i) CHECK(body(served.get("/planet.glb")).rfind("glTF", 0) == 0);
+}
+
+// From a tester: "bytes=SIZE+1-" got 200 with Content-Length 2^64 - 1, "bytes=0-HUGE" a
+// Content-Length of HUGE and a cut connection, "bytes=0-9" 200 instead of 206.
+TEST_CASE("viewer server: byte ranges get 206, 416 or the whole file (RFC 9110)", "[viewer]") {
+  Served served;
+  std::string bytes;
+  for (int i = 0; i < 1000; ++i) bytes += char('a' + i % 26 + (i / 26) % 2 * ('A' - 'a'));
+  Served::write(served.root / "planet/range.glb", bytes);
+  const auto get = [&](const std::string& range, const std::string& method = "GET") {
+    return served.request(method + " /range.glb HTTP/1.1\r\nHost: " + served.host() +
+                          "\r\nRange: " + range + "\r\nConnection: close\r\n\r\n");
+  };
+  SECTION("a satisfiable range: 206 with exactly those bytes") {
+    const std::string first10 = get("bytes=0-9");
+    CHECK(first10.rfind("HTTP/1.1 206 ", 0) == 0);
+    CHECK(header(first10, "Content-Length") == "10");
+    CHECK(header(first10, "Content-Range") == "bytes 0-9/1000");
+    CHECK(header(first10, "Content-Type") == "model/gltf-binary");
+    CHECK(body(first10) == bytes.substr(0, 10));
+    const std::string middle = get("bytes=500-500");
+    CHECK(middle.rfind("HTTP/1.1 206 ", 0) == 0);
+    CHECK(header(middle, "Content-Range") == "bytes 500-500/1000");
+    CHECK(body(middle) == bytes.substr(500, 1));
+    const std::string rest = get("bytes=990-");
+    CHECK(header(rest, "Content-Range") == "bytes 990-999/1000");
+    CHECK(body(rest) == bytes.substr(990));
+    CHECK(served.get("/range.glb").find("Accept-Ranges: bytes\r\n") != std::string::npos);
+  }
+  SECTION("an end past the file is clamped to its last byte") {
+    for (const char* range : {"bytes=0-99999999999", "bytes=0-999", "bytes=0-1000",
+                              "bytes=0-99999999999999999999999999"}) {
+      INFO(range);
+      const std::string response = get(range);
+      CHECK(response.rfind("HTTP/1.1 206 ", 0) == 0);
+      CHECK(header(response, "Content-Length") == "1000");
+      CHECK(header(response, "Content-Range") == "bytes 0-999/1000");
+      CHECK(body(response) == bytes);
+    }
+  }
+  SECTION("a suffix range: the last N bytes, the whole file if N is larger") {
+    const std::string last10 = get("bytes=-10");
+    CHECK(last10.rfind("HTTP/1.1 206 ", 0) == 0);
+    CHECK(header(last10, "Content-Length") == "10");
+    CHECK(header(last10, "Content-Range") == "bytes 990-999/1000");
+    CHECK(body(last10) == bytes.substr(990));
+    const std::string all = get("bytes=-5000");
+    CHECK(header(all, "Content-Range") == "bytes 0-999/1000");
+    CHECK(body(all) == bytes);
+  }
+  SECTION("a start at or past the end, or an empty suffix: 416 with bytes */SIZE") {
+    for (const char* range : {"bytes=1000-", "bytes=1001-", "bytes=1000-2000", "bytes=-0",
+                              "bytes=99999999999999999999999999-"}) {
+      INFO(range);
+      const std::string response = get(range);
+      CHECK(response.rfind("HTTP/1.1 416 ", 0) == 0);
+      CHECK(header(response, "Content-Range") == "bytes */1000");
+      CHECK(body(response).find(bytes.substr(0, 26)) == std::string::npos);
+    }
+  }
+  SECTION("a malformed range, another unit, several ranges or an If-Range: the whole file") {
+    for (const char* range : {"bytes=abc", "bytes=9-5", "bytes=-", "bytes=1-2-3", "bytes=+1-2",
+                              "items=0-5", "bytes=0-1,5-6", "bytes 0-9"}) {
+      INFO(range);
+      const std::string response = get(range);
+      CHECK(response.rfind("HTTP/1.1 200 ", 0) == 0);
+      CHECK(header(response, "Content-Length") == "1000");
+      CHECK(header(response, "Content-Range").empty());
+      CHECK(body(response) == bytes);
+    }
+    const std::string if_range = get("bytes=0-9\r\nIf-Range: \"abc\"");
+    CHECK(if_range.rfind("HTTP/1.1 200 ", 0) == 0);
+    CHECK(body(if_range) == bytes);
+    // The Host check still applies to a request whose Range httplib could not parse.
+    const std::string wrong_host = served.request(
+        "GET /range.glb HTTP/1.1\r\nHost: evil.example\r\nRange: items=0-5\r\n"
+        "Connection: close\r\n\r\n");
+    CHECK(wrong_host.rfind("HTTP/1.1 403 ", 0) == 0);
+  }
+  SECTION("HEAD ignores Range") {
+    const std::string head = get("bytes=0-9", "HEAD");
+    CHECK(head.rfind("HTTP/1.1 200 ", 0) == 0);
+    CHECK(header(head, "Content-Length") == "1000");
+    CHECK(body(head).empty());
+  }
+  SECTION("an empty file") {
+    Served::write(served.root / "planet/empty.glb", "");
+    const auto empty = [&](const std::string& range) {
+      return served.request("GET /empty.glb HTTP/1.1\r\nHost: " + served.host() +
+                            "\r\nRange: " + range + "\r\nConnection: close\r\n\r\n");
+    };
+    const std::string from0 = empty("bytes=0-");
+    CHECK(from0.rfind("HTTP/1.1 416 ", 0) == 0);
+    CHECK(header(from0, "Content-Range") == "bytes */0");
+    const std::string suffix = empty("bytes=-10");
+    CHECK(suffix.rfind("HTTP/1.1 200 ", 0) == 0);
+    CHECK(header(suffix, "Content-Length") == "0");
+  }
+  // A range on a kept-alive connection leaves it usable. (One request at a time: httplib
+  // 0.11 does not answer a pipelined second request.)
+  const int fd = connectTo(served.port);
+  const std::string first =
+      "GET /range.glb HTTP/1.1\r\nHost: " + served.host() + "\r\nRange: bytes=0-9\r\n\r\n";
+  ::send(fd, first.data(), first.size(), MSG_NOSIGNAL);
+  std::string both;
+  char buffer[4096];
+  ssize_t n = 0;
+  while (both.find("\r\n\r\n") == std::string::npos || body(both).size() < 10) {
+    n = ::recv(fd, buffer, sizeof(buffer), 0);
+    REQUIRE(n > 0);
+    both.append(buffer, size_t(n));
+  }
+  const size_t second = both.size();
+  const std::string next = "GET /range.glb HTTP/1.1\r\nHost: " + served.host() +
+                           "\r\nRange: bytes=-10\r\nConnection: close\r\n\r\n";
+  ::send(fd, next.data(), next.size(), MSG_NOSIGNAL);
+  while ((n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0) both.append(buffer, size_t(n));
+  ::close(fd);
+  CHECK(body(both.substr(0, second)) == bytes.substr(0, 10));
+  CHECK(both.substr(second).rfind("HTTP/1.1 206 ", 0) == 0);
+  CHECK(body(both.substr(second)) == bytes.substr(990));
 }
