@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,17 @@ void stagePng(planet_export::OutputTransaction& out, const std::string& name,
 void erodeBoth(CompareRuns& runs, const Config& config, StageTimer& timer,
                const StageCallback& on_stage) {
   runs.base = buildPlanet(config, timer, on_stage);
+  if (runs.base.land_vertices == 0) {
+    // Nothing to erode, so nothing to compare (the maps of the rain on land would be empty).
+    std::ostringstream ocean;
+    if (config.ocean.mode == "fraction")
+      ocean << "fraction = " << config.ocean.fraction;
+    else
+      ocean << "level_m = " << config.ocean.level_m;
+    throw ConfigError("compare: [ocean] mode = \"" + config.ocean.mode + "\", " + ocean.str() +
+                      " leaves no land above the sea; allowed: settings that leave land (a "
+                      "smaller fraction or a lower level).");
+  }
   runs.weather_config = config;
   runs.uniform_config = config;
   runs.weather_config.weather.mode = "clouds";

@@ -298,6 +298,11 @@ void applyTable(Config& config, const toml::table& root, const std::string& orig
   for (const auto& [section_key, section_node] : root) {
     const std::string section(section_key.str());
     const auto* table = section_node.as_table();
+    if (section_node.is_array_of_tables() && knownSection(section)) {
+      throw ConfigError(where(origin, section_key.source()) + ": [[" + section +
+                        "]] is an array of tables; the config has one table per section: write [" +
+                        section + "].");
+    }
     if (!table || !knownSection(section)) {
       const std::string hint =
           table ? " (did you mean [" + nearestSection(section) + "]?)"

@@ -56,6 +56,13 @@ void checkRun(const Config& config, const std::string& origin) {
     } catch (const std::runtime_error& e) {
       throw ConfigError(std::string("--heightmap: ") + e.what() + ".");
     }
+    // The sidecar's range is checked so when it is read; the config's the same way (a
+    // tester's swapped pair made an upside-down terrain).
+    if (!(hm_min <= hm_max)) {
+      throw ConfigError(origin + ": [terrain] heightmap_min_m = " + number(hm_min) +
+                        " with heightmap_max_m = " + number(hm_max) +
+                        " is not allowed; allowed: heightmap_min_m <= heightmap_max_m.");
+    }
   }
   const double relief = reliefBoundM(config, hm_min, hm_max);
   const double radius = config.planet.radius_m;

@@ -260,6 +260,7 @@ TEST_CASE("cli: bad input exits 2, names the problem and leaves the output folde
       {"inf", "[erosion]\ngravity = -inf\n", "", 2, {"gravity", "finite"}},
       {"unknown key", "[erosion]\ninertai = 0.1\n", "", 2, {"inertai", "did you mean"}},
       {"empty", "", "", 2, {"bad.toml", "empty"}},
+      {"array of tables", "[[erosion]]\ninertia = 0.1\n", "", 2, {"bad.toml:1", "write [erosion]"}},
       // A tester's 64 KB file: toml++ parsed the dotted key recursively and the stack ran out
       // (SIGSEGV).
       {"a key of 32,000 parts",
@@ -501,6 +502,13 @@ TEST_CASE("cli: joint constraints and input files are checked before any work", 
       {"--heightmap " + (dir / "zero" / "map.png").string(), {"map.json", "not a regular file"}},
       {"--heightmap " + (dir / "wide" / "map.png").string(),
        {"p.toml", "radius_m", "1e+07", "map.json"}},
+      // A tester's trial: the config's range swapped made an upside-down terrain (the
+      // sidecar's was refused), and epochs past ticks printed "11.000000" and "[1, ticks]".
+      {"--heightmap " + (dir / "map.png").string() +
+           " --set terrain.heightmap_min_m=8000 --set terrain.heightmap_max_m=-8000",
+       {"p.toml with --set", "heightmap_min_m = 8000", "heightmap_max_m = -8000"}},
+      {"--set weather.ticks=10 --set weather.epochs=11",
+       {"epochs = 11 is not allowed", "here [1, 10]"}},
   };
   for (const Case& c : cases) {
     const fs::path out = dir / "out";
@@ -511,6 +519,14 @@ TEST_CASE("cli: joint constraints and input files are checked before any work", 
     for (const std::string& e : c.expected) CHECK(r.output.find(e) != std::string::npos);
     CHECK_FALSE(fs::exists(out));
   }
+  // compare on a planet without land: nothing to compare (it failed late, naming an internal
+  // function).
+  const RunResult sea = run("compare --config " + config.string() + " --out " +
+                            (dir / "out").string() + " --set ocean.fraction=1");
+  INFO(sea.output);
+  CHECK(sea.exit_code == 2);
+  CHECK(sea.output.find("fraction = 1 leaves no land") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "out"));
   // The smallest allowed values work.
   for (const std::string args : {"--set planet.radius_m=38280",
                                  "--set weather.mode=clouds --set weather.moisture_capacity=1e-6 "

@@ -1,5 +1,6 @@
 #include "weather/weather_params.h"
 
+#include <charconv>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -8,9 +9,16 @@
 namespace weather {
 namespace {
 
-void require(bool ok, const char* key, double value, const char* allowed) {
+// The shortest text that reads back as v (integers without a fraction).
+std::string text(double v) {
+  char buffer[32];
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, v);
+  return std::string(buffer, error == std::errc() ? end : buffer);
+}
+
+void require(bool ok, const char* key, double value, const std::string& allowed) {
   if (ok) return;
-  throw std::invalid_argument(std::string("[weather] ") + key + " = " + std::to_string(value) +
+  throw std::invalid_argument(std::string("[weather] ") + key + " = " + text(value) +
                               " is not allowed; allowed: " + allowed + ".");
 }
 
@@ -26,7 +34,8 @@ void validate(const WeatherParams& p) {
                                 "\" is not allowed; allowed: \"uniform\", \"clouds\".");
   }
   require(p.ticks >= 1, "ticks", p.ticks, "an integer >= 1");
-  require(p.epochs >= 1 && p.epochs <= p.ticks, "epochs", p.epochs, "an integer in [1, ticks]");
+  require(p.epochs >= 1 && p.epochs <= p.ticks, "epochs", p.epochs,
+          "an integer in [1, ticks], here [1, " + text(p.ticks) + "]");
   require(p.spinup_ticks >= 0, "spinup_ticks", p.spinup_ticks, "an integer >= 0");
   require(finite(p.spawn_rate) && p.spawn_rate >= 0.0 && p.spawn_rate <= 1e4, "spawn_rate",
           p.spawn_rate, "a number in [0, 10000]");
@@ -57,7 +66,8 @@ void validate(const WeatherParams& p) {
           "band_edge_1_deg", p.band_edge_1_deg, "a number in (0, 90)");
   require(finite(p.band_edge_2_deg) && p.band_edge_2_deg > p.band_edge_1_deg &&
               p.band_edge_2_deg < 90.0,
-          "band_edge_2_deg", p.band_edge_2_deg, "a number in (band_edge_1_deg, 90)");
+          "band_edge_2_deg", p.band_edge_2_deg,
+          "a number in (band_edge_1_deg, 90), here (" + text(p.band_edge_1_deg) + ", 90)");
   const double max_blend =
       std::fmin(std::fmin(2.0 * p.band_edge_1_deg, p.band_edge_2_deg - p.band_edge_1_deg),
                 90.0 - p.band_edge_2_deg);
