@@ -282,8 +282,8 @@ void moveBackUserEntries(int from_fd, const std::set<std::string>& tool, int to_
 // Whether entry `name` of folder a is the same file as entry `name` of folder b (a hard link
 // made before the swap).
 bool sameFile(int a_fd, int b_fd, const std::string& name) {
-  struct stat a {
-  }, b{};
+  struct stat a {};
+  struct stat b {};
   return ::fstatat(a_fd, name.c_str(), &a, AT_SYMLINK_NOFOLLOW) == 0 &&
          ::fstatat(b_fd, name.c_str(), &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&
          a.st_ino == b.st_ino;
@@ -406,8 +406,8 @@ std::string outputFolderProblem(const fs::path& folder) {
   }
   ::rmdir(probe.c_str());
   // The run replaces the folder by a rename, which a mount point cannot take part in.
-  struct stat here {
-  }, above{};
+  struct stat here {};
+  struct stat above {};
   if (::stat(real.c_str(), &here) == 0 && ::stat(real.parent_path().c_str(), &above) == 0 &&
       here.st_dev != above.st_dev)
     return "is a mount point (the run replaces its output folder; write into a folder inside it)";
@@ -581,6 +581,7 @@ void OutputTransaction::commit() {
   }
   ::fsync(parent_fd.fd);
 }
+
 namespace {
 
 // Unlinks every entry of a staging folder, with system calls only (async-signal-safe): the

@@ -19,7 +19,7 @@ std::atomic<bool> g_committed{false};      // CommitGuard::committed
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
 [[noreturn]] void terminate(int sig) {
-  // Only async-signal-safe calls: unlink (inside removeLiveTemporaries), write, _exit.
+  // Only async-signal-safe calls: system calls (inside removeLiveTemporaries), write, _exit.
   planet_export::removeLiveTemporaries();
   const char kept[] = "planetgen: interrupted; the output folder keeps its earlier files\n";
   const char written[] =
