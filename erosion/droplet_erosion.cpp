@@ -17,7 +17,7 @@
 namespace erosion {
 namespace {
 
-// Droplets per task inside a batch: a few times kDropletsInFlight (a task's last droplets run
+// Droplets per task inside a batch: a few times kMaxDropletsInFlight (a task's last droplets run
 // with fewer in flight), and small enough to balance a batch of 2560 over many threads.
 constexpr size_t kDropletGrain = 64;
 constexpr int kBlockShift = ChangeAccumulator::kBlockShift;

@@ -331,6 +331,12 @@ std::vector<std::string> recoverLeftovers(const fs::path& parent, const std::str
   if (parent_fd.fd < 0) return warnings;
   for (const Entry& e : listEntries(parent_fd.fd)) {
     if (!e.folder || !startsWith(e.name, stagingPrefix(name))) continue;
+    // Another live process's (its pid is in the name): it may not hold its flock yet, between
+    // the staging folder's mkdir and its open (a newcomer's review). This process's own are
+    // told apart by their flock alone.
+    const long pid = std::atol(e.name.c_str() + stagingPrefix(name).size());
+    if (pid > 0 && pid != long(::getpid()) && (::kill(pid_t(pid), 0) == 0 || errno != ESRCH))
+      continue;
     const UniqueFd leftover(
         ::openat(parent_fd.fd, e.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (leftover.fd < 0 || ::flock(leftover.fd, LOCK_EX | LOCK_NB) != 0) continue;  // live
@@ -619,7 +625,7 @@ void removeLiveTemporaries() noexcept {
       // A writer on another thread may create a file between the unlinks above and here
       // (a tester saw 3 in 40 SIGTERMs leave a staging folder with an empty PNG): empty the
       // folder itself, a few times if it keeps filling.
-      for (int attempt = 0; attempt < 4 && ::rmdir(slot.path) != 0 && errno == ENOTEMPTY; ++attempt)
+      for (int attempt = 0; ::rmdir(slot.path) != 0 && errno == ENOTEMPTY && attempt < 4; ++attempt)
         emptyStagingFolder(slot.path);
     }
   }

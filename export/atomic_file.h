@@ -1,11 +1,12 @@
 #pragma once
-// Atomic file output: data goes to a temporary file in the target's folder, is flushed, and
-// is renamed over the target only when complete. A crash or full disk leaves the previous
-// file intact and at most a temporary file, which the caller's transaction removes.
-//
-// Temporary files are hidden and unique per process and call: `.<name>.tmp.<pid>.<counter>`
-// next to the target. Every live temporary (and staging folder) is also listed in a
-// process-wide registry so that removeLiveTemporaries() can delete them from a signal handler.
+// Atomic output, two ways:
+//  - OutputTransaction (the run's output folder): every file of a run is written under its
+//    final name into a hidden staging folder beside the output folder, which one rename swaps
+//    in at commit (below); what is the user's and what the tool's is decided there.
+//  - writeFileAtomic (one file): data goes to a hidden temporary `.<name>.tmp.<pid>.<counter>`
+//    next to the target and is renamed over it only when complete.
+// Every live temporary and staging folder is listed in a process-wide registry so that
+// removeLiveTemporaries() can delete them from a signal handler.
 
 #include <filesystem>
 #include <string>
@@ -33,9 +34,10 @@ void writeFileAtomic(const std::filesystem::path& path, std::string_view bytes);
 // that may not change parent, a name the new run writes): that stays in the hidden folder, with
 // a warning (warnings()), never deleted. Which entries the tool wrote is recorded in a manifest,
 // `.planetgen-files` (one name a line), in the folder itself; files the previous run wrote
-// that this run does not are thereby dropped. A folder written before manifests existed
-// counts the names this run writes and planet.obj, planet.mtl, planet_lod*.glb and cube_*.png
-// as the tool's.
+// that this run does not are thereby dropped. A folder without a manifest counts the names this
+// run writes and planet.obj, planet.mtl, planet_lod*.glb and cube_*.png as the tool's only if
+// it holds an earlier run of the tool (earlierRunOfTool: its summary.json, or compare's files);
+// in any other folder nothing is the tool's.
 //
 // A killed run leaves at most its staging folder (or the previous folder, if the kill fell
 // after the swap); each transaction first recovers the leftovers of dead runs beside its output
@@ -102,12 +104,14 @@ inline constexpr const char* kManifestName = ".planetgen-files";
 std::string outputFolderProblem(const std::filesystem::path& folder);
 
 // Deletes every temporary file of this process that is still live (created by
-// writeFileAtomic or temporaryFor and neither renamed nor removed yet), then removes the
-// staging folders left empty. Meant for a SIGINT or
-// SIGTERM handler before the process exits: it takes no lock and allocates nothing, and only
-// calls unlink(2). Best effort: a temporary being registered or released by another thread at
-// that instant may be missed. Paths longer than 4095 bytes, or beyond 128 live temporaries,
-// are not registered (their transaction still removes them).
+// writeFileAtomic or temporaryFor and neither renamed nor removed yet), then empties and
+// removes the staging folders (before its commit a staging folder holds only this run's files;
+// a writer thread may still create one meanwhile, so it is emptied a few times). Meant for a
+// SIGINT or SIGTERM handler before the process exits: it takes no lock and allocates nothing,
+// and makes only system calls (unlink, open, getdents64, unlinkat, rmdir, close). Best effort: a
+// temporary being registered or released by another thread at that instant may be missed. Paths
+// longer than 4095 bytes, or beyond 128 live temporaries, are not registered (their transaction
+// still removes them).
 void removeLiveTemporaries() noexcept;
 
 // Number of temporaries currently registered (for tests and diagnostics).

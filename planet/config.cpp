@@ -22,7 +22,9 @@ namespace {
 using Json = nlohmann::json;
 
 // One row per config key: how to read it from TOML, what is allowed, how to print it.
-// A new key is one row in kSchema below.
+// A new key: a field in its params struct, one row in schema() below, its meaning in
+// config_meanings.cpp (a test asks for one), docs/config.md regenerated (config_reference_test
+// says how), and, for [erosion], its float in DropletContext (erosion/detail/droplet.h).
 struct KeySpec {
   std::string_view section;
   std::string_view key;
