@@ -175,10 +175,9 @@ std::vector<Entry> listEntries(int dir_fd) {
   return entries;
 }
 
-// The names a folder's manifest lists; nullopt if it has none.
-std::optional<std::set<std::string>> readManifest(int dir_fd) {
-  const UniqueFd file(
-      ::openat(dir_fd, kManifestName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+// The whole of file `name` in a folder, if it is a regular file (not a link) of at most 1 MiB.
+std::optional<std::string> readSmallFile(int dir_fd, const char* name) {
+  const UniqueFd file(::openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (file.fd < 0) return std::nullopt;
   struct stat info {};
   if (::fstat(file.fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_size > (1 << 20))
@@ -192,6 +191,14 @@ std::optional<std::set<std::string>> readManifest(int dir_fd) {
     got += size_t(n);
   }
   text.resize(got);
+  return text;
+}
+
+// The names a folder's manifest lists; nullopt if it has none.
+std::optional<std::set<std::string>> readManifest(int dir_fd) {
+  const std::optional<std::string> manifest = readSmallFile(dir_fd, kManifestName);
+  if (!manifest) return std::nullopt;
+  const std::string& text = *manifest;
   std::set<std::string> names;
   for (size_t start = 0; start < text.size();) {
     const size_t end = std::min(text.find('\n', start), text.size());
@@ -253,19 +260,8 @@ bool earlierRunOfTool(int dir_fd) {
     return ::fstatat(dir_fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(info.st_mode);
   };
   if (exists("metrics.json") && exists("report.html")) return true;
-  const UniqueFd file(
-      ::openat(dir_fd, "summary.json", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (file.fd < 0) return false;
-  std::string text(1 << 20, '\0');
-  size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n = ::read(file.fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += size_t(n);
-  }
-  text.resize(got);
-  return text.find("\"generator\": \"planetgen\"") != std::string::npos;
+  const std::optional<std::string> summary = readSmallFile(dir_fd, "summary.json");
+  return summary && summary->find("\"generator\": \"planetgen\"") != std::string::npos;
 }
 
 // Moves the user's entries (those `tool` does not list) from one folder into another where

@@ -272,26 +272,26 @@ int serveViewer(const std::filesystem::path& planet_dir, const std::filesystem::
   // The handler answers Range itself (requestedRange), so httplib must not apply its own
   // parsed ranges to the response: they are cleared. (The Request is httplib's non-const local
   // of the connection's loop, handed on as const.)
-  server.set_pre_routing_handler([&handler](const httplib::Request& req, httplib::Response& res) {
+  const auto serve = [&handler](const httplib::Request& req, httplib::Response& res) {
     const_cast<httplib::Request&>(req).ranges.clear();
     handler(req, res);
     return httplib::Server::HandlerResponse::Handled;
-  });
+  };
+  server.set_pre_routing_handler(serve);
   // httplib answers a Range header it cannot parse (another unit, a malformed range) with a
   // bare 416 before any handler runs; RFC 9110 §14.2 says to ignore such a header, so that
   // request is served here after all (requestedRange ignores it too). The handler's own 416 has
   // a Content-Range; other errors pass.
   server.set_error_handler(httplib::Server::HandlerWithResponse(
-      [&handler](const httplib::Request& req, httplib::Response& res) {
+      [&serve](const httplib::Request& req, httplib::Response& res) {
         if (res.status != 416 || res.has_header("Content-Range"))
           return httplib::Server::HandlerResponse::Unhandled;
-        const_cast<httplib::Request&>(req).ranges.clear();
-        try {
-          handler(req, res);
+        try {  // the exception handler does not cover the error handler
+          return serve(req, res);
         } catch (...) {
           sendText(res, 500, "internal error\n");
+          return httplib::Server::HandlerResponse::Handled;
         }
-        return httplib::Server::HandlerResponse::Handled;
       }));
   server.set_exception_handler([](const httplib::Request&, httplib::Response& res,
                                   std::exception_ptr) { sendText(res, 500, "internal error\n"); });
