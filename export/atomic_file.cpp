@@ -574,12 +574,20 @@ void OutputTransaction::commit() {
   for (const std::string& n : names_) releaseTemporary(staging_ / n);
   releaseTemporary(staging_);
   if (old.fd >= 0) {
+    // What the swap put at the staging path: the folder opened above, unless another run
+    // committed into the same output folder in between; then that run's folder, which its own
+    // manifest describes (the folder opened above is that run's to empty).
+    const UniqueFd swapped(::openat(parent_fd.fd, staging_name.c_str(),
+                                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     const UniqueFd now(
         ::openat(parent_fd.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (now.fd >= 0) moveBackUserEntries(old.fd, old_tool, now.fd, true);
-    commitStep();
-    if (!discardSwappedOut(parent_fd.fd, staging_name, old.fd, old_tool, now.fd))
-      warnings_.push_back(keptWarning(staging_, target_));
+    if (swapped.fd >= 0) {
+      const std::set<std::string> tool = readManifest(swapped.fd).value_or(old_tool);
+      if (now.fd >= 0) moveBackUserEntries(swapped.fd, tool, now.fd, true);
+      commitStep();
+      if (!discardSwappedOut(parent_fd.fd, staging_name, swapped.fd, tool, now.fd))
+        warnings_.push_back(keptWarning(staging_, target_));
+    }
   }
   ::fsync(parent_fd.fd);
 }
