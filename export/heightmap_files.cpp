@@ -14,7 +14,7 @@
 
 #include "export/detail/map_input.h"
 #include "export/equirect_sampler.h"
-#include "export/file_writer.h"
+#include "io/file_writer.h"
 
 namespace planet_export {
 namespace {
@@ -108,7 +108,7 @@ std::string heightmapSidecarJson(const std::vector<HeightmapSidecar>& files) {
 std::optional<HeightmapRange> readHeightmapSidecar(const std::filesystem::path& json_path) {
   constexpr uint64_t kMaxSidecarBytes = 1 << 20;  // a sidecar lists a few files
   std::string problem;
-  const int fd = openInputFile(json_path, kMaxSidecarBytes, problem);
+  const int fd = io::openInputFile(json_path, kMaxSidecarBytes, problem);
   if (fd < 0 && problem == "does not exist") return std::nullopt;
   if (fd < 0) throw std::runtime_error("heightmap sidecar " + json_path.string() + " " + problem);
   std::string text;

@@ -15,8 +15,8 @@
 #include <tbb/parallel_for.h>
 #include <unistd.h>
 
-#include "export/file_writer.h"
 #include "geodesy/latlon.h"
+#include "io/file_writer.h"
 
 namespace planet_export {
 namespace {
@@ -164,7 +164,7 @@ HeightmapImage readHeightmapPng(const std::filesystem::path& path, const Heightm
     return std::runtime_error("cannot read heightmap " + name + ": " + problem);
   };
   std::string problem;
-  const int fd = openInputFile(path, kMaxHeightmapFileBytes, problem);
+  const int fd = io::openInputFile(path, kMaxHeightmapFileBytes, problem);
   if (fd < 0) throw fail("the file " + problem);
   std::unique_ptr<std::FILE, FileCloser> file(::fdopen(fd, "rb"));
   if (!file) {

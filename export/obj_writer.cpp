@@ -17,8 +17,8 @@
 #include "export/colour_ramps.h"
 #include "export/detail/decimal_text.h"
 #include "export/detail/surface_buffers.h"
-#include "export/file_writer.h"
 #include "export/mesh_export.h"
+#include "io/file_writer.h"
 
 namespace planet_export {
 namespace {
@@ -73,7 +73,7 @@ char* putIndexPair(char* p, uint64_t index) {
 // the writing (a copy into FileWriter's direct-write blocks, for a big file) overlaps the
 // formatting.
 template <typename Format>
-void writeLines(FileWriter& out, size_t count, const Format& format) {
+void writeLines(io::FileWriter& out, size_t count, const Format& format) {
   constexpr size_t kBatchLines = kLinesPerBlock * kBlocksPerBatch;
   std::vector<TextBlock> buffers[2] = {std::vector<TextBlock>(kBlocksPerBatch),
                                        std::vector<TextBlock>(kBlocksPerBatch)};
@@ -101,7 +101,7 @@ void writeLines(FileWriter& out, size_t count, const Format& format) {
 
 // One object: `o`, `usemtl`, vertices with colours, one normal per vertex, faces whose
 // vertex and normal indices are the same (1-based, after `first_index - 1` earlier vertices).
-void writeObject(FileWriter& out, std::string_view name, const MeshBuffers& mesh,
+void writeObject(io::FileWriter& out, std::string_view name, const MeshBuffers& mesh,
                  uint64_t first_index) {
   out.write("o " + std::string(name) + "\nusemtl " + std::string(name) + "\n");
   writeLines(out, mesh.positions.size(), [&](size_t v, char* p) {
@@ -145,13 +145,13 @@ void writeObj(const std::filesystem::path& obj_path, const std::filesystem::path
   const PlanetBuffers buffers = buildPlanetBuffers(surface);
 
   // Land: white diffuse so viewers that honour vertex colours show them unchanged.
-  FileWriter mtl(mtl_path);
+  io::FileWriter mtl(mtl_path);
   mtl.write("# planetgen\nnewmtl Land\nKa 0 0 0\nKd 1 1 1\nKs 0 0 0\nd 1\nillum 1\n\n");
   mtl.write("newmtl Ocean\nKa 0 0 0\nKd" + colourText(kOceanColour) +
             "\nKs 0.3 0.3 0.3\nNs 200\nd 0.6\nillum 2\n");
   mtl.close();
 
-  FileWriter obj(obj_path);
+  io::FileWriter obj(obj_path);
   obj.write("# planetgen\nmtllib " + mtl_library_name + "\n");
   writeObject(obj, "Land", buffers.land, 1);
   writeObject(obj, "Ocean", buffers.ocean, 1 + uint64_t(buffers.land.positions.size()));

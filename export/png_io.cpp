@@ -7,7 +7,7 @@
 #include <png.h>
 #include <zlib.h>
 
-#include "export/atomic_file.h"
+#include "io/atomic_file.h"
 
 namespace planet_export {
 namespace {
@@ -120,7 +120,7 @@ void writePng(const std::filesystem::path& path, const Image& image,
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot write " + path.string() + ": " + e.what());
   }
-  writeFileAtomic(path, bytes);
+  io::writeFileAtomic(path, bytes);
 }
 
 }  // namespace

@@ -21,8 +21,8 @@
 
 #include <httplib.h>
 
-#include "export/detail/unique_fd.h"
 #include "export/viewer_server_paths.h"
+#include "io/detail/unique_fd.h"
 
 namespace planet_export {
 namespace {
@@ -158,14 +158,14 @@ class Handler {
   }
 
   static int openIn(const fs::path& folder, const std::vector<std::string>& segments) {
-    const UniqueFd dir(openFolder(folder));
+    const io::UniqueFd dir(openFolder(folder));
     if (dir.fd < 0) return -1;
     return openBeneath(dir.fd, segments);
   }
 
   static void sendFile(const httplib::Request& req, httplib::Response& res, int file,
                        const std::string& name) {
-    auto guard = std::make_shared<UniqueFd>(file);
+    auto guard = std::make_shared<io::UniqueFd>(file);
     struct stat info {};
     if (::fstat(file, &info) != 0) return sendText(res, 500, "cannot stat file\n");
     const uint64_t size = uint64_t(info.st_size);

@@ -16,8 +16,9 @@
 #include <tbb/global_control.h>
 #include <CLI/CLI.hpp>
 
-#include "export/atomic_file.h"
 #include "export/viewer_server.h"
+#include "io/atomic_file.h"
+#include "io/signals.h"
 #include "planet/bench.h"
 #include "planet/cli_progress.h"
 #include "planet/cli_suggest.h"
@@ -28,7 +29,6 @@
 #include "planet/memory_estimate.h"
 #include "planet/pipeline.h"
 #include "planet/run_checks.h"
-#include "planet/signals.h"
 #include "planetgen_version.h"
 
 namespace planet {
@@ -98,8 +98,7 @@ int prepareRun(const GenerateArgs& args, Config& config, RunKind kind) {
   if (args.seed) config.planet.seed = *args.seed;
   // Settings that fail together may come from the file and the overrides.
   const std::string origin = originWithOverrides(file, args.overrides);
-  if (const std::string problem = planet_export::outputFolderProblem(args.out_dir);
-      !problem.empty()) {
+  if (const std::string problem = io::outputFolderProblem(args.out_dir); !problem.empty()) {
     return fail(kExitBadInput, "--out " + args.out_dir + " " + problem + ".");
   }
   config.heightmap_file = args.heightmap;
@@ -118,7 +117,7 @@ int prepareRun(const GenerateArgs& args, Config& config, RunKind kind) {
 enum class Command { kGenerate, kCompare };
 
 int runPipeline(Command command, const GenerateArgs& args, Verbosity verbosity) {
-  markOutputRun();
+  io::markOutputRun();
   Config config;
   if (int rc = prepareRun(args, config,
                           command == Command::kCompare ? RunKind::kCompare : RunKind::kGenerate))
@@ -214,7 +213,7 @@ void addRunOptions(CLI::App* cmd, GenerateArgs& args, std::string& threads, std:
 }  // namespace
 
 int runCli(int argc, char** argv) {
-  installSignalHandlers();
+  io::installSignalHandlers();
   CLI::App app{"planetgen: eroded planets for games, from a seed to an engine file"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("planetgen ") + planetgen::kVersion);

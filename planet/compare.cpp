@@ -9,16 +9,16 @@
 
 #include <glm/geometric.hpp>
 
-#include "export/atomic_file.h"
 #include "export/globe.h"
 #include "export/maps.h"
 #include "export/mesh_export.h"
 #include "export/png_io.h"
 #include "geodesy/latlon.h"
+#include "io/atomic_file.h"
+#include "io/signals.h"
 #include "planet/detail/compare_metrics.h"
 #include "planet/detail/compare_report_content.h"
 #include "planet/run_stats.h"
-#include "planet/signals.h"
 
 namespace planet {
 namespace {
@@ -35,7 +35,7 @@ std::pair<int, int> highestPixel(const PlanetState& base, int width) {
   return {x, y};
 }
 
-void stagePng(planet_export::OutputTransaction& out, const std::string& name,
+void stagePng(io::OutputTransaction& out, const std::string& name,
               const planet_export::RgbImage& image) {
   out.stage(name, planet_export::encodePngRgb8(image));
 }
@@ -70,7 +70,7 @@ struct CompareSurfaces {
 };
 
 // initial.glb carries the terrain before erosion; weather/uniform carry their own fields.
-CompareSurfaces stageModels(planet_export::OutputTransaction& out, const CompareRuns& runs,
+CompareSurfaces stageModels(io::OutputTransaction& out, const CompareRuns& runs,
                             const Config& config) {
   CompareSurfaces s{surfaceOf(runs.base, config), surfaceOf(runs.weather, runs.weather_config),
                     surfaceOf(runs.uniform, runs.uniform_config)};
@@ -82,8 +82,8 @@ CompareSurfaces stageModels(planet_export::OutputTransaction& out, const Compare
 
 // Shaded relief of the three terrains; the largest mountain range before and after, at 100x
 // vertical exaggeration; the river networks of both runs.
-void stageReliefs(planet_export::OutputTransaction& out, const Config& config,
-                  const PlanetState& base, const CompareSurfaces& s, const CompareMetrics& m) {
+void stageReliefs(io::OutputTransaction& out, const Config& config, const PlanetState& base,
+                  const CompareSurfaces& s, const CompareMetrics& m) {
   planet_export::ReliefOptions relief;
   relief.width = config.output.map_width;
   stagePng(out, "relief_initial.png", planet_export::renderShadedRelief(s.initial, relief));
@@ -110,8 +110,8 @@ void stageReliefs(planet_export::OutputTransaction& out, const Config& config,
 
 // Rainfall and erosion of both runs, one colour scale for both runs of each map so they
 // compare at a glance, and the final terrains' difference.
-void stageFieldMaps(planet_export::OutputTransaction& out, const Config& config,
-                    const CompareRuns& runs, const CompareSurfaces& s) {
+void stageFieldMaps(io::OutputTransaction& out, const Config& config, const CompareRuns& runs,
+                    const CompareSurfaces& s) {
   const PlanetState &weather = runs.weather, &uniform = runs.uniform;
   planet_export::FieldMapOptions rain;
   rain.width = config.output.map_width;
@@ -147,7 +147,7 @@ void stageFieldMaps(planet_export::OutputTransaction& out, const Config& config,
 
 // The three terrains as globes from globe_views longitudes; returns them as the report shows
 // them.
-std::vector<planet_export::ReportImage> stageGlobes(planet_export::OutputTransaction& out,
+std::vector<planet_export::ReportImage> stageGlobes(io::OutputTransaction& out,
                                                     const CompareParams& options,
                                                     const CompareSurfaces& s) {
   const struct {
@@ -185,7 +185,7 @@ std::vector<std::string> runCompare(const Config& config, const std::filesystem:
 
   on_stage("export");
   timer.start("export");
-  planet_export::OutputTransaction out(out_dir);  // creates out_dir only when it commits
+  io::OutputTransaction out(out_dir);  // creates out_dir only when it commits
   const CompareSurfaces surfaces = stageModels(out, runs, config);
   stageReliefs(out, config, runs.base, surfaces, metrics);
   stageFieldMaps(out, config, runs, surfaces);
@@ -197,7 +197,7 @@ std::vector<std::string> runCompare(const Config& config, const std::filesystem:
   metrics.json["threads"] = threads;
   metrics.json["peak_rss_bytes"] = peakRssBytes();
   out.stage("metrics.json", metrics.json.dump(2) + "\n");
-  CommitGuard hold_signals;
+  io::CommitGuard hold_signals;
   out.commit();
   hold_signals.committed();
   return out.warnings();

@@ -205,7 +205,7 @@ std::string masksJson(const std::vector<MaskLayer>& layers, int width) {
 }
 
 void writeMasks(const std::vector<MaskLayer>& layers, const planet_export::PlanetSurface& surface,
-                int width, planet_export::OutputTransaction& out) {
+                int width, io::OutputTransaction& out) {
   // Every pixel centre located once for all layers, or the run's shared grid (equirect_sampler.h).
   planet_export::EquirectLocations own;
   const planet_export::EquirectLocations& where =

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "export/atomic_file.h"
 #include "export/equirect_sampler.h"
 #include "export/planet_surface.h"
 #include "hydrology/rivers.h"
+#include "io/atomic_file.h"
 #include "planet/config.h"
 #include "planet/pipeline.h"
 
@@ -54,6 +54,6 @@ std::string masksJson(const std::vector<MaskLayer>& layers, int width);
 // Stages every layer's PNG at `width` and masks.json, one after another (generate writes them
 // as tasks beside its other outputs: planet_outputs.h).
 void writeMasks(const std::vector<MaskLayer>& layers, const planet_export::PlanetSurface& surface,
-                int width, planet_export::OutputTransaction& out);
+                int width, io::OutputTransaction& out);
 
 }  // namespace planet

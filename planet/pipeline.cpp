@@ -8,13 +8,14 @@
 #include <tbb/task_group.h>
 #include <nlohmann/json.hpp>
 
-#include "export/atomic_file.h"
 #include "export/biomes.h"
 #include "export/equirect_sampler.h"
 #include "export/heightmap_import.h"
 #include "export/mesh_export.h"
 #include "geodesy/stopwatch.h"
 #include "hydrology/flow_routing.h"
+#include "io/atomic_file.h"
+#include "io/signals.h"
 #include "planet/drainage_metrics.h"
 #include "planet/drainage_report.h"
 #include "planet/hardness.h"
@@ -23,7 +24,6 @@
 #include "planet/ocean.h"
 #include "planet/planet_outputs.h"
 #include "planet/rivers_output.h"
-#include "planet/signals.h"
 #include "planet/terrain.h"
 #include "planetgen_version.h"
 #include "weather/rainfall.h"
@@ -501,7 +501,7 @@ std::vector<std::string> writePlanet(const PlanetState& planet, const Config& co
                                      const StageCallback& on_stage, int threads) {
   on_stage("export");
   timer.start("export");
-  planet_export::OutputTransaction out(out_dir);  // creates out_dir only when it commits
+  io::OutputTransaction out(out_dir);  // creates out_dir only when it commits
 
   planet_export::PlanetSurface surface = surfaceOf(planet, config);
   const std::vector<uint8_t> biomes = planet_export::classifyBiomes(
@@ -581,7 +581,7 @@ std::vector<std::string> writePlanet(const PlanetState& planet, const Config& co
   summary["files"] = out.names();  // this run's files; the commit drops any earlier run's others
   summary["files"].push_back("summary.json");
   out.stage("summary.json", summary.dump(2) + "\n");
-  CommitGuard hold_signals;
+  io::CommitGuard hold_signals;
   out.commit();
   hold_signals.committed();
   return out.warnings();

@@ -15,7 +15,6 @@
 
 #include "export/cube_map.h"
 #include "export/equirect_sampler.h"
-#include "export/file_writer.h"
 #include "export/globe.h"
 #include "export/heightmap_files.h"
 #include "export/lod_levels.h"
@@ -25,6 +24,7 @@
 #include "export/shared_normals.h"
 #include "export/surface_maps.h"
 #include "geodesy/stopwatch.h"
+#include "io/file_writer.h"
 #include "planet/masks_output.h"
 
 namespace planet {
@@ -36,7 +36,7 @@ using geodesy::secondsSince;
 void writeStaged(const std::filesystem::path& path, const std::filesystem::path& final_path,
                  std::string_view bytes) {
   try {
-    planet_export::FileWriter file(path, planet_export::FileWriter::Create::kExclusive);
+    io::FileWriter file(path, io::FileWriter::Create::kExclusive);
     file.write(bytes);
     file.sync();
     file.close();
@@ -50,7 +50,7 @@ void writeStaged(const std::filesystem::path& path, const std::filesystem::path&
 // made, so no output waits in memory for the others.
 class OutputJobs {
  public:
-  explicit OutputJobs(planet_export::OutputTransaction& out) : out_(out) {}
+  explicit OutputJobs(io::OutputTransaction& out) : out_(out) {}
 
   // A file made in memory.
   void add(const std::string& name, std::function<std::string()> make) {
@@ -116,7 +116,7 @@ class OutputJobs {
     std::function<void()> run;
     std::string next_to;  // the job this one is spawned next to (spawnNextTo), or none
   };
-  planet_export::OutputTransaction& out_;
+  io::OutputTransaction& out_;
   std::vector<Job> jobs_;
 };
 
@@ -141,7 +141,7 @@ void planBesideGlb(const planet_export::PlanetSurface& surface, double exaggerat
 // its own: on two threads or more it is written after the glb, on the thread the glb frees, so
 // a share would hold them through the glb's encoding, the export's peak (+12 bytes per vertex).
 void addMeshes(const Config& config, const planet_export::PlanetSurface& surface,
-               planet_export::OutputTransaction& out, OutputJobs& jobs,
+               io::OutputTransaction& out, OutputJobs& jobs,
                std::vector<planet_export::LodLevel>& lods) {
   if (config.output.glb) {
     const planet_export::GlbOptions options = glbOptions(config.output);
@@ -292,7 +292,7 @@ void addMasks(std::vector<MaskLayer>& masks, const planet_export::PlanetSurface&
 
 void writeOutputs(const PlanetState& planet, const Config& config,
                   const planet_export::PlanetSurface& given, std::vector<MaskLayer> masks,
-                  planet_export::OutputTransaction& out, StageTimer& timer) {
+                  io::OutputTransaction& out, StageTimer& timer) {
   // The normals that several outputs shade with, each exaggeration's computed once by its first
   // user and freed after its last: every job that takes them plans its use as it is added.
   planet_export::SharedNormals normals(given);

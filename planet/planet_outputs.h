@@ -5,8 +5,8 @@
 // sampling grid. Files are staged in a fixed order whatever the scheduling, and every file's bytes
 // are the same at any thread count.
 
-#include "export/atomic_file.h"
 #include "export/planet_surface.h"
+#include "io/atomic_file.h"
 #include "planet/config.h"
 #include "planet/masks_output.h"
 #include "planet/pipeline.h"
@@ -23,6 +23,6 @@ namespace planet {
 // a writer throws (std::runtime_error naming the file).
 void writeOutputs(const PlanetState& planet, const Config& config,
                   const planet_export::PlanetSurface& surface, std::vector<MaskLayer> masks,
-                  planet_export::OutputTransaction& out, StageTimer& timer);
+                  io::OutputTransaction& out, StageTimer& timer);
 
 }  // namespace planet

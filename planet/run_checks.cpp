@@ -8,8 +8,8 @@
 #include <optional>
 #include <sstream>
 
-#include "export/file_writer.h"
 #include "export/heightmap_files.h"
+#include "io/file_writer.h"
 
 namespace planet {
 namespace {
@@ -42,7 +42,7 @@ void checkRun(const Config& config, const std::string& origin) {
   if (!config.heightmap_file.empty()) {
     relief_source = "[terrain] heightmap_min_m/heightmap_max_m";
     std::string problem;
-    const int fd = planet_export::openInputFile(config.heightmap_file, kMaxHeightmapBytes, problem);
+    const int fd = io::openInputFile(config.heightmap_file, kMaxHeightmapBytes, problem);
     if (fd < 0) throw ConfigError("--heightmap " + config.heightmap_file + " " + problem + ".");
     ::close(fd);
     std::filesystem::path sidecar = config.heightmap_file;

@@ -27,16 +27,16 @@
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
 
-#include "export/atomic_file.h"
 #include "export/colour_ramps.h"
-#include "export/detail/direct_writes.h"
 #include "export/equirect_sampler.h"
-#include "export/file_writer.h"
 #include "export/globe.h"
 #include "export/maps.h"
 #include "export/mesh_export.h"
 #include "export/png_io.h"
 #include "geodesy/sphere_mesh.h"
+#include "io/atomic_file.h"
+#include "io/detail/direct_writes.h"
+#include "io/file_writer.h"
 #include "planetgen_version.h"
 #include "support/export_internals.h"
 #include "support/export_test_planet.h"
@@ -44,6 +44,7 @@
 
 namespace fs = std::filesystem;
 using namespace planet_export;
+using namespace io;
 using namespace export_fixtures;
 
 namespace {

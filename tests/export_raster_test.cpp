@@ -23,7 +23,6 @@
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
 
-#include "export/atomic_file.h"
 #include "export/colour_ramps.h"
 #include "export/equirect_sampler.h"
 #include "export/globe.h"
@@ -31,6 +30,7 @@
 #include "export/mesh_export.h"
 #include "export/png_io.h"
 #include "geodesy/sphere_mesh.h"
+#include "io/atomic_file.h"
 #include "planetgen_version.h"
 #include "support/export_internals.h"
 #include "support/export_test_planet.h"

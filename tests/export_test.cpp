@@ -31,7 +31,6 @@
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
 
-#include "export/atomic_file.h"
 #include "export/colour_ramps.h"
 #include "export/equirect_sampler.h"
 #include "export/globe.h"
@@ -41,6 +40,7 @@
 #include "export/shared_normals.h"
 #include "export/surface_maps.h"
 #include "geodesy/sphere_mesh.h"
+#include "io/atomic_file.h"
 #include "planetgen_version.h"
 #include "support/export_internals.h"
 #include "support/export_test_planet.h"

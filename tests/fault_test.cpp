@@ -226,7 +226,7 @@ TEST_CASE("faults: a signal during the commit says the folder holds the new run"
 
 // Issue 21: SIGKILL during the final renames left 14 of 15 folders with some new and some old
 // files. Here a run is killed just before each change its commit makes to the file system
-// (PLANETGEN_KILL_AT_COMMIT_STEP, see export/atomic_file.cpp), over a folder that holds a
+// (PLANETGEN_KILL_AT_COMMIT_STEP, see io/atomic_file.cpp), over a folder that holds a
 // previous run with other files (planet.obj, LOD files, cube faces) and the user's own file
 // and folder. After every kill the folder must hold exactly one run's files, whole: the
 // elevation hash in summary.json names the run, and planet.glb and every other file listed

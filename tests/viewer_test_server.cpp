@@ -22,7 +22,6 @@
 #include <thread>
 #include <vector>
 
-#include "export/atomic_file.h"
 #include "export/biomes.h"
 #include "export/mesh_export.h"
 #include "export/viewer_server.h"
@@ -30,6 +29,7 @@
 #include "geodesy/latlon.h"
 #include "geodesy/sphere_mesh.h"
 #include "hydrology/rivers.h"
+#include "io/atomic_file.h"
 #include "planet/masks_output.h"
 #include "planet/rivers_output.h"
 #include "support/export_internals.h"
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
                    {}});
   masks.push_back({"climate_temperature.png", "", "degC", "", temperature, -40.0, 40.0, {}});
   masks.push_back({"climate_precipitation.png", "", "relative", "", rainfall, 0.0, 2.0, {}});
-  OutputTransaction files(out);
+  io::OutputTransaction files(out);
   planet::writeMasks(masks, surface, 2048, files);
   for (const char* name : {"wet", "dry"}) {
     uint32_t best = UINT32_MAX;

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "export/detail/meshopt_codec.h"
-#include "export/detail/write_fully.h"
-#include "export/file_writer.h"
+#include "io/detail/write_fully.h"
+#include "io/file_writer.h"
 
 namespace planet_export {
 namespace {
@@ -22,7 +22,7 @@ constexpr uint32_t kChunkBin = 0x004E4942;   // "BIN\0"
 constexpr int kArrayBuffer = 34962;          // bufferView.target
 constexpr int kElementArrayBuffer = 34963;
 
-void writeU32(FileWriter& out, uint32_t value) {
+void writeU32(io::FileWriter& out, uint32_t value) {
   const std::array<unsigned char, 4> bytes = {uint8_t(value), uint8_t(value >> 8),
                                               uint8_t(value >> 16), uint8_t(value >> 24)};
   out.write(bytes.data(), bytes.size());
@@ -59,7 +59,7 @@ void GlbBuilder::keep(ViewBytes bytes) {
     return;
   }
   int error = 0;
-  writeFully(spool_fd_, reinterpret_cast<const char*>(bytes.data()), bytes.paddedSize(), error);
+  io::writeFully(spool_fd_, reinterpret_cast<const char*>(bytes.data()), bytes.paddedSize(), error);
   if (error != 0) spoolFailed(spool_dir_, "write", error);
 }
 
@@ -144,7 +144,7 @@ void GlbBuilder::write(const std::filesystem::path& path, Json gltf) {
     throw std::runtime_error("cannot write " + path.string() + ": " + std::to_string(total) +
                              " bytes exceed the 4 GiB limit of a GLB file");
   }
-  FileWriter out(path);
+  io::FileWriter out(path);
   writeU32(out, kGlbMagic);
   writeU32(out, 2);
   writeU32(out, uint32_t(total));

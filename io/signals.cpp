@@ -1,13 +1,13 @@
-#include "planet/signals.h"
+#include "io/signals.h"
 
 #include <unistd.h>
 
 #include <atomic>
 #include <csignal>
 
-#include "export/atomic_file.h"
+#include "io/atomic_file.h"
 
-namespace planet {
+namespace io {
 namespace {
 
 // Any thread may receive the signal (TBB workers too), so the hold-back is a process-wide
@@ -20,7 +20,7 @@ static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_alw
 
 [[noreturn]] void terminate(int sig) {
   // Only async-signal-safe calls: system calls (inside removeLiveTemporaries), write, _exit.
-  planet_export::removeLiveTemporaries();
+  io::removeLiveTemporaries();
   const char kept[] = "planetgen: interrupted; the output folder keeps its earlier files\n";
   const char written[] =
       "planetgen: interrupted after the run was written; the output folder holds this run\n";
@@ -72,4 +72,4 @@ CommitGuard::~CommitGuard() {
   if (const int sig = g_pending.load()) terminate(sig);
 }
 
-}  // namespace planet
+}  // namespace io

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace planet_export {
+namespace io {
 
 // Writes bytes to path atomically: temporary file, every write checked, fsync, rename over
 // path, fsync of the folder. Throws std::runtime_error naming the path and the OS error on
@@ -117,4 +117,4 @@ void removeLiveTemporaries() noexcept;
 // Number of temporaries currently registered (for tests and diagnostics).
 size_t liveTemporaryCount();
 
-}  // namespace planet_export
+}  // namespace io

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <thread>
 
-namespace planet_export {
+namespace io {
 
 class DirectWrites {
  public:
@@ -91,4 +91,4 @@ class DirectWrites {
   std::thread thread_;  // last: started once the rest is made
 };
 
-}  // namespace planet_export
+}  // namespace io

@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-namespace planet_export {
+namespace io {
 
 // Writes `size` bytes of `data` to `fd`, retrying interrupted calls. Returns how many bytes were
 // written; `error` is 0 when that is all of them, else the errno of the failing call (EIO for a
@@ -28,4 +28,4 @@ inline size_t writeFully(int fd, const char* data, size_t size, int& error) {
   return done;
 }
 
-}  // namespace planet_export
+}  // namespace io

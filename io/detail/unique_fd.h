@@ -3,7 +3,7 @@
 
 #include <unistd.h>
 
-namespace planet_export {
+namespace io {
 
 struct UniqueFd {
   int fd = -1;
@@ -15,4 +15,4 @@ struct UniqueFd {
   UniqueFd& operator=(const UniqueFd&) = delete;
 };
 
-}  // namespace planet_export
+}  // namespace io

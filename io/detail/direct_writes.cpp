@@ -1,4 +1,4 @@
-#include "export/detail/direct_writes.h"
+#include "io/detail/direct_writes.h"
 
 #include <algorithm>
 #include <cassert>
@@ -10,9 +10,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "export/detail/write_fully.h"
+#include "io/detail/write_fully.h"
 
-namespace planet_export {
+namespace io {
 
 void DirectWrites::FreeAligned::operator()(char* p) const {
   std::free(p);
@@ -119,4 +119,4 @@ void DirectWrites::run() {
   }
 }
 
-}  // namespace planet_export
+}  // namespace io

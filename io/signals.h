@@ -4,7 +4,7 @@
 // While a CommitGuard is alive the signal is held back and acted on when the guard ends, so
 // a run ends either with all of its files in place or with none of them.
 
-namespace planet {
+namespace io {
 
 // Installs the handlers. Call once from main before any work.
 void installSignalHandlers();
@@ -24,4 +24,4 @@ class CommitGuard {
   CommitGuard& operator=(const CommitGuard&) = delete;
 };
 
-}  // namespace planet
+}  // namespace io

@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-namespace planet_export {
+namespace io {
 
-class DirectWrites;  // export/detail/direct_writes.h
+class DirectWrites;  // io/detail/direct_writes.h
 
 // Buffered writer over a POSIX file descriptor. Errors throw std::runtime_error whose message
 // names the path and the OS error (strerror). Not thread-safe; one writer per file.
@@ -97,4 +97,4 @@ class FileWriter {
 // socket)", "is larger than N bytes", or the OS error.
 int openInputFile(const std::filesystem::path& path, uint64_t max_bytes, std::string& problem);
 
-}  // namespace planet_export
+}  // namespace io

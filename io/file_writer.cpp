@@ -1,4 +1,4 @@
-#include "export/file_writer.h"
+#include "io/file_writer.h"
 
 #include <algorithm>
 #include <cassert>
@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "export/detail/direct_writes.h"
-#include "export/detail/write_fully.h"
+#include "io/detail/direct_writes.h"
+#include "io/detail/write_fully.h"
 
-namespace planet_export {
+namespace io {
 namespace {
 
 // Large enough that big meshes go out in few system calls, small enough not to matter.
@@ -234,4 +234,4 @@ int openInputFile(const std::filesystem::path& path, uint64_t max_bytes, std::st
   return -1;
 }
 
-}  // namespace planet_export
+}  // namespace io

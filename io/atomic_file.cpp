@@ -1,4 +1,4 @@
-#include "export/atomic_file.h"
+#include "io/atomic_file.h"
 
 #include <algorithm>
 #include <array>
@@ -23,11 +23,11 @@
 #include <cstdlib>
 #include <set>
 
-#include "export/detail/unique_fd.h"
-#include "export/detail/write_fully.h"
-#include "export/file_writer.h"
+#include "io/detail/unique_fd.h"
+#include "io/detail/write_fully.h"
+#include "io/file_writer.h"
 
-namespace planet_export {
+namespace io {
 namespace {
 
 namespace fs = std::filesystem;
@@ -642,4 +642,4 @@ size_t liveTemporaryCount() {
   }));
 }
 
-}  // namespace planet_export
+}  // namespace io
