@@ -56,9 +56,4 @@ struct HeightmapSidecar {
 // the range (e.g. the PNG, the .r16 and the .r32 of one map).
 std::string heightmapSidecarJson(const std::vector<HeightmapSidecar>& files);
 
-// The range recorded in a sidecar written by heightmapSidecarJson (the first entry with
-// min_m and max_m), or nullopt if the file does not exist. Throws std::runtime_error naming
-// the file if it exists but is not such a JSON document.
-std::optional<HeightmapRange> readHeightmapSidecar(const std::filesystem::path& json_path);
-
 }  // namespace planet_export

@@ -17,11 +17,11 @@
 #include "geodesy/stopwatch.h"
 #include "planet/config.h"
 #include "planet/erosion_bench.h"
-#include "planet/hardness.h"
-#include "planet/ocean.h"
 #include "planet/pipeline.h"
 #include "planet/run_stats.h"
-#include "planet/terrain.h"
+#include "terrain/hardness.h"
+#include "terrain/ocean.h"
+#include "terrain/terrain.h"
 #include "weather/uniform_rain.h"
 
 namespace planet {
@@ -57,22 +57,24 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
   t0 = Clock::now();
   std::vector<float> belts;
   std::vector<float> elevation =
-      generateElevation(mesh.positions, config.planet.seed, config.terrain, &belts);
+      terrain::generateElevation(mesh.positions, config.planet.seed, config.terrain, &belts);
   printFigure("terrain_s", frequency, threads, secondsSince(t0), "s");
 
   // The figure the issue names: a plain 8-octave fBm, without continents, ridges or warp.
   {
-    TerrainParams plain;
+    terrain::TerrainParams plain;
     plain.octaves = 8;
     plain.continent_amplitude_m = 0.0;
     plain.ridged_amplitude_m = 0.0;
     plain.warp = 0.0;
     t0 = Clock::now();
-    std::vector<float> fbm_only = generateElevation(mesh.positions, config.planet.seed, plain);
+    std::vector<float> fbm_only =
+        terrain::generateElevation(mesh.positions, config.planet.seed, plain);
     printFigure("fbm8_s", frequency, threads, secondsSince(t0), "s");
   }
 
-  const double sea = areaWeightedQuantile(elevation, mesh.vertex_areas, config.ocean.fraction);
+  const double sea =
+      terrain::areaWeightedQuantile(elevation, mesh.vertex_areas, config.ocean.fraction);
   for (float& e : elevation) e = float(double(e) - sea);
   const uint64_t peak = peakRssBytes();
   printFigure("peak_rss_bytes", frequency, threads, double(peak), "bytes");
@@ -85,8 +87,8 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
     std::vector<float> h = elevation;
     t0 = Clock::now();
     const std::vector<float> erodibility =
-        erodibilityField(mesh.positions, config.planet.seed, config.erosion.hardness_min,
-                         config.erosion.hardness_scale);
+        terrain::erodibilityField(mesh.positions, config.planet.seed, config.erosion.hardness_min,
+                                  config.erosion.hardness_scale);
     std::vector<float> uplift(belts.size());
     for (size_t v = 0; v < uplift.size(); ++v)
       uplift[v] = float(config.fluvial.uplift_floor +

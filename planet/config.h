@@ -13,8 +13,8 @@
 #include "erosion/droplet_erosion.h"
 #include "erosion/fluvial.h"
 #include "export/mesh_export.h"
-#include "planet/ocean.h"
-#include "planet/terrain.h"
+#include "terrain/ocean.h"
+#include "terrain/terrain.h"
 #include "weather/weather_params.h"
 
 namespace planet {
@@ -74,8 +74,8 @@ struct LimitParams {
 
 struct Config {
   PlanetParams planet;
-  TerrainParams terrain;
-  OceanParams ocean;
+  terrain::TerrainParams terrain;
+  terrain::OceanParams ocean;
   erosion::ErosionParams erosion;
   erosion::FluvialParams fluvial;
   weather::WeatherParams weather;

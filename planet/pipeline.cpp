@@ -10,7 +10,6 @@
 
 #include "export/biomes.h"
 #include "export/equirect_sampler.h"
-#include "export/heightmap_import.h"
 #include "export/mesh_export.h"
 #include "geodesy/stopwatch.h"
 #include "hydrology/flow_routing.h"
@@ -18,14 +17,15 @@
 #include "io/signals.h"
 #include "planet/drainage_metrics.h"
 #include "planet/drainage_report.h"
-#include "planet/hardness.h"
 #include "planet/latitude_bands.h"
 #include "planet/masks_output.h"
-#include "planet/ocean.h"
 #include "planet/planet_outputs.h"
 #include "planet/rivers_output.h"
-#include "planet/terrain.h"
 #include "planetgen_version.h"
+#include "terrain/hardness.h"
+#include "terrain/heightmap_import.h"
+#include "terrain/ocean.h"
+#include "terrain/terrain.h"
 #include "weather/rainfall.h"
 #include "weather/uniform_rain.h"
 
@@ -43,14 +43,14 @@ PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCall
   on_stage("terrain");
   timer.start("terrain");
   if (config.heightmap_file.empty()) {
-    planet.elevation_m = generateElevation(planet.mesh->positions, config.planet.seed,
-                                           config.terrain, &planet.mountain_belts);
+    planet.elevation_m = terrain::generateElevation(planet.mesh->positions, config.planet.seed,
+                                                    config.terrain, &planet.mountain_belts);
   } else {
-    planet_export::HeightmapImportOptions options;
+    terrain::HeightmapImportOptions options;
     options.range = {config.terrain.heightmap_min_m, config.terrain.heightmap_max_m};
     try {
       planet.elevation_m =
-          planet_export::importHeightmap(config.heightmap_file, *planet.mesh, options).elevation_m;
+          terrain::importHeightmap(config.heightmap_file, *planet.mesh, options).elevation_m;
     } catch (const std::runtime_error& e) {
       throw ConfigError(std::string("--heightmap: ") + e.what());
     }
@@ -58,7 +58,8 @@ PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCall
 
   on_stage("ocean level");
   timer.start("ocean");
-  const double level = oceanLevel(planet.elevation_m, planet.mesh->vertex_areas, config.ocean);
+  const double level =
+      terrain::oceanLevel(planet.elevation_m, planet.mesh->vertex_areas, config.ocean);
   if (config.ocean.mode == "fraction") {
     // Elevations are reported above sea level: shift so the quantile is exactly 0 m.
     for (float& e : planet.elevation_m) e = float(double(e) - level);
@@ -155,8 +156,9 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
   timer.start("erosion");
   std::vector<float> erodibility;  // empty when hardness is off
   if (config.erosion.hardness) {
-    erodibility = erodibilityField(planet.mesh->positions, config.planet.seed,
-                                   config.erosion.hardness_min, config.erosion.hardness_scale);
+    erodibility =
+        terrain::erodibilityField(planet.mesh->positions, config.planet.seed,
+                                  config.erosion.hardness_min, config.erosion.hardness_scale);
   }
   std::vector<float> uplift;
   erosion::FluvialInput river;
@@ -468,7 +470,7 @@ std::vector<float> moistureOf(const PlanetState& planet, const Config& config) {
   }
   moisture = planet_export::zonalMoistureProxy(mesh);
   const std::vector<float> noise =
-      erodibilityField(mesh.positions, config.planet.seed ^ 0x6d6f6973ull, 0.0, 1.5);
+      terrain::erodibilityField(mesh.positions, config.planet.seed ^ 0x6d6f6973ull, 0.0, 1.5);
   for (size_t v = 0; v < moisture.size(); ++v)
     moisture[v] = std::clamp(moisture[v] + 0.6f * (noise[v] - 0.5f), 0.0f, 1.0f);
   return moisture;

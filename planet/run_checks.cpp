@@ -10,6 +10,7 @@
 
 #include "export/heightmap_files.h"
 #include "io/file_writer.h"
+#include "terrain/heightmap_import.h"
 
 namespace planet {
 namespace {
@@ -31,7 +32,7 @@ std::string number(double v) {
 double reliefBoundM(const Config& config, double heightmap_min_m, double heightmap_max_m) {
   if (!config.heightmap_file.empty())
     return std::max(std::abs(heightmap_min_m), std::abs(heightmap_max_m));
-  const TerrainParams& t = config.terrain;
+  const terrain::TerrainParams& t = config.terrain;
   return 1.1 * (std::max(t.ocean_depth_m, t.continent_amplitude_m) + t.amplitude_m +
                 t.ridged_amplitude_m);
 }
@@ -48,7 +49,7 @@ void checkRun(const Config& config, const std::string& origin) {
     std::filesystem::path sidecar = config.heightmap_file;
     sidecar.replace_extension(".json");
     try {
-      if (const auto range = planet_export::readHeightmapSidecar(sidecar)) {
+      if (const auto range = terrain::readHeightmapSidecar(sidecar)) {
         hm_min = range->min_m;
         hm_max = range->max_m;
         relief_source = "the heightmap sidecar " + sidecar.string() + " (min_m/max_m)";

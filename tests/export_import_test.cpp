@@ -25,7 +25,6 @@
 #include "export/cube_map.h"
 #include "export/equirect_sampler.h"
 #include "export/heightmap_files.h"
-#include "export/heightmap_import.h"
 #include "export/maps.h"
 #include "export/png_io.h"
 #include "export/surface_maps.h"
@@ -33,6 +32,7 @@
 #include "geodesy/sphere_mesh.h"
 #include "support/export_maps_planet.h"
 #include "support/support.h"
+#include "terrain/heightmap_import.h"
 
 namespace fs = std::filesystem;
 using namespace planet_export;
@@ -103,7 +103,7 @@ TEST_CASE("import: every decoded heightmap pixel maps back to the elevation at i
   options.width = 512;
   const HeightmapRange range = heightmapRange(planet.surface, options);
   writePngGray16(dir.path / "heightmap.png", renderHeightmap(planet.surface, options));
-  const HeightmapImage image = readHeightmapPng(dir.path / "heightmap.png");
+  const terrain::HeightmapImage image = terrain::readHeightmapPng(dir.path / "heightmap.png");
   REQUIRE((image.width == 512 && image.height == 256 && image.source_bit_depth == 16));
   const double quantum = (range.max_m - range.min_m) / 65535.0;
   for (int y = 0; y < image.height; ++y) {
@@ -135,10 +135,10 @@ TEST_CASE("import: our heightmap, imported onto the same mesh, gives back its el
                            kRadius,         0.0};
   writeFile(dir.path / "heightmap.json", heightmapSidecarJson({sidecar}));
 
-  HeightmapImportOptions import_options;
+  terrain::HeightmapImportOptions import_options;
   import_options.range = {0.0, 1.0};  // wrong on purpose: the sidecar must win
-  const ImportedHeightmap imported =
-      importHeightmap(dir.path / "heightmap.png", planet.mesh, import_options);
+  const terrain::ImportedHeightmap imported =
+      terrain::importHeightmap(dir.path / "heightmap.png", planet.mesh, import_options);
   CHECK(imported.range_from_sidecar);
   CHECK((imported.range.min_m == range.min_m && imported.range.max_m == range.max_m));
   REQUIRE(imported.elevation_m.size() == planet.mesh.vertexCount());
@@ -199,7 +199,7 @@ TEST_CASE("import: PNG variants decode to 16-bit luminance", "[export][import]")
   SECTION("8-bit gray scales by 257") {
     writeFile(dir.path / "g8.png",
               encodePng(4, 2, 8, PNG_COLOR_TYPE_GRAY, false, {0, 1, 128, 255, 10, 20, 30, 40}));
-    const HeightmapImage image = readHeightmapPng(dir.path / "g8.png");
+    const terrain::HeightmapImage image = terrain::readHeightmapPng(dir.path / "g8.png");
     CHECK(image.source_bit_depth == 8);
     CHECK(image.samples ==
           std::vector<uint16_t>{0, 257, 128 * 257, 65535, 2570, 5140, 7710, 10280});
@@ -215,14 +215,14 @@ TEST_CASE("import: PNG variants decode to 16-bit luminance", "[export][import]")
     }
     for (bool interlaced : {false, true}) {
       writeFile(dir.path / "g16.png", encodePng(9, 7, 16, PNG_COLOR_TYPE_GRAY, interlaced, rows));
-      const HeightmapImage image = readHeightmapPng(dir.path / "g16.png");
+      const terrain::HeightmapImage image = terrain::readHeightmapPng(dir.path / "g16.png");
       CHECK(image.samples == expected);
     }
   }
   SECTION("RGB becomes Rec. 709 luminance") {
     writeFile(dir.path / "rgb.png",
               encodePng(3, 1, 8, PNG_COLOR_TYPE_RGB, false, {255, 0, 0, 0, 255, 0, 255, 255, 255}));
-    const HeightmapImage image = readHeightmapPng(dir.path / "rgb.png");
+    const terrain::HeightmapImage image = terrain::readHeightmapPng(dir.path / "rgb.png");
     CHECK(image.source_rgb);
     CHECK(image.samples[0] == uint16_t(std::lround(0.2126 * 65535)));
     CHECK(image.samples[1] == uint16_t(std::lround(0.7152 * 65535)));
@@ -233,8 +233,8 @@ TEST_CASE("import: PNG variants decode to 16-bit luminance", "[export][import]")
     writeFile(dir.path / "m.png",
               encodePng(4, 2, 8, PNG_COLOR_TYPE_GRAY, false, {0, 100, 200, 0, 0, 100, 200, 0}));
     const geodesy::SphereMesh mesh = geodesy::buildIcosphere(4);
-    const std::vector<float> e =
-        sampleHeightmap(mesh, readHeightmapPng(dir.path / "m.png"), {0.0, 65535.0});
+    const std::vector<float> e = terrain::sampleHeightmap(
+        mesh, terrain::readHeightmapPng(dir.path / "m.png"), {0.0, 65535.0});
     for (size_t v = 0; v < mesh.vertexCount(); ++v) {
       const geodesy::LatLon ll = geodesy::unitToLatLon(glm::dvec3(mesh.positions[v]));
       if (std::abs(ll.lat_rad) < 1e-6 && std::abs(ll.lon_rad) < 1e-6) {
@@ -249,9 +249,9 @@ TEST_CASE("import: PNG variants decode to 16-bit luminance", "[export][import]")
 
 TEST_CASE("import: bad files give clear errors naming the file", "[export][import]") {
   TempDir dir;
-  const auto message = [](const fs::path& path, const HeightmapLimits& limits = {}) {
+  const auto message = [](const fs::path& path, const terrain::HeightmapLimits& limits = {}) {
     try {
-      readHeightmapPng(path, limits);
+      terrain::readHeightmapPng(path, limits);
     } catch (const std::runtime_error& e) {
       return std::string(e.what());
     }
@@ -307,7 +307,7 @@ TEST_CASE("import: the fuzz findings are refused with clear errors", "[export][i
                 ztxt);
   std::string ztxt_message = "no error";
   try {
-    readHeightmapPng(ztxt);
+    terrain::readHeightmapPng(ztxt);
   } catch (const std::runtime_error& e) {
     ztxt_message = e.what();
   }
@@ -321,7 +321,7 @@ TEST_CASE("import: the fuzz findings are refused with clear errors", "[export][i
     writeFile(dir.path / "range.json",
               R"({"files": [{"min_m": )" + min_m + R"(, "max_m": )" + max_m + "}]}");
     try {
-      importHeightmap(dir.path / "range.png", planet.mesh, {});
+      terrain::importHeightmap(dir.path / "range.png", planet.mesh, {});
     } catch (const std::runtime_error& e) {
       return std::string(e.what());
     }

@@ -25,7 +25,6 @@
 #include "export/cube_map.h"
 #include "export/equirect_sampler.h"
 #include "export/heightmap_files.h"
-#include "export/heightmap_import.h"
 #include "export/maps.h"
 #include "export/png_io.h"
 #include "export/surface_maps.h"
@@ -33,6 +32,7 @@
 #include "geodesy/sphere_mesh.h"
 #include "support/export_maps_planet.h"
 #include "support/support.h"
+#include "terrain/heightmap_import.h"
 
 namespace fs = std::filesystem;
 using namespace planet_export;
@@ -180,12 +180,14 @@ TEST_CASE("maps: raw .r16/.r32 and the sidecar describe the heightmap", "[export
   CHECK(doc["files"][1]["file"] == "heightmap.r16");
   CHECK(doc["files"][0]["min_m"].get<double>() == range.min_m);
   CHECK(doc["files"][0]["radius_m"].get<double>() == kRadius);
-  const std::optional<HeightmapRange> back = readHeightmapSidecar(dir.path / "heightmap.json");
+  const std::optional<terrain::HeightmapRange> back =
+      terrain::readHeightmapSidecar(dir.path / "heightmap.json");
   REQUIRE(back.has_value());
   CHECK((back->min_m == range.min_m && back->max_m == range.max_m));
-  CHECK_FALSE(readHeightmapSidecar(dir.path / "missing.json").has_value());
+  CHECK_FALSE(terrain::readHeightmapSidecar(dir.path / "missing.json").has_value());
   writeFile(dir.path / "bad.json", "{\"files\": [{}]}");
-  CHECK_THROWS_WITH(readHeightmapSidecar(dir.path / "bad.json"), Catch::Contains("bad.json"));
+  CHECK_THROWS_WITH(terrain::readHeightmapSidecar(dir.path / "bad.json"),
+                    Catch::Contains("bad.json"));
 }
 
 TEST_CASE("maps: cube-map faces follow the OpenGL orientation", "[export][maps]") {

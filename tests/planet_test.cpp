@@ -15,10 +15,10 @@
 #include "geodesy/sphere_mesh.h"
 #include "planet/config.h"
 #include "planet/memory_estimate.h"
-#include "planet/ocean.h"
-#include "planet/perlin.h"
 #include "planet/run_stats.h"
-#include "planet/terrain.h"
+#include "terrain/ocean.h"
+#include "terrain/perlin.h"
+#include "terrain/terrain.h"
 
 using namespace planet;
 
@@ -50,7 +50,7 @@ std::string configErrorOf(const std::string& toml, std::vector<std::string> over
 }  // namespace
 
 TEST_CASE("noise: values stay in [-1, 1] and vanish on the lattice", "[planet]") {
-  const PerlinNoise noise(123);
+  const terrain::PerlinNoise noise(123);
   geodesy::HashStream rng(1, 2, 3);
   float lo = 1, hi = -1;
   for (int i = 0; i < 200000; ++i) {
@@ -65,12 +65,12 @@ TEST_CASE("noise: values stay in [-1, 1] and vanish on the lattice", "[planet]")
   // A real gradient noise spreads: not a constant, not tiny.
   CHECK(hi - lo > 1.0f);
   CHECK(noise.noise(glm::vec3(3, -7, 11)) == 0.0f);
-  const FbmParams params{8, 1.7f, 2.0f, 0.5f};
+  const terrain::FbmParams params{8, 1.7f, 2.0f, 0.5f};
   for (int i = 0; i < 10000; ++i) {
     const glm::vec3 p(float(rng.uniform() * 4 - 2), float(rng.uniform() * 4 - 2),
                       float(rng.uniform() * 4 - 2));
     const float f = fbm(noise, p, params);
-    const float r = ridgedFbm(noise, p, params);
+    const float r = terrain::ridgedFbm(noise, p, params);
     REQUIRE(std::abs(f) <= 1.0f);
     REQUIRE(r >= 0.0f);
     REQUIRE(r <= 1.0f);
@@ -78,7 +78,7 @@ TEST_CASE("noise: values stay in [-1, 1] and vanish on the lattice", "[planet]")
 }
 
 TEST_CASE("noise: deterministic for a seed, different across seeds", "[planet]") {
-  const PerlinNoise a(42), b(42), c(43);
+  const terrain::PerlinNoise a(42), b(42), c(43);
   int differ = 0;
   for (int i = 0; i < 1000; ++i) {
     const glm::vec3 p(0.37f * i, -0.11f * i + 0.5f, 0.05f * i + 0.25f);
@@ -90,20 +90,20 @@ TEST_CASE("noise: deterministic for a seed, different across seeds", "[planet]")
 
 TEST_CASE("terrain: vertex elevations are the continuous terrain at the vertex", "[planet]") {
   const geodesy::SphereMesh mesh = geodesy::buildIcosphere(16);
-  const TerrainParams params;
-  const auto elevation = generateElevation(mesh.positions, 9, params);
-  const Terrain terrain(9, params);
+  const terrain::TerrainParams params;
+  const auto elevation = terrain::generateElevation(mesh.positions, 9, params);
+  const terrain::Terrain terrain(9, params);
   for (size_t v = 0; v < mesh.vertexCount(); ++v)
     REQUIRE(elevation[v] == terrain.elevationAt(mesh.positions[v]));
 }
 
 TEST_CASE("terrain: same continents at f = 64 and f = 256", "[planet]") {
-  const TerrainParams params;
+  const terrain::TerrainParams params;
   const geodesy::SphereMesh coarse = geodesy::buildIcosphere(64);
   const geodesy::SphereMesh fine = geodesy::buildIcosphere(256);
-  const auto h64 = generateElevation(coarse.positions, 5, params);
-  const auto h256 = generateElevation(fine.positions, 5, params);
-  const Terrain terrain(5, params);
+  const auto h64 = terrain::generateElevation(coarse.positions, 5, params);
+  const auto h256 = terrain::generateElevation(fine.positions, 5, params);
+  const terrain::Terrain terrain(5, params);
 
   // Fixed lat/lon points, spread over the whole sphere.
   std::vector<double> a, b;
@@ -144,7 +144,9 @@ TEST_CASE("terrain: bit-identical at 1, 2 and 4 threads", "[planet]") {
   std::vector<std::vector<float>> runs;
   for (int threads : {1, 2, 4}) {
     tbb::task_arena arena(threads);
-    arena.execute([&] { runs.push_back(generateElevation(mesh.positions, 3, TerrainParams{})); });
+    arena.execute([&] {
+      runs.push_back(terrain::generateElevation(mesh.positions, 3, terrain::TerrainParams{}));
+    });
   }
   CHECK(runs[0] == runs[1]);
   CHECK(runs[0] == runs[2]);
@@ -152,9 +154,9 @@ TEST_CASE("terrain: bit-identical at 1, 2 and 4 threads", "[planet]") {
 
 TEST_CASE("ocean: area-weighted quantile puts the asked fraction under water", "[planet]") {
   const geodesy::SphereMesh mesh = geodesy::buildIcosphere(48);
-  const auto elevation = generateElevation(mesh.positions, 11, TerrainParams{});
+  const auto elevation = terrain::generateElevation(mesh.positions, 11, terrain::TerrainParams{});
   for (double fraction : {0.0, 0.3, 0.65, 0.9}) {
-    const double level = areaWeightedQuantile(elevation, mesh.vertex_areas, fraction);
+    const double level = terrain::areaWeightedQuantile(elevation, mesh.vertex_areas, fraction);
     double under = 0, total = 0;
     for (size_t v = 0; v < elevation.size(); ++v) {
       total += mesh.vertex_areas[v];
@@ -167,7 +169,7 @@ TEST_CASE("ocean: area-weighted quantile puts the asked fraction under water", "
   // Unequal areas matter: a field that is high exactly where areas are large.
   std::vector<float> e = {0, 1, 2, 3};
   std::vector<float> areas = {1, 1, 1, 5};
-  CHECK(areaWeightedQuantile(e, areas, 0.5) == 3.0);
+  CHECK(terrain::areaWeightedQuantile(e, areas, 0.5) == 3.0);
 }
 
 TEST_CASE("config: the shipped configs load", "[planet][config]") {

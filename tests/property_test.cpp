@@ -38,8 +38,8 @@
 #include "planet/config.h"
 #include "planet/pipeline.h"
 #include "planet/run_stats.h"
-#include "planet/terrain.h"
 #include "support/erosion_internals.h"
+#include "terrain/terrain.h"
 
 using namespace planet;
 
@@ -289,7 +289,7 @@ TEST_CASE("property: 200 random configurations stay finite, conserve mass, bound
     {
       const geodesy::SphereMesh mesh = geodesy::buildIcosphere(config.planet.frequency);
       const std::vector<float> terrain =
-          generateElevation(mesh.positions, config.planet.seed, config.terrain);
+          terrain::generateElevation(mesh.positions, config.planet.seed, config.terrain);
       const auto bad =
           std::count_if(terrain.begin(), terrain.end(), [](float e) { return !std::isfinite(e); });
       CHECK(bad == 0);

@@ -1,10 +1,10 @@
-// libFuzzer target for the heightmap reader (export/heightmap_import.h).
+// libFuzzer target for the heightmap reader (terrain/heightmap_import.h).
 //
 // Input layout: a PNG file, optionally followed by a sidecar. The harness walks the chunks from
 // byte 8 and rewrites each complete chunk's CRC, so mutations reach the decoder instead of all
 // dying at libpng's CRC check (set PLANETGEN_FUZZ_KEEP_CRC=1 to keep them as they are); the
 // bytes after a complete IEND chunk, if any, are written as the sidecar fuzz_input.json next to
-// fuzz_input.png. Both go to planet_export::importHeightmap with an f = 4 icosphere (162
+// fuzz_input.png. Both go to terrain::importHeightmap with an f = 4 icosphere (162
 // vertices, built once) and small limits (so a run is not spent zero-filling 512 MB buffers;
 // the limit check is the same code for any values).
 //
@@ -30,8 +30,8 @@
 #include <string_view>
 #include <typeinfo>
 
-#include "export/heightmap_import.h"
 #include "geodesy/sphere_mesh.h"
+#include "terrain/heightmap_import.h"
 
 namespace fs = std::filesystem;
 
@@ -91,7 +91,7 @@ void writeFile(const fs::path& path, std::string_view bytes) {
   if (!out) fail("cannot write", path.string());
 }
 
-void checkResult(const planet_export::ImportedHeightmap& result, const geodesy::SphereMesh& mesh) {
+void checkResult(const terrain::ImportedHeightmap& result, const geodesy::SphereMesh& mesh) {
   if (result.elevation_m.size() != mesh.vertexCount()) {
     fail("wrong elevation count", std::to_string(result.elevation_m.size()));
   }
@@ -138,11 +138,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
 
-  planet_export::HeightmapImportOptions options;
+  terrain::HeightmapImportOptions options;
   options.limits.max_side = 4096;
   options.limits.max_pixels = uint64_t(1) << 20;
   try {
-    checkResult(planet_export::importHeightmap(png_path, mesh, options), mesh);
+    checkResult(terrain::importHeightmap(png_path, mesh, options), mesh);
   } catch (const std::runtime_error& e) {
     const std::string message = e.what();
     if (message.find(png_path.string()) == std::string::npos &&

@@ -1,4 +1,4 @@
-#include "planet/terrain.h"
+#include "terrain/terrain.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <tbb/parallel_for.h>
 
 #include "geodesy/hash.h"
-#include "planet/perlin.h"
+#include "terrain/perlin.h"
 
-namespace planet {
+namespace terrain {
 
 struct Terrain::Impl {
   TerrainParams params;
@@ -117,4 +117,4 @@ std::vector<float> generateElevation(std::span<const glm::vec3> unit_positions, 
   return elevation;
 }
 
-}  // namespace planet
+}  // namespace terrain

@@ -6,10 +6,16 @@
 #include <filesystem>
 #include <vector>
 
-#include "export/heightmap_files.h"
+#include <optional>
 #include "geodesy/sphere_mesh.h"
 
-namespace planet_export {
+namespace terrain {
+
+// Metres mapped to 0 and 65535 (min_m < max_m, or equal for a flat planet).
+struct HeightmapRange {
+  double min_m = 0.0;
+  double max_m = 0.0;
+};
 
 // Refused before any pixel memory is allocated.
 struct HeightmapLimits {
@@ -59,10 +65,15 @@ struct ImportedHeightmap {
   int height = 0;
 };
 
+// The range recorded in a sidecar written by planet_export::heightmapSidecarJson (the first entry
+// with min_m and max_m), or nullopt if the file does not exist. Throws std::runtime_error naming
+// the file if it exists but is not such a JSON document.
+std::optional<HeightmapRange> readHeightmapSidecar(const std::filesystem::path& json_path);
+
 // readHeightmapPng + readHeightmapSidecar + sampleHeightmap. Throws std::runtime_error naming
 // the file on any read problem.
 ImportedHeightmap importHeightmap(const std::filesystem::path& png_path,
                                   const geodesy::SphereMesh& mesh,
                                   const HeightmapImportOptions& options = {});
 
-}  // namespace planet_export
+}  // namespace terrain

@@ -1,11 +1,11 @@
-#include "planet/perlin.h"
+#include "terrain/perlin.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "geodesy/hash.h"
 
-namespace planet {
+namespace terrain {
 namespace {
 
 // Scale so the extreme value of the noise maps to ~1; 3D improved noise peaks near 1.036.
@@ -160,4 +160,4 @@ float ridgedFbm(const PerlinNoise& noise, const glm::vec3& p, const FbmParams& p
   return atPoint(ridgedFbm8, noise, p, params);
 }
 
-}  // namespace planet
+}  // namespace terrain

@@ -8,9 +8,9 @@
 
 #include <glm/vec3.hpp>
 
-namespace planet {
+namespace terrain {
 
 std::vector<float> erodibilityField(std::span<const glm::vec3> unit_positions, uint64_t seed,
                                     double hardness_min, double frequency);
 
-}  // namespace planet
+}  // namespace terrain

@@ -5,7 +5,7 @@
 #include <span>
 #include <string>
 
-namespace planet {
+namespace terrain {
 
 struct OceanParams {
   std::string mode = "fraction";  // "fraction" or "level"
@@ -23,4 +23,4 @@ double areaWeightedQuantile(std::span<const float> elevation_m, std::span<const 
 double oceanLevel(std::span<const float> elevation_m, std::span<const float> areas,
                   const OceanParams& params);
 
-}  // namespace planet
+}  // namespace terrain

@@ -1,13 +1,13 @@
-#include "planet/hardness.h"
+#include "terrain/hardness.h"
 
 #include <algorithm>
 
 #include <tbb/parallel_for.h>
 
 #include "geodesy/hash.h"
-#include "planet/perlin.h"
+#include "terrain/perlin.h"
 
-namespace planet {
+namespace terrain {
 
 std::vector<float> erodibilityField(std::span<const glm::vec3> unit_positions, uint64_t seed,
                                     double hardness_min, double frequency) {
@@ -38,4 +38,4 @@ std::vector<float> erodibilityField(std::span<const glm::vec3> unit_positions, u
   return field;
 }
 
-}  // namespace planet
+}  // namespace terrain

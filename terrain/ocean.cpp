@@ -1,4 +1,4 @@
-#include "planet/ocean.h"
+#include "terrain/ocean.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace planet {
+namespace terrain {
 
 double areaWeightedQuantile(std::span<const float> elevation_m, std::span<const float> areas,
                             double fraction) {
@@ -47,4 +47,4 @@ double oceanLevel(std::span<const float> elevation_m, std::span<const float> are
   return areaWeightedQuantile(elevation_m, areas, params.fraction);
 }
 
-}  // namespace planet
+}  // namespace terrain

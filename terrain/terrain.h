@@ -10,7 +10,7 @@
 
 #include <glm/vec3.hpp>
 
-namespace planet {
+namespace terrain {
 
 struct TerrainParams {
   // Detail fBm (Perlin), documented in docs/config.md.
@@ -61,4 +61,4 @@ std::vector<float> generateElevation(std::span<const glm::vec3> unit_positions, 
                                      const TerrainParams& params,
                                      std::vector<float>* mountain_belts = nullptr);
 
-}  // namespace planet
+}  // namespace terrain

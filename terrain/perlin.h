@@ -8,7 +8,7 @@
 
 #include <glm/vec3.hpp>
 
-namespace planet {
+namespace terrain {
 
 class PerlinNoise {
  public:
@@ -48,4 +48,4 @@ void fbm8(const PerlinNoise& noise, const float* x, const float* y, const float*
 void ridgedFbm8(const PerlinNoise& noise, const float* x, const float* y, const float* z,
                 const FbmParams& params, float* out);
 
-}  // namespace planet
+}  // namespace terrain

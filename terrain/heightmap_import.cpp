@@ -1,4 +1,4 @@
-#include "export/heightmap_import.h"
+#include "terrain/heightmap_import.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,18 +8,22 @@
 #include <cstring>
 #include <memory>
 #include <numbers>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include <png.h>
 #include <tbb/parallel_for.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include "geodesy/latlon.h"
 #include "io/file_writer.h"
 
-namespace planet_export {
+namespace terrain {
 namespace {
+
+using Json = nlohmann::ordered_json;
 
 constexpr size_t kMaxInterlacedBytes = size_t(1) << 30;
 constexpr png_alloc_size_t kMaxChunkBytes = png_alloc_size_t(64) << 20;
@@ -244,4 +248,59 @@ ImportedHeightmap importHeightmap(const std::filesystem::path& png_path,
   return result;
 }
 
-}  // namespace planet_export
+std::optional<HeightmapRange> readHeightmapSidecar(const std::filesystem::path& json_path) {
+  constexpr uint64_t kMaxSidecarBytes = 1 << 20;  // a sidecar lists a few files
+  std::string problem;
+  const int fd = io::openInputFile(json_path, kMaxSidecarBytes, problem);
+  if (fd < 0 && problem == "does not exist") return std::nullopt;
+  if (fd < 0) throw std::runtime_error("heightmap sidecar " + json_path.string() + " " + problem);
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw std::runtime_error("heightmap sidecar " + json_path.string() + ": " +
+                               std::strerror(error));
+    }
+    text.append(buffer, size_t(n));
+  }
+  ::close(fd);
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::exception& e) {
+    throw std::runtime_error("heightmap sidecar " + json_path.string() +
+                             " is not valid JSON: " + e.what());
+  }
+  // Elevations become float metres: a range beyond this bound (10,000 km, far more relief than
+  // any planet) would overflow float or lose all precision, so it is refused.
+  constexpr double kMaxAbsElevationM = 1e7;
+  const auto describe = [&](const HeightmapRange& r) {
+    std::ostringstream out;
+    out << "heightmap sidecar " << json_path.string() << ": files[] range min_m = " << r.min_m
+        << ", max_m = " << r.max_m << " is not allowed; allowed: finite values within +-"
+        << kMaxAbsElevationM << " m with min_m <= max_m";
+    return out.str();
+  };
+  if (doc.is_object() && doc.contains("files") && doc["files"].is_array()) {
+    for (const Json& entry : doc["files"]) {
+      if (entry.is_object() && entry.contains("min_m") && entry["min_m"].is_number() &&
+          entry.contains("max_m") && entry["max_m"].is_number()) {
+        const HeightmapRange range{entry["min_m"].get<double>(), entry["max_m"].get<double>()};
+        const auto inside = [&](double m) {
+          return std::isfinite(m) && std::abs(m) <= kMaxAbsElevationM;
+        };
+        if (!inside(range.min_m) || !inside(range.max_m) || !(range.min_m <= range.max_m)) {
+          throw std::runtime_error(describe(range));
+        }
+        return range;
+      }
+    }
+  }
+  throw std::runtime_error("heightmap sidecar " + json_path.string() +
+                           " has no files[] entry with numbers min_m and max_m");
+}
+
+}  // namespace terrain
