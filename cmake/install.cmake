@@ -11,7 +11,7 @@ install(TARGETS ${planetgen_modules} EXPORT planetgenTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS planetgen RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-foreach(module geodesy io terrain hydrology weather erosion export planet)
+foreach(module geodesy io terrain hydrology weather erosion metrics export planet)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${module}/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/planetgen/${module}
     FILES_MATCHING PATTERN "*.h"

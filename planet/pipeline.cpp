@@ -15,9 +15,9 @@
 #include "hydrology/flow_routing.h"
 #include "io/atomic_file.h"
 #include "io/signals.h"
-#include "planet/drainage_metrics.h"
-#include "planet/drainage_report.h"
-#include "planet/latitude_bands.h"
+#include "metrics/drainage_metrics.h"
+#include "metrics/latitude_bands.h"
+#include "planet/detail/drainage_report.h"
 #include "planet/masks_output.h"
 #include "planet/planet_outputs.h"
 #include "planet/rivers_output.h"
@@ -279,16 +279,17 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     timer.start("erosion");
     const std::vector<float> before = planet.elevation_m;
     const double r2 = config.planet.radius_m * config.planet.radius_m;
-    planet.pit_fill_m3 = r2 * hydrology::fillSmallDepressions(*planet.mesh, planet.elevation_m,
-                                                              planet.sea_level_m, kMinLakeVertices);
+    planet.pit_fill_m3 =
+        r2 * hydrology::fillSmallDepressions(*planet.mesh, planet.elevation_m, planet.sea_level_m,
+                                             metrics::kMinLakeVertices);
     for (size_t v = 0; v < before.size(); ++v)
       planet.change_m[v] += planet.elevation_m[v] - before[v];
   }
   timer.stop();
 }
 
-DrainageInput drainageInputOf(const PlanetState& planet, const Config& config) {
-  DrainageInput input;
+metrics::DrainageInput drainageInputOf(const PlanetState& planet, const Config& config) {
+  metrics::DrainageInput input;
   input.mesh = planet.mesh.get();
   input.radius_m = config.planet.radius_m;
   input.sea_level_m = planet.sea_level_m;
@@ -302,30 +303,30 @@ DrainageInput drainageInputOf(const PlanetState& planet, const Config& config) {
 namespace {
 
 // The drainage input of the terrain before erosion (the initial elevations, the run's rain).
-DrainageInput inputBefore(const PlanetState& planet, const Config& config) {
-  DrainageInput input = drainageInputOf(planet, config);
+metrics::DrainageInput inputBefore(const PlanetState& planet, const Config& config) {
+  metrics::DrainageInput input = drainageInputOf(planet, config);
   input.elevation_m = planet.initial_elevation_m;
   return input;
 }
 
 // The drainage section but its "before" metrics.
 Json drainageSummaryAfter(const PlanetState& planet, const Config& config,
-                          const DrainageNetwork& after) {
-  const DrainageInput input = drainageInputOf(planet, config);
+                          const metrics::DrainageNetwork& after) {
+  const metrics::DrainageInput input = drainageInputOf(planet, config);
   Json d;
-  d["after"] = drainageJson(drainageMetrics(input, after));
+  d["after"] = drainageJson(metrics::drainageMetrics(input, after));
   if (!planet.rainfall.empty()) {
-    const RainQuarters q = rainQuarters(input, after, planet.rainfall);
+    const metrics::RainQuarters q = metrics::rainQuarters(input, after, planet.rainfall);
     d["wettest_quarter"] = drainageJson(q.wettest);
     d["driest_quarter"] = drainageJson(q.driest);
-    const RainQuarters banded =
-        rainQuarters(input, after, planet.rainfall, planet.initial_elevation_m);
-    d["elevation_matched_quarters"] = {{"elevation_bands", kElevationBands},
+    const metrics::RainQuarters banded =
+        metrics::rainQuarters(input, after, planet.rainfall, planet.initial_elevation_m);
+    d["elevation_matched_quarters"] = {{"elevation_bands", metrics::kElevationBands},
                                        {"wettest", drainageJson(banded.wettest)},
                                        {"driest", drainageJson(banded.driest)}};
   }
-  const CoastChange c =
-      coastChange(planet.initial_elevation_m, planet.elevation_m, planet.sea_level_m);
+  const metrics::CoastChange c =
+      metrics::coastChange(planet.initial_elevation_m, planet.elevation_m, planet.sea_level_m);
   d["coastline_moved"] = c.coastline_moved;
   d["former_sea_raised_over_100m"] = c.former_sea_raised_100m;
   const auto initial_max =
@@ -338,33 +339,33 @@ Json drainageSummaryAfter(const PlanetState& planet, const Config& config,
 
 // The "before" metrics, the initial terrain routed here and freed once measured.
 Json drainageBeforeJson(const PlanetState& planet, const Config& config) {
-  const DrainageInput input = inputBefore(planet, config);
-  return drainageJson(drainageMetrics(input, drainageOf(input)));
+  const metrics::DrainageInput input = inputBefore(planet, config);
+  return drainageJson(metrics::drainageMetrics(input, metrics::drainageOf(input)));
 }
 
 }  // namespace
 
 Json drainageSummary(const PlanetState& planet, const Config& config) {
   // The two routings are mostly serial (the priority-flood): side by side.
-  DrainageNetwork before;
+  metrics::DrainageNetwork before;
   tbb::task_group routing;
-  routing.run([&] { before = drainageOf(inputBefore(planet, config)); });
-  const DrainageNetwork after = drainageOf(drainageInputOf(planet, config));
+  routing.run([&] { before = metrics::drainageOf(inputBefore(planet, config)); });
+  const metrics::DrainageNetwork after = metrics::drainageOf(drainageInputOf(planet, config));
   routing.wait();
   Json d = drainageSummaryAfter(planet, config, after);
-  d["before"] = drainageJson(drainageMetrics(inputBefore(planet, config), before));
+  d["before"] = drainageJson(metrics::drainageMetrics(inputBefore(planet, config), before));
   return d;
 }
 
 Json drainageSummary(const PlanetState& planet, const Config& config,
-                     const DrainageNetwork& after) {
+                     const metrics::DrainageNetwork& after) {
   Json d = drainageSummaryAfter(planet, config, after);
   d["before"] = drainageBeforeJson(planet, config);
   return d;
 }
 
 Json drainageSummary(const PlanetState& planet, const Config& config,
-                     std::shared_ptr<const DrainageNetwork> after) {
+                     std::shared_ptr<const metrics::DrainageNetwork> after) {
   Json d = drainageSummaryAfter(planet, config, *after);
   after.reset();
   d["before"] = drainageBeforeJson(planet, config);
@@ -436,9 +437,9 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
                     {"droplets_fallback", w.droplets_fallback}};
   }
   Json bands = Json::array();
-  for (const LatitudeBand& b :
-       latitudeBands(*planet.mesh, config.planet.radius_m, planet.initial_elevation_m,
-                     planet.sea_level_m, planet.rainfall, planet.change_m)) {
+  for (const metrics::LatitudeBand& b :
+       metrics::latitudeBands(*planet.mesh, config.planet.radius_m, planet.initial_elevation_m,
+                              planet.sea_level_m, planet.rainfall, planet.change_m)) {
     bands.push_back({{"lat_min_deg", b.lat_min_deg},
                      {"lat_max_deg", b.lat_max_deg},
                      {"land_fraction", b.land_fraction},
@@ -531,9 +532,9 @@ std::vector<std::string> writePlanet(const PlanetState& planet, const Config& co
     // The drainage summary (serial for the most part) is a task beside the rivers and masks.
     // The network is shared with the summary task: whichever is done with it last frees it,
     // and the summary routes the initial terrain only after it has let go of its share.
-    auto drainage =
-        std::make_shared<const DrainageNetwork>(drainageOf(drainageInputOf(planet, config)));
-    std::shared_ptr<const DrainageNetwork> summary_share = drainage;
+    auto drainage = std::make_shared<const metrics::DrainageNetwork>(
+        metrics::drainageOf(drainageInputOf(planet, config)));
+    std::shared_ptr<const metrics::DrainageNetwork> summary_share = drainage;
     tbb::task_group summarising;
     summarising.run(
         [&] { drainage_summary = drainageSummary(planet, config, std::move(summary_share)); });
@@ -567,9 +568,9 @@ std::vector<std::string> writePlanet(const PlanetState& planet, const Config& co
   if (drainage_summary.is_null()) {
     summarising_beside.run([&] {
       const auto t0 = std::chrono::steady_clock::now();
-      drainage_summary = drainageSummary(
-          planet, config,
-          std::make_shared<const DrainageNetwork>(drainageOf(drainageInputOf(planet, config))));
+      drainage_summary = drainageSummary(planet, config,
+                                         std::make_shared<const metrics::DrainageNetwork>(
+                                             metrics::drainageOf(drainageInputOf(planet, config))));
       drainage_seconds = geodesy::secondsSince(t0);
     });
   }

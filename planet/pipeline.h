@@ -14,8 +14,8 @@
 #include "erosion/droplet_erosion.h"
 #include "export/planet_surface.h"
 #include "geodesy/sphere_mesh.h"
+#include "metrics/drainage_metrics.h"
 #include "planet/config.h"
-#include "planet/drainage_metrics.h"
 #include "planet/run_stats.h"
 #include "weather/cloud_simulation.h"
 
@@ -65,7 +65,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
 
 // The drainage metrics' input for planet's current elevations and rain (the routing seed and
 // lake evaporation of config).
-DrainageInput drainageInputOf(const PlanetState& planet, const Config& config);
+metrics::DrainageInput drainageInputOf(const PlanetState& planet, const Config& config);
 
 // Drainage metrics before and after erosion, by rain quarter, and at the coast: summary.json's
 // "drainage" section (docs/fluvial_stage.md), as a JSON text.
@@ -73,12 +73,12 @@ nlohmann::json drainageSummary(const PlanetState& planet, const Config& config);
 // The same, with the network of planet's current terrain already routed
 // (drainageOf(drainageInputOf(planet, config))), so callers that need it too route it once.
 nlohmann::json drainageSummary(const PlanetState& planet, const Config& config,
-                               const DrainageNetwork& after);
+                               const metrics::DrainageNetwork& after);
 // The same, dropping this share of `after` once it is measured, before the initial terrain is
 // routed: a caller that uses the network beside it (writePlanet's rivers) drops its own share
 // when done, so the two networks are rarely held at once (the rivers stage's peak memory).
 nlohmann::json drainageSummary(const PlanetState& planet, const Config& config,
-                               std::shared_ptr<const DrainageNetwork> after);
+                               std::shared_ptr<const metrics::DrainageNetwork> after);
 
 // Number of droplets the config asks for on this planet.
 uint64_t dropletBudget(const Config& config, uint64_t land_vertices);

@@ -9,7 +9,7 @@
 
 #include "export/geojson.h"
 #include "geodesy/latlon.h"
-#include "planet/drainage_metrics.h"
+#include "metrics/drainage_metrics.h"
 
 namespace planet {
 namespace {
@@ -22,7 +22,7 @@ double runoffMPerS(const Config& config) {
 }
 
 double cellM2(const PlanetState& planet, const Config& config) {
-  return meanCellAreaM2(*planet.mesh, config.planet.radius_m);
+  return metrics::meanCellAreaM2(*planet.mesh, config.planet.radius_m);
 }
 
 const char* endName(hydrology::RiverEnd end) {
@@ -50,11 +50,11 @@ double minDischargeM3s(const PlanetState& planet, const Config& config) {
 }
 
 hydrology::RiverNetwork riversOf(const PlanetState& planet, const Config& config) {
-  return riversOf(planet, config, drainageOf(drainageInputOf(planet, config)));
+  return riversOf(planet, config, metrics::drainageOf(drainageInputOf(planet, config)));
 }
 
 hydrology::RiverNetwork riversOf(const PlanetState& planet, const Config& config,
-                                 const DrainageNetwork& drainage) {
+                                 const metrics::DrainageNetwork& drainage) {
   const geodesy::SphereMesh& mesh = *planet.mesh;
   // Runoff per vertex: its rain-weighted area (drainageOf's weights: rain relative to the
   // mean land rain) times the mean runoff, recovered from the accumulated areas.
@@ -76,7 +76,7 @@ hydrology::RiverNetwork riversOf(const PlanetState& planet, const Config& config
   params.min_discharge_m3_s = minDischargeM3s(planet, config);
   params.width_coefficient = config.rivers.width_coefficient;
   params.subdivisions = config.rivers.subdivisions;
-  params.min_lake_vertices = kMinLakeVertices;
+  params.min_lake_vertices = metrics::kMinLakeVertices;
   return hydrology::extractRivers(in, params);
 }
 
@@ -164,7 +164,8 @@ RiverQuarters riverLengthByRainQuarter(const hydrology::RiverNetwork& network,
   std::vector<uint32_t> land;
   for (uint32_t v = 0; v < mesh.vertexCount(); ++v)
     if (planet.elevation_m[v] >= planet.sea_level_m) land.push_back(v);
-  const QuarterMasks quarter = rainQuarterMasks(land, mesh.vertexCount(), split_rain, {}, 1);
+  const metrics::QuarterMasks quarter =
+      metrics::rainQuarterMasks(land, mesh.vertexCount(), split_rain, {}, 1);
   double dry_sr = 0.0, wet_sr = 0.0;
   for (uint32_t v : land) {
     if (quarter.driest[v]) dry_sr += mesh.vertex_areas[v];

@@ -20,7 +20,7 @@ hydrology::RiverNetwork riversOf(const PlanetState& planet, const Config& config
 // The same on the network of planet's current terrain, already routed
 // (drainageOf(drainageInputOf(planet, config))).
 hydrology::RiverNetwork riversOf(const PlanetState& planet, const Config& config,
-                                 const DrainageNetwork& drainage);
+                                 const metrics::DrainageNetwork& drainage);
 
 // Discharge threshold of config.rivers on this planet (m^3/s).
 double minDischargeM3s(const PlanetState& planet, const Config& config);

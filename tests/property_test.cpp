@@ -42,6 +42,7 @@
 #include "terrain/terrain.h"
 
 using namespace planet;
+using namespace metrics;
 
 namespace {
 

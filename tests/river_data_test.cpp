@@ -30,6 +30,7 @@
 #include "support/river_planets.h"
 
 using namespace planet;
+using namespace metrics;
 using hydrology::RiverEnd;
 namespace fs = std::filesystem;
 using namespace river_fixtures;

@@ -10,12 +10,13 @@
 #include <tbb/task_arena.h>
 #include <nlohmann/json.hpp>
 
+#include "metrics/drainage_metrics.h"
 #include "planet/config.h"
-#include "planet/drainage_metrics.h"
 #include "planet/pipeline.h"
 #include "support/river_planets.h"
 
 using namespace planet;
+using namespace metrics;
 
 using river_fixtures::configAt;
 using river_fixtures::eroded;

@@ -6,10 +6,10 @@
 #include <glm/geometric.hpp>
 
 #include "geodesy/latlon.h"
-#include "planet/drainage_metrics.h"
-#include "planet/drainage_report.h"
+#include "metrics/drainage_metrics.h"
+#include "metrics/terrain_metrics.h"
+#include "planet/detail/drainage_report.h"
 #include "planet/run_stats.h"
-#include "planet/terrain_metrics.h"
 
 namespace planet {
 namespace {
@@ -25,11 +25,11 @@ std::vector<uint8_t> landMask(const PlanetState& base) {
   return mask;
 }
 
-Json roughnessJson(const Roughness& r) {
+Json roughnessJson(const metrics::Roughness& r) {
   return {{"rms_slope", r.rms_slope}, {"mean_abs_curvature_per_m", r.mean_abs_curvature}};
 }
 
-Json drainageJson(const Drainage& d) {
+Json drainageJson(const metrics::Drainage& d) {
   return {{"channel_vertices", d.channel_vertices},
           {"longest_channel_m", d.longest_channel_m},
           {"threshold_area_m2", d.threshold_area_m2}};
@@ -37,7 +37,7 @@ Json drainageJson(const Drainage& d) {
 
 // Drainage channels: vertices draining more than kChannelAreaCells mean vertex areas.
 double channelThreshold(const geodesy::SphereMesh& mesh, double radius_m) {
-  return kChannelAreaCells * meanCellAreaM2(mesh, radius_m);
+  return metrics::kChannelAreaCells * metrics::meanCellAreaM2(mesh, radius_m);
 }
 
 ModeMetrics metricsOf(const PlanetState& run, const Config& config, std::span<const uint8_t> land) {
@@ -64,17 +64,18 @@ ModeMetrics metricsOf(const PlanetState& run, const Config& config, std::span<co
     depth.push_back(std::max(0.0, -double(run.change_m[v])));
     changed += std::abs(run.change_m[v]) > kChangeThresholdM;
   }
-  m.json["rain_erosion_spearman"] = spearman(rain, depth);
+  m.json["rain_erosion_spearman"] = metrics::spearman(rain, depth);
   m.json["land_fraction_changed_over_1m"] =
       land_vertices ? double(changed) / double(land_vertices) : 0.0;
-  m.json["roughness_after"] = roughnessJson(landRoughness(mesh, radius, run.elevation_m, land));
-  m.json["drainage_after"] =
-      drainageJson(drainage(mesh, radius, run.elevation_m, land, channelThreshold(mesh, radius)));
+  m.json["roughness_after"] =
+      roughnessJson(metrics::landRoughness(mesh, radius, run.elevation_m, land));
+  m.json["drainage_after"] = drainageJson(
+      metrics::drainage(mesh, radius, run.elevation_m, land, channelThreshold(mesh, radius)));
 
-  m.bands = latitudeBands(mesh, radius, run.initial_elevation_m, run.sea_level_m, run.rainfall,
-                          run.change_m);
+  m.bands = metrics::latitudeBands(mesh, radius, run.initial_elevation_m, run.sea_level_m,
+                                   run.rainfall, run.change_m);
   Json bands = Json::array();
-  for (const LatitudeBand& b : m.bands) {
+  for (const metrics::LatitudeBand& b : m.bands) {
     bands.push_back({{"lat_min_deg", b.lat_min_deg},
                      {"lat_max_deg", b.lat_max_deg},
                      {"mean_land_rainfall", b.mean_rainfall},
@@ -89,7 +90,7 @@ ModeMetrics metricsOf(const PlanetState& run, const Config& config, std::span<co
 Json regionsJson(const PlanetState& weather, const PlanetState& uniform,
                  std::span<const uint8_t> land, double radius_m) {
   const geodesy::SphereMesh& mesh = *weather.mesh;
-  const auto masses = landMasses(mesh, land);
+  const auto masses = metrics::landMasses(mesh, land);
   const double r2 = radius_m * radius_m;
   Json regions = Json::array();
   for (size_t i = 0; i < masses.size() && i < 5; ++i) {
@@ -125,24 +126,24 @@ Json regionsJson(const PlanetState& weather, const PlanetState& uniform,
 // run's rivers and lakes for the pictures.
 Json riversJson(const PlanetState& run, const Config& config, std::span<const float> split_rain,
                 std::vector<float>& water) {
-  const DrainageInput input = drainageInputOf(run, config);
-  const DrainageNetwork drainage = drainageOf(input);
+  const metrics::DrainageInput input = drainageInputOf(run, config);
+  const metrics::DrainageNetwork drainage = metrics::drainageOf(input);
   Json j = drainageSummary(run, config, drainage);
-  water = waterStrength(input, drainage);
-  auto quartersJson = [](const RainQuarters& q) {
+  water = metrics::waterStrength(input, drainage);
+  auto quartersJson = [](const metrics::RainQuarters& q) {
     const double dry_depth = q.driest.mean_channel_depth_m;
     const double dry_length = q.driest.channel_length_km_per_1000km2;
     return Json{
-        {"wettest", drainageJson(q.wettest)},
-        {"driest", drainageJson(q.driest)},
+        {"wettest", planet::drainageJson(q.wettest)},
+        {"driest", planet::drainageJson(q.driest)},
         {"channel_depth_ratio", dry_depth > 0 ? q.wettest.mean_channel_depth_m / dry_depth : 0.0},
         {"channel_length_ratio",
          dry_length > 0 ? q.wettest.channel_length_km_per_1000km2 / dry_length : 0.0}};
   };
-  j["cloud_rain_quarters"] = quartersJson(rainQuarters(input, drainage, split_rain));
+  j["cloud_rain_quarters"] = quartersJson(metrics::rainQuarters(input, drainage, split_rain));
   j["cloud_rain_quarters"]["elevation_matched"] =
-      quartersJson(rainQuarters(input, drainage, split_rain, run.initial_elevation_m));
-  j["cloud_rain_quarters"]["elevation_matched"]["elevation_bands"] = kElevationBands;
+      quartersJson(metrics::rainQuarters(input, drainage, split_rain, run.initial_elevation_m));
+  j["cloud_rain_quarters"]["elevation_matched"]["elevation_bands"] = metrics::kElevationBands;
   return j;
 }
 
@@ -161,9 +162,9 @@ CompareMetrics compareMetrics(const CompareRuns& runs, const Config& config) {
   j["frequency"] = config.planet.frequency;
   j["vertices"] = mesh.vertexCount();
   j["initial_elevation_hash"] = hashFloats(initial);
-  j["initial"] = {{"roughness", roughnessJson(landRoughness(mesh, radius, initial, land))},
-                  {"drainage", drainageJson(drainage(mesh, radius, initial, land,
-                                                     channelThreshold(mesh, radius)))}};
+  j["initial"] = {{"roughness", roughnessJson(metrics::landRoughness(mesh, radius, initial, land))},
+                  {"drainage", drainageJson(metrics::drainage(mesh, radius, initial, land,
+                                                              channelThreshold(mesh, radius)))}};
   j["weather"] = m.weather.json;
   j["uniform"] = m.uniform.json;
   j["regions"] = regionsJson(runs.weather, runs.uniform, land, radius);

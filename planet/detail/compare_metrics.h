@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "metrics/latitude_bands.h"
 #include "planet/config.h"
-#include "planet/latitude_bands.h"
 #include "planet/pipeline.h"
 
 namespace planet {
@@ -21,7 +21,7 @@ struct CompareRuns {
 // One run's figures (metrics.json's "weather" or "uniform") and its latitude bands.
 struct ModeMetrics {
   nlohmann::json json;
-  std::vector<LatitudeBand> bands;
+  std::vector<metrics::LatitudeBand> bands;
 };
 
 struct CompareMetrics {

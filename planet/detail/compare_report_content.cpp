@@ -44,8 +44,8 @@ planet_export::ReportChart latitudeChart(const std::string& title, const std::st
   chart.x_label = "latitude (degrees, south to north)";
   planet_export::ReportSeries w{"weather", "#1f6fb4", {}}, u{"uniform", "#d9822b", {}};
   for (size_t i = 0; i < weather.bands.size(); ++i) {
-    const LatitudeBand& bw = weather.bands[i];
-    const LatitudeBand& bu = uniform.bands[i];
+    const metrics::LatitudeBand& bw = weather.bands[i];
+    const metrics::LatitudeBand& bu = uniform.bands[i];
     chart.x.push_back(0.5 * (bw.lat_min_deg + bw.lat_max_deg));
     w.values.push_back(rainfall ? bw.mean_rainfall : bw.eroded_volume_m3 / 1e9);
     u.values.push_back(rainfall ? bu.mean_rainfall : bu.eroded_volume_m3 / 1e9);

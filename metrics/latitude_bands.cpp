@@ -1,9 +1,9 @@
-#include "planet/latitude_bands.h"
+#include "metrics/latitude_bands.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace planet {
+namespace metrics {
 
 std::vector<LatitudeBand> latitudeBands(const geodesy::SphereMesh& mesh, double radius_m,
                                         std::span<const float> initial_elevation_m,
@@ -39,4 +39,4 @@ std::vector<LatitudeBand> latitudeBands(const geodesy::SphereMesh& mesh, double 
   return bands;
 }
 
-}  // namespace planet
+}  // namespace metrics

@@ -3,11 +3,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planet/drainage_metrics.h"
+#include "metrics/drainage_metrics.h"
 
 namespace planet {
 
-inline nlohmann::json drainageJson(const DrainageMetrics& m) {
+inline nlohmann::json drainageJson(const metrics::DrainageMetrics& m) {
   return {{"land_vertices", m.land_vertices},
           {"pits_per_10k_land_vertices", m.pits_per_10k},
           {"land_draining_to_sea", m.drains_to_sea},

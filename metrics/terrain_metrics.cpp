@@ -1,4 +1,4 @@
-#include "planet/terrain_metrics.h"
+#include "metrics/terrain_metrics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include <glm/geometric.hpp>
 
-namespace planet {
+namespace metrics {
 namespace {
 
 std::vector<double> ranks(std::span<const double> x) {
@@ -162,4 +162,4 @@ std::vector<std::vector<uint32_t>> landMasses(const geodesy::SphereMesh& mesh,
   return sorted;
 }
 
-}  // namespace planet
+}  // namespace metrics

@@ -12,7 +12,7 @@
 #include "geodesy/sphere_mesh.h"
 #include "hydrology/flow_routing.h"
 
-namespace planet {
+namespace metrics {
 
 // Depressions smaller than this many vertices are pits, not lakes.
 constexpr uint32_t kMinLakeVertices = 3;
@@ -100,9 +100,9 @@ struct CoastChange {
 CoastChange coastChange(std::span<const float> before_m, std::span<const float> after_m,
                         double sea_level_m);
 
-}  // namespace planet
+}  // namespace metrics
 
-namespace planet {
+namespace metrics {
 
 // The drainage metrics of a wet and a dry part of the land: the wettest and the driest quarter
 // of the land vertices by `split_rain` (e.g. the cloud run's rainfall), measured on `input`.
@@ -128,12 +128,12 @@ QuarterMasks rainQuarterMasks(std::span<const uint32_t> land, size_t vertices,
                               std::span<const float> split_rain,
                               std::span<const float> band_elevation, int bands);
 
-}  // namespace planet
+}  // namespace metrics
 
-namespace planet {
+namespace metrics {
 
 // How strongly to paint water at each vertex for pictures, in [0, 1]: lakes 1, channel
 // vertices (kChannelAreaCells) from 0.35 rising with log discharge, 0 elsewhere.
 std::vector<float> waterStrength(const DrainageInput& input, const DrainageNetwork& drainage);
 
-}  // namespace planet
+}  // namespace metrics

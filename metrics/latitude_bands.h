@@ -7,7 +7,7 @@
 
 #include "geodesy/sphere_mesh.h"
 
-namespace planet {
+namespace metrics {
 
 struct LatitudeBand {
   double lat_min_deg = 0.0, lat_max_deg = 0.0;
@@ -25,4 +25,4 @@ std::vector<LatitudeBand> latitudeBands(const geodesy::SphereMesh& mesh, double 
                                         double sea_level_m, std::span<const float> rainfall,
                                         std::span<const float> change_m, double band_deg = 10.0);
 
-}  // namespace planet
+}  // namespace metrics

@@ -1,4 +1,4 @@
-#include "planet/drainage_metrics.h"
+#include "metrics/drainage_metrics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <tuple>
 #include <utility>
 
-namespace planet {
+namespace metrics {
 
 using hydrology::kNoLake;
 
@@ -191,9 +191,9 @@ CoastChange coastChange(std::span<const float> before_m, std::span<const float> 
   return c;
 }
 
-}  // namespace planet
+}  // namespace metrics
 
-namespace planet {
+namespace metrics {
 
 namespace {
 
@@ -245,9 +245,9 @@ RainQuarters rainQuarters(const DrainageInput& input, const DrainageNetwork& dra
           drainageMetrics(input, drainage, masks.driest)};
 }
 
-}  // namespace planet
+}  // namespace metrics
 
-namespace planet {
+namespace metrics {
 
 std::vector<float> waterStrength(const DrainageInput& input, const DrainageNetwork& drainage) {
   const geodesy::SphereMesh& mesh = *input.mesh;
@@ -263,4 +263,4 @@ std::vector<float> waterStrength(const DrainageInput& input, const DrainageNetwo
   return water;
 }
 
-}  // namespace planet
+}  // namespace metrics

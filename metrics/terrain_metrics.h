@@ -9,7 +9,7 @@
 
 #include "geodesy/sphere_mesh.h"
 
-namespace planet {
+namespace metrics {
 
 // Spearman rank correlation of x and y (average ranks for ties); 0 if either is constant or
 // fewer than 3 values.
@@ -43,4 +43,4 @@ Drainage drainage(const geodesy::SphereMesh& mesh, double radius_m,
 std::vector<std::vector<uint32_t>> landMasses(const geodesy::SphereMesh& mesh,
                                               std::span<const uint8_t> land_mask);
 
-}  // namespace planet
+}  // namespace metrics
