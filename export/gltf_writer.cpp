@@ -18,7 +18,7 @@
 
 #include <tbb/task_group.h>
 
-#include "export/biomes.h"
+#include "export/biome_palette.h"
 #include "export/colour_ramps.h"
 #include "export/detail/chunks.h"
 #include "export/detail/glb_builder.h"
@@ -93,7 +93,7 @@ Json materials() {
 
 Json biomeLegend() {
   Json legend = Json::array();
-  for (int id = 0; id < kBiomeCount; ++id) {
+  for (int id = 0; id < kBiomePaletteSize; ++id) {
     const Rgb c = biomeColour(uint8_t(id));
     char hex[8];
     std::snprintf(hex, sizeof(hex), "#%02x%02x%02x", toByte(c.r), toByte(c.g), toByte(c.b));

@@ -43,8 +43,8 @@ struct PlanetSurface {
   std::string extras_json = "{}";
   // Added by export: where the colour bands of the land tint change (vertex colours, maps).
   TerrainPalette palette;
-  // Optional biome class per vertex (biomes.h: values < kBiomeCount), or empty. When given,
-  // the GLB carries it as the float attribute _BIOME (so "_BIOME" may not be listed in
+  // Optional biome class per vertex (weather/biomes.h; values < kBiomePaletteSize), or empty. When
+  // given, the GLB carries it as the float attribute _BIOME (so "_BIOME" may not be listed in
   // attributes).
   std::span<const uint8_t> biome;
   // kBiome requires biome.

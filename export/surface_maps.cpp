@@ -8,7 +8,7 @@
 #include <tbb/parallel_for.h>
 #include <glm/geometric.hpp>
 
-#include "export/biomes.h"
+#include "export/biome_palette.h"
 #include "export/detail/legend.h"
 #include "export/detail/map_input.h"
 #include "export/equirect_sampler.h"
@@ -23,10 +23,10 @@ struct KeySize {
   int width = 0;
   int height = 0;
 };
-KeySize biomeKeySize(const std::array<bool, kBiomeCount>& present, int scale) {
+KeySize biomeKeySize(const std::array<bool, kBiomePaletteSize>& present, int scale) {
   const int line = 9 * scale, pad = 2 * scale;
   int rows = 0, widest = 0;
-  for (int id = 0; id < kBiomeCount; ++id) {
+  for (int id = 0; id < kBiomePaletteSize; ++id) {
     if (!present[size_t(id)]) continue;
     ++rows;
     widest = std::max(widest, textWidth(biomeName(uint8_t(id)), scale));
@@ -35,15 +35,15 @@ KeySize biomeKeySize(const std::array<bool, kBiomeCount>& present, int scale) {
 }
 
 // A box of swatches with names for the classes that appear, top-left corner at (x0, y0).
-void drawBiomeKey(RgbImage& image, const std::array<bool, kBiomeCount>& present, int scale, int x0,
-                  int y0) {
+void drawBiomeKey(RgbImage& image, const std::array<bool, kBiomePaletteSize>& present, int scale,
+                  int x0, int y0) {
   const int line = 9 * scale, pad = 2 * scale;
   const KeySize size = biomeKeySize(present, scale);
   for (int y = y0; y < y0 + size.height; ++y) {
     for (int x = x0; x < x0 + size.width; ++x) image.set(x, y, scaled(image.get(x, y), 0.35));
   }
   int y = y0 + pad;
-  for (int id = 0; id < kBiomeCount; ++id) {
+  for (int id = 0; id < kBiomePaletteSize; ++id) {
     if (!present[size_t(id)]) continue;
     for (int dy = 0; dy < line - scale; ++dy) {
       for (int dx = 0; dx < line - scale; ++dx)
@@ -55,7 +55,7 @@ void drawBiomeKey(RgbImage& image, const std::array<bool, kBiomeCount>& present,
 }
 
 // The key in the bottom-left corner of a map, if it fits.
-void drawBiomeKey(RgbImage& image, const std::array<bool, kBiomeCount>& present) {
+void drawBiomeKey(RgbImage& image, const std::array<bool, kBiomePaletteSize>& present) {
   const int scale = std::max(1, image.height / 400);
   const KeySize size = biomeKeySize(present, scale);
   const int pad = 2 * scale;
@@ -87,7 +87,7 @@ RgbImage renderBiomeMap(const PlanetSurface& surface, const BiomeMapOptions& opt
     image.set(int(i % size_t(width)), int(i / size_t(width)), biomeColour(classes[i]));
   });
   if (options.legend) {
-    std::array<bool, kBiomeCount> present{};
+    std::array<bool, kBiomePaletteSize> present{};
     for (uint8_t c : classes) present[c] = true;
     drawBiomeKey(image, present);
   }
@@ -95,9 +95,9 @@ RgbImage renderBiomeMap(const PlanetSurface& surface, const BiomeMapOptions& opt
 }
 
 RgbImage renderBiomeLegend(std::span<const uint8_t> biome, int scale) {
-  std::array<bool, kBiomeCount> present{};
+  std::array<bool, kBiomePaletteSize> present{};
   for (uint8_t c : biome) {
-    if (c < kBiomeCount) present[c] = true;
+    if (c < kBiomePaletteSize) present[c] = true;
   }
   scale = std::max(1, scale);
   const KeySize size = biomeKeySize(present, scale);

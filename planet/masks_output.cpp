@@ -10,12 +10,12 @@
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
 
-#include "export/biomes.h"
 #include "export/equirect_sampler.h"
 #include "export/maps.h"
 #include "export/png_io.h"
 #include "geodesy/latlon.h"
 #include "planet/rivers_output.h"
+#include "weather/biomes.h"
 
 namespace planet {
 namespace {
@@ -102,8 +102,8 @@ std::vector<MaskLayer> maskLayers(const PlanetState& planet, const Config& confi
   auto water = std::make_shared<std::vector<uint8_t>>(n, 0);
   auto temperatureAt = [&planet, &mesh](size_t v) {
     const geodesy::LatLon ll = geodesy::unitToLatLon(glm::dvec3(mesh.positions[v]));
-    return float(planet_export::temperatureC(ll.lat_rad,
-                                             double(planet.elevation_m[v]) - planet.sea_level_m));
+    return float(
+        weather::temperatureC(ll.lat_rad, double(planet.elevation_m[v]) - planet.sea_level_m));
   };
   auto wearAt = [&planet](size_t v) { return std::max(0.0f, -planet.change_m[v]); };
   auto depositionAt = [&planet](size_t v) { return std::max(0.0f, planet.change_m[v]); };

@@ -8,7 +8,6 @@
 #include <tbb/task_group.h>
 #include <nlohmann/json.hpp>
 
-#include "export/biomes.h"
 #include "export/equirect_sampler.h"
 #include "export/mesh_export.h"
 #include "geodesy/stopwatch.h"
@@ -26,6 +25,7 @@
 #include "terrain/heightmap_import.h"
 #include "terrain/ocean.h"
 #include "terrain/terrain.h"
+#include "weather/biomes.h"
 #include "weather/rainfall.h"
 #include "weather/uniform_rain.h"
 
@@ -469,7 +469,7 @@ std::vector<float> moistureOf(const PlanetState& planet, const Config& config) {
       moisture[v] = std::clamp(float(planet.rainfall[v] * scale), 0.0f, 1.0f);
     return moisture;
   }
-  moisture = planet_export::zonalMoistureProxy(mesh);
+  moisture = weather::zonalMoistureProxy(mesh);
   const std::vector<float> noise =
       terrain::erodibilityField(mesh.positions, config.planet.seed ^ 0x6d6f6973ull, 0.0, 1.5);
   for (size_t v = 0; v < moisture.size(); ++v)
@@ -507,7 +507,7 @@ std::vector<std::string> writePlanet(const PlanetState& planet, const Config& co
   io::OutputTransaction out(out_dir);  // creates out_dir only when it commits
 
   planet_export::PlanetSurface surface = surfaceOf(planet, config);
-  const std::vector<uint8_t> biomes = planet_export::classifyBiomes(
+  const std::vector<uint8_t> biomes = weather::classifyBiomes(
       *planet.mesh, planet.elevation_m, planet.sea_level_m, moistureOf(planet, config));
   surface.biome = biomes;
   if (config.output.color == "biome") surface.land_colour = planet_export::LandColour::kBiome;

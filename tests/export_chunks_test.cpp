@@ -23,13 +23,14 @@
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
 
-#include "export/biomes.h"
+#include "export/biome_palette.h"
 #include "export/lod_levels.h"
 #include "export/mesh_export.h"
 #include "geodesy/sphere_mesh.h"
 #include "support/chunk_glb_reading.h"
 #include "support/export_internals.h"
 #include "support/support.h"
+#include "weather/biomes.h"
 
 namespace fs = std::filesystem;
 using namespace planet_export;
@@ -253,7 +254,7 @@ TEST_CASE("biomes: COLOR_0 shows the biome palette and _BIOME holds the class",
   }
   // JSON text rather than an array (assimp 5.2 aborts on nested extras).
   const std::string legend = model.nodes[1].extras.Get("biome_legend").Get<std::string>();
-  CHECK(nlohmann::json::parse(legend).size() == size_t(kBiomeCount));
+  CHECK(nlohmann::json::parse(legend).size() == size_t(weather::kBiomeCount));
 
   PlanetSurface no_biome = planet.surface;
   no_biome.biome = {};

@@ -21,7 +21,7 @@
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
 
-#include "export/biomes.h"
+#include "export/biome_palette.h"
 #include "export/mesh_export.h"
 #include "geodesy/hash.h"
 #include "geodesy/latlon.h"
@@ -29,6 +29,7 @@
 #include "support/engine_glb_reading.h"
 #include "support/export_internals.h"
 #include "support/support.h"
+#include "weather/biomes.h"
 
 namespace fs = std::filesystem;
 using namespace planet_export;

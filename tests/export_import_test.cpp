@@ -21,7 +21,7 @@
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
 
-#include "export/biomes.h"
+#include "export/biome_palette.h"
 #include "export/cube_map.h"
 #include "export/equirect_sampler.h"
 #include "export/heightmap_files.h"
@@ -33,6 +33,7 @@
 #include "support/export_maps_planet.h"
 #include "support/support.h"
 #include "terrain/heightmap_import.h"
+#include "weather/biomes.h"
 
 namespace fs = std::filesystem;
 using namespace planet_export;

@@ -22,13 +22,14 @@
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
 
-#include "export/biomes.h"
+#include "export/biome_palette.h"
 #include "export/lod_levels.h"
 #include "export/mesh_export.h"
 #include "geodesy/sphere_mesh.h"
 #include "support/chunk_glb_reading.h"
 #include "support/export_internals.h"
 #include "support/support.h"
+#include "weather/biomes.h"
 
 namespace fs = std::filesystem;
 using namespace planet_export;

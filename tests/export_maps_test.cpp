@@ -21,7 +21,7 @@
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
 
-#include "export/biomes.h"
+#include "export/biome_palette.h"
 #include "export/cube_map.h"
 #include "export/equirect_sampler.h"
 #include "export/heightmap_files.h"
@@ -33,6 +33,7 @@
 #include "support/export_maps_planet.h"
 #include "support/support.h"
 #include "terrain/heightmap_import.h"
+#include "weather/biomes.h"
 
 namespace fs = std::filesystem;
 using namespace planet_export;
@@ -40,42 +41,46 @@ using namespace planet_export;
 using namespace export_maps_fixtures;
 
 TEST_CASE("biomes: temperature by latitude and height", "[export][biomes]") {
-  const BiomeParams p;
-  CHECK(seaLevelTemperatureC(0.0) == Approx(27.0));
-  CHECK(seaLevelTemperatureC(kPi / 6) == Approx(19.0).margin(1.5));
-  CHECK(seaLevelTemperatureC(kPi / 3) == Approx(1.0).margin(1.5));
-  CHECK(seaLevelTemperatureC(-kPi / 2) == Approx(-25.0));
-  CHECK(temperatureC(0.0, 1000.0) == Approx(27.0 - 6.5));
-  CHECK(temperatureC(0.0, -3000.0) == Approx(27.0));  // below sea level: no lapse gain
-  CHECK(temperatureC(0.3, 2000.0, p) < temperatureC(0.3, 1000.0, p));
+  const weather::BiomeParams p;
+  CHECK(weather::seaLevelTemperatureC(0.0) == Approx(27.0));
+  CHECK(weather::seaLevelTemperatureC(kPi / 6) == Approx(19.0).margin(1.5));
+  CHECK(weather::seaLevelTemperatureC(kPi / 3) == Approx(1.0).margin(1.5));
+  CHECK(weather::seaLevelTemperatureC(-kPi / 2) == Approx(-25.0));
+  CHECK(weather::temperatureC(0.0, 1000.0) == Approx(27.0 - 6.5));
+  CHECK(weather::temperatureC(0.0, -3000.0) == Approx(27.0));  // below sea level: no lapse gain
+  CHECK(weather::temperatureC(0.3, 2000.0, p) < weather::temperatureC(0.3, 1000.0, p));
 }
 
 TEST_CASE("biomes: classes follow the Whittaker diagram", "[export][biomes]") {
-  CHECK(classifyBiome(0.0, -100.0, true, 0.5) == Biome::kOcean);
-  CHECK(classifyBiome(1.5, -100.0, true, 0.5) == Biome::kSeaIce);
-  CHECK(classifyBiome(0.0, 200.0, false, 0.9) == Biome::kTropicalRainforest);
-  CHECK(classifyBiome(0.0, 200.0, false, 0.4) == Biome::kSavanna);
-  CHECK(classifyBiome(0.0, 200.0, false, 0.05) == Biome::kSubtropicalDesert);
-  CHECK(classifyBiome(0.75, 100.0, false, 0.5) == Biome::kTemperateSeasonalForest);
-  CHECK(classifyBiome(0.75, 100.0, false, 0.1) == Biome::kColdDesert);
-  CHECK(classifyBiome(0.75, 100.0, false, 0.3) == Biome::kShrubland);
-  CHECK(classifyBiome(0.75, 100.0, false, 0.9) == Biome::kTemperateRainforest);
-  CHECK(classifyBiome(1.05, 100.0, false, 0.5) == Biome::kBorealForest);
-  CHECK(classifyBiome(1.2, 100.0, false, 0.5) == Biome::kTundra);
-  CHECK(classifyBiome(1.5, 100.0, false, 0.5) == Biome::kIceSheet);
+  CHECK(weather::classifyBiome(0.0, -100.0, true, 0.5) == weather::Biome::kOcean);
+  CHECK(weather::classifyBiome(1.5, -100.0, true, 0.5) == weather::Biome::kSeaIce);
+  CHECK(weather::classifyBiome(0.0, 200.0, false, 0.9) == weather::Biome::kTropicalRainforest);
+  CHECK(weather::classifyBiome(0.0, 200.0, false, 0.4) == weather::Biome::kSavanna);
+  CHECK(weather::classifyBiome(0.0, 200.0, false, 0.05) == weather::Biome::kSubtropicalDesert);
+  CHECK(weather::classifyBiome(0.75, 100.0, false, 0.5) ==
+        weather::Biome::kTemperateSeasonalForest);
+  CHECK(weather::classifyBiome(0.75, 100.0, false, 0.1) == weather::Biome::kColdDesert);
+  CHECK(weather::classifyBiome(0.75, 100.0, false, 0.3) == weather::Biome::kShrubland);
+  CHECK(weather::classifyBiome(0.75, 100.0, false, 0.9) == weather::Biome::kTemperateRainforest);
+  CHECK(weather::classifyBiome(1.05, 100.0, false, 0.5) == weather::Biome::kBorealForest);
+  CHECK(weather::classifyBiome(1.2, 100.0, false, 0.5) == weather::Biome::kTundra);
+  CHECK(weather::classifyBiome(1.5, 100.0, false, 0.5) == weather::Biome::kIceSheet);
   // Snow caps: a 6 km peak on the equator is colder than -10 C (27 - 39).
-  CHECK(classifyBiome(0.0, 6000.0, false, 0.9) == Biome::kIceSheet);
-  for (int id = 0; id < kBiomeCount; ++id) CHECK(biomeName(uint8_t(id)) != "unknown");
-  CHECK(biomeName(kBiomeCount) == "unknown");
+  CHECK(weather::classifyBiome(0.0, 6000.0, false, 0.9) == weather::Biome::kIceSheet);
+  // The legend (export) has an entry for every class the classifier (weather) makes.
+  STATIC_REQUIRE(kBiomePaletteSize == weather::kBiomeCount);
+  for (int id = 0; id < weather::kBiomeCount; ++id) CHECK(biomeName(uint8_t(id)) != "unknown");
+  CHECK(biomeName(weather::kBiomeCount) == "unknown");
 
   TestPlanet planet(16);
   for (size_t v = 0; v < planet.mesh.vertexCount(); ++v) {
     const bool sea = planet.elevation[v] < 0.0f;
-    const Biome b = Biome(planet.biome[v]);
-    REQUIRE(sea == (b == Biome::kOcean || b == Biome::kSeaIce));
+    const weather::Biome b = weather::Biome(planet.biome[v]);
+    REQUIRE(sea == (b == weather::Biome::kOcean || b == weather::Biome::kSeaIce));
   }
-  CHECK_THROWS_AS(classifyBiomes(planet.mesh, planet.elevation, 0.0, std::vector<float>(3)),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(
+      weather::classifyBiomes(planet.mesh, planet.elevation, 0.0, std::vector<float>(3)),
+      std::invalid_argument);
 }
 
 TEST_CASE("maps: biome map and normal map", "[export][maps]") {

@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "export/biomes.h"
+#include "export/biome_palette.h"
 #include "export/mesh_export.h"
 #include "export/viewer_server.h"
 #include "export/water_geometry.h"
@@ -33,6 +33,7 @@
 #include "planet/masks_output.h"
 #include "planet/rivers_output.h"
 #include "support/export_internals.h"
+#include "weather/biomes.h"
 
 int main(int argc, char** argv) {
   using namespace planet_export;
@@ -59,13 +60,13 @@ int main(int argc, char** argv) {
     elevation.push_back(reliefAt(p));
     erosion.push_back(float(3.0 * std::sin(11.0 * p.x) * std::cos(9.0 * p.z) * ridgesAt(p)));
   }
-  std::vector<float> moisture = zonalMoistureProxy(mesh);
+  std::vector<float> moisture = weather::zonalMoistureProxy(mesh);
   for (size_t v = 0; v < moisture.size(); ++v) {
     const glm::vec3& p = mesh.positions[v];
     moisture[v] = std::clamp(moisture[v] + 0.25f * std::sin(6.0f * p.x + 4.0f * p.z), 0.0f, 1.0f);
     rainfall.push_back(2.0f * moisture[v]);
   }
-  const std::vector<uint8_t> biome = classifyBiomes(mesh, elevation, 0.0, moisture);
+  const std::vector<uint8_t> biome = weather::classifyBiomes(mesh, elevation, 0.0, moisture);
 
   PlanetSurface surface;
   surface.mesh = &mesh;
@@ -98,7 +99,7 @@ int main(int argc, char** argv) {
   for (size_t v = 0; v < flow.size(); ++v) {
     flow[v] = float(std::log10(1.0 + network.discharge_m3_s[v]));
     const geodesy::LatLon ll = geodesy::unitToLatLon(glm::dvec3(mesh.positions[v]));
-    temperature[v] = float(temperatureC(ll.lat_rad, std::max(0.0f, elevation[v])));
+    temperature[v] = float(weather::temperatureC(ll.lat_rad, std::max(0.0f, elevation[v])));
   }
   std::vector<planet::MaskLayer> masks;
   masks.push_back({"mask_flow.png",

@@ -11,7 +11,7 @@
 #include <glm/common.hpp>
 #include <glm/geometric.hpp>
 
-#include "export/biomes.h"
+#include "export/biome_palette.h"
 #include "export/colour_ramps.h"
 #include "export/detail/chunk_frames.h"
 #include "export/detail/chunks.h"
@@ -26,9 +26,9 @@ namespace {
 
 // The linear colour of every biome class, so a biome-coloured land converts each of its few
 // colours once rather than per vertex (the same numbers: biomeColour is what landColour gives).
-std::array<glm::vec3, kBiomeCount> linearBiomeColours() {
-  std::array<glm::vec3, kBiomeCount> table;
-  for (int id = 0; id < kBiomeCount; ++id) {
+std::array<glm::vec3, kBiomePaletteSize> linearBiomeColours() {
+  std::array<glm::vec3, kBiomePaletteSize> table;
+  for (int id = 0; id < kBiomePaletteSize; ++id) {
     const Rgb c = biomeColour(uint8_t(id));
     table[size_t(id)] = {srgbToLinear(c.r), srgbToLinear(c.g), srgbToLinear(c.b)};
   }

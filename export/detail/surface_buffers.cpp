@@ -12,7 +12,7 @@
 #include <tbb/parallel_for.h>
 #include <glm/geometric.hpp>
 
-#include "export/biomes.h"
+#include "export/biome_palette.h"
 #include "export/detail/engine_pieces.h"
 #include "export/shared_normals.h"
 
@@ -124,11 +124,11 @@ void validateSurface(const PlanetSurface& s) {
       fail("biome has " + std::to_string(s.biome.size()) + " values for " +
            std::to_string(vertex_count) + " vertices");
     }
-    if (largestOf(s.biome) >= kBiomeCount) {
+    if (largestOf(s.biome) >= kBiomePaletteSize) {
       for (size_t v = 0; v < vertex_count; ++v) {
-        if (s.biome[v] >= kBiomeCount) {
+        if (s.biome[v] >= kBiomePaletteSize) {
           fail("biome[" + std::to_string(v) + "] = " + std::to_string(s.biome[v]) +
-               " is not a biome class (0 to " + std::to_string(kBiomeCount - 1) + ")");
+               " is not a biome class (0 to " + std::to_string(kBiomePaletteSize - 1) + ")");
         }
       }
     }

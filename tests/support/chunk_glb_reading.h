@@ -23,13 +23,14 @@
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
 
-#include "export/biomes.h"
+#include "export/biome_palette.h"
 #include "export/lod_levels.h"
 #include "export/mesh_export.h"
 #include "geodesy/sphere_mesh.h"
 #include "support/export_internals.h"
 #include "support/glb_read.h"
 #include "support/support.h"
+#include "weather/biomes.h"
 
 namespace chunk_fixtures {
 
@@ -59,8 +60,8 @@ struct TestPlanet {
           float(3000.0 * std::sin(4.0 * p.x + 1.0) * std::cos(3.0 * p.z) + 800.0 * p.y));
       erosion.push_back(float(std::sin(6.0 * p.y) * std::cos(5.0 * p.x)));
     }
-    moisture = zonalMoistureProxy(mesh);
-    biome = classifyBiomes(mesh, elevation, 0.0, moisture);
+    moisture = weather::zonalMoistureProxy(mesh);
+    biome = weather::classifyBiomes(mesh, elevation, 0.0, moisture);
     surface.mesh = &mesh;
     surface.elevation_m = elevation;
     surface.radius_m = kRadius;

@@ -22,7 +22,7 @@
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
 
-#include "export/biomes.h"
+#include "export/biome_palette.h"
 #include "export/mesh_export.h"
 #include "geodesy/hash.h"
 #include "geodesy/latlon.h"
@@ -30,6 +30,7 @@
 #include "support/export_internals.h"
 #include "support/glb_read.h"
 #include "support/support.h"
+#include "weather/biomes.h"
 
 namespace engine_fixtures {
 
@@ -57,7 +58,7 @@ struct TestPlanet {
                                 1500.0 * p.y - 400.0 + rough * noise));
       erosion.push_back(float(std::sin(5.0 * p.y)));
     }
-    biome = classifyBiomes(mesh, elevation, 0.0, zonalMoistureProxy(mesh));
+    biome = weather::classifyBiomes(mesh, elevation, 0.0, weather::zonalMoistureProxy(mesh));
     surface.mesh = &mesh;
     surface.elevation_m = elevation;
     surface.radius_m = kRadius;

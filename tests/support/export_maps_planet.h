@@ -9,11 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "export/biomes.h"
+#include "export/biome_palette.h"
 #include "export/maps.h"
 #include "export/planet_surface.h"
 #include "geodesy/sphere_mesh.h"
 #include "support/support.h"
+#include "weather/biomes.h"
 
 namespace export_maps_fixtures {
 
@@ -46,12 +47,12 @@ struct TestPlanet {
       elevation.push_back(
           float(3500.0 * continents + 2500.0 * ridges * std::max(0.0, continents) - 1200.0));
     }
-    moisture = zonalMoistureProxy(mesh);
+    moisture = weather::zonalMoistureProxy(mesh);
     for (size_t v = 0; v < moisture.size(); ++v) {
       const glm::vec3& p = mesh.positions[v];
       moisture[v] = std::clamp(moisture[v] + 0.25f * std::sin(6.0f * p.x + 4.0f * p.z), 0.0f, 1.0f);
     }
-    biome = classifyBiomes(mesh, elevation, 0.0, moisture);
+    biome = weather::classifyBiomes(mesh, elevation, 0.0, moisture);
     surface.mesh = &mesh;
     surface.elevation_m = elevation;
     surface.radius_m = kRadius;

@@ -1,4 +1,4 @@
-#include "export/biomes.h"
+#include "weather/biomes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,33 +10,7 @@
 
 #include "geodesy/latlon.h"
 
-namespace planet_export {
-namespace {
-
-struct BiomeEntry {
-  std::string_view name;
-  uint32_t rgb;
-};
-
-// Colours follow the usual Whittaker-diagram conventions: blues and whites for water and ice,
-// greens for forests (darker when wetter), yellows and tans for dry land.
-constexpr std::array<BiomeEntry, kBiomeCount> kBiomes = {{
-    {"ocean", 0x1F4E8C},
-    {"sea ice", 0xD6E6F2},
-    {"ice sheet / snow", 0xF7FAFC},
-    {"tundra", 0x9EA58C},
-    {"boreal forest", 0x3D6B4F},
-    {"temperate grassland / cold desert", 0xC8BE8A},
-    {"woodland / shrubland", 0xA7A35B},
-    {"temperate seasonal forest", 0x5E9A3E},
-    {"temperate rainforest", 0x2F7D5C},
-    {"subtropical desert", 0xE2C48A},
-    {"tropical seasonal forest / savanna", 0xB3AE45},
-    {"tropical rainforest", 0x1E6A2B},
-}};
-
-}  // namespace
-
+namespace weather {
 double seaLevelTemperatureC(double lat_rad, const BiomeParams& p) {
   const double t = std::min(1.0, std::abs(lat_rad) / (0.5 * std::numbers::pi));
   return p.equator_c - (p.equator_c - p.pole_c) * std::pow(t, p.latitude_exponent);
@@ -104,15 +78,4 @@ std::vector<float> zonalMoistureProxy(const geodesy::SphereMesh& mesh) {
   return moisture;
 }
 
-Rgb biomeColour(uint8_t biome) {
-  if (biome >= kBiomeCount) return Rgb{1.0f, 0.0f, 1.0f};
-  const uint32_t rgb = kBiomes[biome].rgb;
-  return Rgb{float((rgb >> 16) & 0xff) / 255.0f, float((rgb >> 8) & 0xff) / 255.0f,
-             float(rgb & 0xff) / 255.0f};
-}
-
-std::string_view biomeName(uint8_t biome) {
-  return biome < kBiomeCount ? kBiomes[biome].name : std::string_view("unknown");
-}
-
-}  // namespace planet_export
+}  // namespace weather

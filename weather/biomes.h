@@ -9,7 +9,8 @@
 // Moisture is a number in [0, 1] per vertex from the caller: rainfall normalised when the
 // weather stage ran, otherwise a proxy (e.g. noise, or zonalMoistureProxy below).
 //
-// Classes (ids are stable; docs/export.md lists names and colours):
+// Classes (ids are stable; docs/export.md lists names and colours, export/biome_palette.h
+// holds them):
 //   sea: ocean, or sea ice where T_sea < sea_ice_below_c;
 //   land: ice sheet (snow cap) where T < ice_below_c, tundra below tundra_below_c, boreal
 //   forest (or cold desert when dry) below boreal_below_c, temperate classes below
@@ -18,13 +19,11 @@
 #include <array>
 #include <cstdint>
 #include <span>
-#include <string_view>
 #include <vector>
 
-#include "export/colour_ramps.h"
 #include "geodesy/sphere_mesh.h"
 
-namespace planet_export {
+namespace weather {
 
 enum class Biome : uint8_t {
   kOcean = 0,
@@ -87,8 +86,4 @@ std::vector<uint8_t> classifyBiomes(const geodesy::SphereMesh& mesh,
 // tracks), dry at the poles; smooth in latitude, in [0, 1]. Callers may add noise.
 std::vector<float> zonalMoistureProxy(const geodesy::SphereMesh& mesh);
 
-// Legend: sRGB colour and English name of a class. Out-of-range ids give magenta / "unknown".
-Rgb biomeColour(uint8_t biome);
-std::string_view biomeName(uint8_t biome);
-
-}  // namespace planet_export
+}  // namespace weather
