@@ -40,7 +40,7 @@ case "${1:-}" in
   planet)
     install_packages
     build build Release
-    npm ci --no-audit --no-fund --prefix export/viewer >/dev/null  # three.js for `planetgen view`
+    npm ci --no-audit --no-fund --prefix app/viewer >/dev/null  # three.js for `planetgen view`
     ./build/planetgen generate --config configs/default.toml --out out/default
     echo "setup: wrote $(ls out/default | tr '\n' ' ')to out/default/"
     ;;

@@ -23,19 +23,19 @@ endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/generated/planetgen_version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/planetgen)
 
-# The viewer page, and three.js when `npm ci --prefix export/viewer` has fetched it (without
+# The viewer page, and three.js when `npm ci --prefix app/viewer` has fetched it (without
 # it `planetgen view` says so and names the npm command for the installed folder).
 set(viewer_dest ${CMAKE_INSTALL_DATADIR}/planetgen/viewer)
-file(GLOB viewer_scripts CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/export/viewer/*.js)
-install(FILES ${PROJECT_SOURCE_DIR}/export/viewer/index.html ${viewer_scripts}
-  ${PROJECT_SOURCE_DIR}/export/viewer/package.json
-  ${PROJECT_SOURCE_DIR}/export/viewer/package-lock.json DESTINATION ${viewer_dest})
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/export/viewer/node_modules/three/build
-  ${PROJECT_SOURCE_DIR}/export/viewer/node_modules/three/examples
+file(GLOB viewer_scripts CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/app/viewer/*.js)
+install(FILES ${PROJECT_SOURCE_DIR}/app/viewer/index.html ${viewer_scripts}
+  ${PROJECT_SOURCE_DIR}/app/viewer/package.json
+  ${PROJECT_SOURCE_DIR}/app/viewer/package-lock.json DESTINATION ${viewer_dest})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/app/viewer/node_modules/three/build
+  ${PROJECT_SOURCE_DIR}/app/viewer/node_modules/three/examples
   DESTINATION ${viewer_dest}/node_modules/three OPTIONAL
   PATTERN "*.cjs" EXCLUDE PATTERN "fonts" EXCLUDE PATTERN "models" EXCLUDE
   PATTERN "textures" EXCLUDE PATTERN "screenshots" EXCLUDE)
-install(FILES ${PROJECT_SOURCE_DIR}/export/viewer/node_modules/three/package.json
+install(FILES ${PROJECT_SOURCE_DIR}/app/viewer/node_modules/three/package.json
   DESTINATION ${viewer_dest}/node_modules/three OPTIONAL)
 
 set(config_dest ${CMAKE_INSTALL_LIBDIR}/cmake/planetgen)

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include "export/mesh_export.h"
 #include "planet/config_reference.h"
-#include "planet/suggest.h"
+#include "planet/detail/suggest.h"
 
 namespace planet {
 namespace {

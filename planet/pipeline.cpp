@@ -10,13 +10,13 @@
 
 #include "export/equirect_sampler.h"
 #include "export/mesh_export.h"
-#include "geodesy/stopwatch.h"
 #include "hydrology/flow_routing.h"
 #include "io/atomic_file.h"
 #include "io/signals.h"
 #include "metrics/drainage_metrics.h"
 #include "metrics/latitude_bands.h"
 #include "planet/detail/drainage_report.h"
+#include "planet/detail/stopwatch.h"
 #include "planet/masks_output.h"
 #include "planet/planet_outputs.h"
 #include "planet/rivers_output.h"
@@ -518,7 +518,7 @@ std::vector<std::string> writePlanet(const PlanetState& planet, const Config& co
     grid = planet_export::locateEquirect(*planet.mesh, config.output.map_width,
                                          config.output.map_width / 2);
     surface.equirect = &grid;
-    timer.addPart("equirect_grid", geodesy::secondsSince(t0));
+    timer.addPart("equirect_grid", planet::secondsSince(t0));
   }
   // Rivers and masks (issue 19): the network is dropped once its files are staged; only the
   // glb's water geometry (and the mask attributes, when asked for) stay for the writers.
@@ -571,7 +571,7 @@ std::vector<std::string> writePlanet(const PlanetState& planet, const Config& co
       drainage_summary = drainageSummary(planet, config,
                                          std::make_shared<const metrics::DrainageNetwork>(
                                              metrics::drainageOf(drainageInputOf(planet, config))));
-      drainage_seconds = geodesy::secondsSince(t0);
+      drainage_seconds = planet::secondsSince(t0);
     });
   }
   writeOutputs(planet, config, surface, std::move(masks), out, timer);

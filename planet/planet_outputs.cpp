@@ -23,14 +23,14 @@
 #include "export/png_io.h"
 #include "export/shared_normals.h"
 #include "export/surface_maps.h"
-#include "geodesy/stopwatch.h"
 #include "io/file_writer.h"
+#include "planet/detail/stopwatch.h"
 #include "planet/masks_output.h"
 
 namespace planet {
 namespace {
 
-using geodesy::secondsSince;
+using planet::secondsSince;
 
 // Writes bytes to a staged path (taken from the transaction beforehand): checked, synced.
 void writeStaged(const std::filesystem::path& path, const std::filesystem::path& final_path,

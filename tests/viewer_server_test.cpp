@@ -1,4 +1,4 @@
-// Tests of export/viewer_server: the static file server behind `planetgen view DIR`. Each test
+// Tests of app/viewer_server: the static file server behind `planetgen view DIR`. Each test
 // serves two temporary folders on 127.0.0.1 (a free port) from a thread and talks raw HTTP.
 
 #include <algorithm>
@@ -21,10 +21,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "export/viewer_server.h"
+#include "app/viewer_server.h"
 
 namespace fs = std::filesystem;
-using namespace planet_export;
+using namespace app;
 
 namespace {
 

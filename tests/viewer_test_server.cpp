@@ -22,9 +22,9 @@
 #include <thread>
 #include <vector>
 
+#include "app/viewer_server.h"
 #include "export/biome_palette.h"
 #include "export/mesh_export.h"
-#include "export/viewer_server.h"
 #include "export/water_geometry.h"
 #include "geodesy/latlon.h"
 #include "geodesy/sphere_mesh.h"
@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::filesystem::path out = argv[1];
-  const std::filesystem::path viewer = argc > 2 ? argv[2] : defaultViewerDir();
+  const std::filesystem::path viewer = argc > 2 ? argv[2] : app::defaultViewerDir();
   std::filesystem::create_directories(out);
 
   // The relief (viewer_test.mjs repeats the formula) and the ridge term.
@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
     }
     stop = true;
   });
-  const int code = serveViewer(
+  const int code = app::serveViewer(
       out, viewer, 0,
       [](const std::string& url) {
         std::printf("serving %s\n", url.c_str());

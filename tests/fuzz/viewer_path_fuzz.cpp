@@ -1,4 +1,4 @@
-// libFuzzer target: the viewer server's request-path resolution (export/viewer_server_paths.h).
+// libFuzzer target: the viewer server's request-path resolution (app/viewer_server_paths.h).
 // Any request target is parsed and, when accepted, opened below a fixed folder that holds
 // regular files, a subfolder, symlinks leading outside (to a file, to the parent, to /), a
 // FIFO and a link to /dev/zero. A descriptor that comes back must be one of the regular files
@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "export/viewer_server_paths.h"
+#include "app/viewer_server_paths.h"
 
 namespace fs = std::filesystem;
 

@@ -4,7 +4,7 @@
 #  2. builds tests/install/consumer against it with find_package(planetgen) and runs it: it
 #     must write a .glb,
 #  3. runs the installed planetgen: --version, and `view`, which finds the viewer (every page
-#     and script of export/viewer) in share/planetgen/viewer beside bin/ and, with three.js
+#     and script of app/viewer) in share/planetgen/viewer beside bin/ and, with three.js
 #     removed, says so.
 # Usage: tests/install/run.sh <build dir> <work dir>
 set -euo pipefail
@@ -27,7 +27,7 @@ cmake --build "$work/consumer" >/dev/null
 # without, it names the missing folder and the npm command (and exits 1).
 mkdir -p "$work/planet" && cp "$work/tiny.glb" "$work/planet/planet.glb"
 viewer=$prefix/share/planetgen/viewer
-for page in "$source"/export/viewer/*.js "$source"/export/viewer/index.html; do
+for page in "$source"/app/viewer/*.js "$source"/app/viewer/index.html; do
   [[ -f $viewer/$(basename "$page") ]] || { echo "install: $(basename "$page") not installed" >&2; exit 1; }
 done
 if [[ -f $viewer/node_modules/three/build/three.module.js ]]; then

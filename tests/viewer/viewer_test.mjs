@@ -1,5 +1,5 @@
-// Browser test of the web viewer (export/viewer). Starts the C++ test driver, which writes a
-// synthetic planet.glb into OUT_DIR and serves it with the viewer (export/viewer_server), then
+// Browser test of the web viewer (app/viewer). Starts the C++ test driver, which writes a
+// synthetic planet.glb into OUT_DIR and serves it with the viewer (app/viewer_server), then
 // drives Debian's chromium through playwright-core (pinned in package-lock.json):
 //   - the page reports ready (document.body.dataset.ready) with no console error,
 //   - the canvas is not blank (pixel variance),

@@ -19,9 +19,9 @@
 #include <tbb/parallel_for.h>
 #include <glm/geometric.hpp>
 
+#include "app/erosion_bench.h"
 #include "geodesy/hash.h"
 #include "geodesy/sphere_mesh.h"
-#include "planet/erosion_bench.h"
 #include "weather/uniform_rain.h"
 
 namespace {
@@ -95,8 +95,8 @@ int main(int argc, char** argv) {
   params.max_lifetime = 30;
   params.radius = radius;
   params.batch_size = batch;
-  const planet::ErosionBenchFigures f = planet::runErosionBench(
-      mesh, elevation, 6371000.0, sea_level, spawns, threads, params, mode, 42);
+  const app::ErosionBenchFigures f = app::runErosionBench(mesh, elevation, 6371000.0, sea_level,
+                                                          spawns, threads, params, mode, 42);
   struct rusage usage;
   getrusage(RUSAGE_SELF, &usage);
   std::printf(

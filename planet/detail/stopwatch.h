@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-namespace geodesy {
+namespace planet {
 
 // Seconds of std::chrono::steady_clock since start.
 inline double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -20,4 +20,4 @@ inline double cpuSeconds() {
          1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
-}  // namespace geodesy
+}  // namespace planet

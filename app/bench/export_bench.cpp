@@ -14,11 +14,11 @@
 #include "export/mesh_export.h"
 #include "export/png_io.h"
 #include "geodesy/sphere_mesh.h"
-#include "geodesy/stopwatch.h"
+#include "planet/detail/stopwatch.h"
 
 namespace {
 
-using geodesy::secondsSince;
+using planet::secondsSince;
 
 void report(const char* what, const std::filesystem::path& file, double seconds) {
   const double megabytes = double(std::filesystem::file_size(file)) / 1e6;

@@ -1,10 +1,10 @@
-#include "planet/cli_suggest.h"
+#include "app/cli_suggest.h"
 
 #include <CLI/CLI.hpp>
 
-#include "planet/suggest.h"
+#include "planet/detail/suggest.h"
 
-namespace planet {
+namespace app {
 namespace {
 
 bool isNumber(const std::string& s) {
@@ -32,7 +32,7 @@ const CLI::Option* findOption(const CLI::App& cmd, const CLI::App& app, const st
 }
 
 std::string didYouMean(const std::string& word, const std::vector<std::string>& choices) {
-  const std::string nearest = nearestChoice(word, choices);
+  const std::string nearest = planet::nearestChoice(word, choices);
   return nearest.empty() ? "" : "; did you mean '" + nearest + "'?";
 }
 
@@ -80,4 +80,4 @@ std::string unknownArgumentMessage(const CLI::App& app, const std::vector<std::s
   return "";
 }
 
-}  // namespace planet
+}  // namespace app

@@ -1,4 +1,4 @@
-#include "planet/suggest.h"
+#include "planet/detail/suggest.h"
 
 #include <algorithm>
 #include <limits>

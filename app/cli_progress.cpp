@@ -1,4 +1,4 @@
-#include "planet/cli_progress.h"
+#include "app/cli_progress.h"
 
 #include <unistd.h>
 
@@ -6,7 +6,8 @@
 #include <cstdio>
 #include <vector>
 
-namespace planet {
+namespace app {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -136,4 +137,4 @@ void printRunSummary(const fs::path& out_dir, const FolderTimes& before, double 
   std::fflush(stdout);
 }
 
-}  // namespace planet
+}  // namespace app

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace planet {
+namespace app {
 
 struct BenchOptions {
   std::vector<int> frequencies{256, 1024};
@@ -19,4 +19,4 @@ struct BenchOptions {
 
 void runBench(const BenchOptions& options);
 
-}  // namespace planet
+}  // namespace app

@@ -2,7 +2,7 @@
 // The planetgen command line: generate, bench. Returns the process exit code
 // (see README.md "Errors and exit codes").
 
-namespace planet {
+namespace app {
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;   // runtime failure (e.g. a write failed)
@@ -11,4 +11,4 @@ constexpr int kExitTooLarge = 3;  // refused: the run would not fit in memory
 
 int runCli(int argc, char** argv);
 
-}  // namespace planet
+}  // namespace app

@@ -9,7 +9,7 @@ namespace CLI {
 class App;
 }
 
-namespace planet {
+namespace app {
 
 // The error message for the first unknown subcommand or option in args (argv without the
 // program name), with the nearest known name when one is close; "" when every subcommand and
@@ -18,4 +18,4 @@ namespace planet {
 // negative numbers included) and everything after "--" are not checked.
 std::string unknownArgumentMessage(const CLI::App& app, const std::vector<std::string>& args);
 
-}  // namespace planet
+}  // namespace app

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-namespace planet {
+namespace app {
 
 enum class Verbosity { kQuiet, kNormal, kVerbose };
 
@@ -62,4 +62,4 @@ FolderTimes folderTimes(const std::filesystem::path& dir);
 void printRunSummary(const std::filesystem::path& out_dir, const FolderTimes& before,
                      double seconds, int threads);
 
-}  // namespace planet
+}  // namespace app

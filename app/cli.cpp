@@ -1,4 +1,4 @@
-#include "planet/cli.h"
+#include "app/cli.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -16,12 +16,12 @@
 #include <tbb/global_control.h>
 #include <CLI/CLI.hpp>
 
-#include "export/viewer_server.h"
+#include "app/bench.h"
+#include "app/cli_progress.h"
+#include "app/cli_suggest.h"
+#include "app/viewer_server.h"
 #include "io/atomic_file.h"
 #include "io/signals.h"
-#include "planet/bench.h"
-#include "planet/cli_progress.h"
-#include "planet/cli_suggest.h"
 #include "planet/compare.h"
 #include "planet/config.h"
 #include "planet/config_reference.h"
@@ -31,7 +31,10 @@
 #include "planet/run_checks.h"
 #include "planetgen_version.h"
 
-namespace planet {
+namespace app {
+
+// The command line is planet's caller: its types and calls, unqualified.
+using namespace planet;
 namespace {
 
 namespace fs = std::filesystem;
@@ -159,7 +162,7 @@ int runPipeline(Command command, const GenerateArgs& args, Verbosity verbosity) 
 }
 
 // The viewer's folder: share/planetgen/viewer beside an installed bin/planetgen, else the
-// source tree's export/viewer this binary was built from.
+// source tree's app/viewer this binary was built from.
 fs::path viewerDir() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
@@ -167,7 +170,7 @@ fs::path viewerDir() {
     const fs::path installed = exe.parent_path().parent_path() / "share/planetgen/viewer";
     if (fs::is_regular_file(installed / "index.html", ec)) return installed;
   }
-  return planet_export::defaultViewerDir();
+  return defaultViewerDir();
 }
 
 int runView(const std::string& dir, int port) {
@@ -187,7 +190,7 @@ int runView(const std::string& dir, int port) {
                                   viewer.string());
   }
   try {
-    return planet_export::serveViewer(dir, viewer, port, [](const std::string& url) {
+    return serveViewer(dir, viewer, port, [](const std::string& url) {
       std::printf("planetgen: viewer at %s (Ctrl-C stops)\n", url.c_str());
       std::fflush(stdout);
     });
@@ -326,4 +329,4 @@ int runCli(int argc, char** argv) {
   return kExitBadInput;
 }
 
-}  // namespace planet
+}  // namespace app

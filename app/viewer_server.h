@@ -1,5 +1,5 @@
 #pragma once
-// A minimal static file server for `planetgen view DIR`: serves the web viewer (export/viewer)
+// A minimal static file server for `planetgen view DIR`: serves the web viewer (app/viewer)
 // and a generated planet's files to a browser on this machine.
 //
 // HTTP/1.1 GET and HEAD on 127.0.0.1 only, with cpp-httplib (Debian libcpp-httplib-dev): a pool
@@ -31,7 +31,7 @@
 #include <string>
 #include <string_view>
 
-namespace planet_export {
+namespace app {
 
 // Binds 127.0.0.1:port (0 picks a free port; a port another server listens on is an error,
 // no SO_REUSEPORT sharing), calls on_ready("http://127.0.0.1:PORT/") once
@@ -44,11 +44,11 @@ int serveViewer(const std::filesystem::path& planet_dir, const std::filesystem::
                 int port, std::function<void(std::string url)> on_ready,
                 const std::atomic<bool>* stop = nullptr);
 
-// The viewer's folder in the source tree this binary was built from (export/viewer). Run
+// The viewer's folder in the source tree this binary was built from (app/viewer). Run
 // `npm ci --prefix <it>` once to fetch three.js into its node_modules.
 std::filesystem::path defaultViewerDir();
 
 // Content-Type for a file name by its extension (see above).
 std::string_view mimeTypeFor(const std::filesystem::path& file);
 
-}  // namespace planet_export
+}  // namespace app

@@ -1,4 +1,4 @@
-#include "export/viewer_server_paths.h"
+#include "app/viewer_server_paths.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-namespace planet_export {
+namespace app {
 namespace {
 
 int hexDigit(char c) {
@@ -143,4 +143,4 @@ int openBeneath(int folder_fd, const std::vector<std::string>& segments) {
   return checkedRegular(int(fd));
 }
 
-}  // namespace planet_export
+}  // namespace app

@@ -1,6 +1,6 @@
 #pragma once
 // Speed and memory figures of droplet erosion, for `planetgen bench` and erosion_bench
-// (planet/bench/): a benchmark, so planet's, not the erosion library's.
+// (app/bench/): a benchmark, so planet's, not the erosion library's.
 
 #include <cstddef>
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include "geodesy/droplet_spawn.h"
 #include "geodesy/sphere_mesh.h"
 
-namespace planet {
+namespace app {
 
 struct ErosionBenchFigures {
   int threads = 0;
@@ -36,4 +36,4 @@ ErosionBenchFigures runErosionBench(const geodesy::SphereMesh& mesh,
                                     erosion::BrushMode brush_mode = erosion::BrushMode::kLattice,
                                     uint64_t seed = 1);
 
-}  // namespace planet
+}  // namespace app

@@ -1,4 +1,4 @@
-#include "planet/bench.h"
+#include "app/bench.h"
 
 #include <unistd.h>
 
@@ -11,12 +11,12 @@
 #include <tbb/task_arena.h>
 #include <nlohmann/json.hpp>
 
+#include "app/erosion_bench.h"
 #include "erosion/fluvial.h"
 #include "export/mesh_export.h"
 #include "geodesy/sphere_mesh.h"
-#include "geodesy/stopwatch.h"
 #include "planet/config.h"
-#include "planet/erosion_bench.h"
+#include "planet/detail/stopwatch.h"
 #include "planet/pipeline.h"
 #include "planet/run_stats.h"
 #include "terrain/hardness.h"
@@ -24,10 +24,13 @@
 #include "terrain/terrain.h"
 #include "weather/uniform_rain.h"
 
-namespace planet {
+namespace app {
+
+// The command line is planet's caller: its types and calls, unqualified.
+using namespace planet;
 namespace {
 
-using geodesy::secondsSince;
+using planet::secondsSince;
 
 using Clock = std::chrono::steady_clock;
 
@@ -207,4 +210,4 @@ void runBench(const BenchOptions& options) {
   }
 }
 
-}  // namespace planet
+}  // namespace app

@@ -1,4 +1,4 @@
-#include "export/viewer_server.h"
+#include "app/viewer_server.h"
 
 #include <algorithm>
 #include <cctype>
@@ -21,10 +21,10 @@
 
 #include <httplib.h>
 
-#include "export/viewer_server_paths.h"
+#include "app/viewer_server_paths.h"
 #include "io/detail/unique_fd.h"
 
-namespace planet_export {
+namespace app {
 namespace {
 
 namespace fs = std::filesystem;
@@ -337,4 +337,4 @@ int serveViewer(const std::filesystem::path& planet_dir, const std::filesystem::
   return 0;
 }
 
-}  // namespace planet_export
+}  // namespace app

@@ -17,12 +17,12 @@
 
 #include "geodesy/hash.h"
 #include "geodesy/sphere_mesh.h"
-#include "geodesy/stopwatch.h"
+#include "planet/detail/stopwatch.h"
 
 namespace {
 
-using geodesy::cpuSeconds;
-using geodesy::secondsSince;
+using planet::cpuSeconds;
+using planet::secondsSince;
 
 using Clock = std::chrono::steady_clock;
 

@@ -1,4 +1,4 @@
-#include "planet/erosion_bench.h"
+#include "app/erosion_bench.h"
 
 #include <chrono>
 #include <ctime>
@@ -7,7 +7,7 @@
 
 #include <tbb/task_arena.h>
 
-namespace planet {
+namespace app {
 
 ErosionBenchFigures runErosionBench(const geodesy::SphereMesh& mesh,
                                     std::span<const float> elevation_m, double radius_m,
@@ -57,4 +57,4 @@ ErosionBenchFigures runErosionBench(const geodesy::SphereMesh& mesh,
   return figures;
 }
 
-}  // namespace planet
+}  // namespace app

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace planet_export {
+namespace app {
 
 struct RequestPath {
   int status = 200;                   // 200, or the HTTP status that refuses the target
@@ -35,4 +35,4 @@ RequestPath parseRequestPath(std::string_view target);
 // (or be plain names in the same sense); an empty list gives -1 (ENOENT).
 int openBeneath(int folder_fd, const std::vector<std::string>& segments);
 
-}  // namespace planet_export
+}  // namespace app

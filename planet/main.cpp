@@ -1,5 +1,0 @@
-#include "planet/cli.h"
-
-int main(int argc, char** argv) {
-  return planet::runCli(argc, argv);
-}
