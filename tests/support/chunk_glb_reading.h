@@ -1,5 +1,5 @@
 #pragma once
-// The chunk tests' planet and chunked-glb reader (export_chunks_test, export_lods_test): a
+// The chunk tests' planet and chunked-glb reader (export/chunks_test, export/lod_levels_test): a
 // synthetic planet with relief and biomes, chunks read back with tinygltf in world coordinates.
 
 #include <algorithm>

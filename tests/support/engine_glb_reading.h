@@ -1,5 +1,5 @@
 #pragma once
-// The engine tests' planet and glb reader (export_engine_test, export_engine_scene_test): a
+// The engine tests' planet and glb reader (export/engine_files_test, export/engine_scene_test): a
 // synthetic planet written with the real writer, read back with tinygltf (and the JSON chunk
 // with nlohmann::json), walking the default scene as an importer that ignores MSFT_lod does.
 

@@ -1,6 +1,6 @@
 #pragma once
-// Synthetic planets and droplets for the erosion tests (erosion_test, erosion_droplet_test,
-// erosion_kernels_test).
+// Synthetic planets and droplets for the erosion tests (erosion/droplet_erosion_test,
+// erosion/droplet_test, erosion/kernels_test).
 
 #include <cmath>
 #include <span>

@@ -1,6 +1,6 @@
 #pragma once
-// The synthetic planet of the map tests (export_maps_test, export_import_test), and a file
-// written from a string.
+// The synthetic planet of the map tests (export/maps_test, terrain/heightmap_import_test), and a
+// file written from a string.
 
 #include <cmath>
 #include <cstdint>

@@ -1,5 +1,6 @@
 #pragma once
-// The small synthetic planet of export_test, export_output_files_test and export_raster_test.
+// The small synthetic planet of export/mesh_files_test, io/output_folder_test and
+// export_raster_test.
 
 #include <cmath>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Meshes and points shared by the geodesy tests (geodesy_test, geodesy_locate_test).
+// Meshes and points shared by the geodesy tests (geodesy/icosphere_test, geodesy/locate_test).
 
 #include <array>
 #include <cmath>

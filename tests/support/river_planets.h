@@ -1,6 +1,7 @@
 #pragma once
-// The planets of the river tests (river_data_test, river_files_test, rivers_test): the default
-// config at f = 64, eroded, with its river network (built once per test executable).
+// The planets of the river tests (hydrology/rivers_test, planet/rivers_output_test,
+// metrics/drainage_metrics_test): the default config at f = 64, eroded, with its river network
+// (built once per test executable).
 
 #include <string>
 

@@ -1,6 +1,6 @@
 // Tests of chunked engine export: the chunk partition, exact chunk frames, watertight chunk
 // borders in the written .glb, skirts, biome colours, and the files read back by tinygltf,
-// assimp and the Khronos glTF-Validator (levels of detail: export_lods_test).
+// assimp and the Khronos glTF-Validator (levels of detail: export/lod_levels_test).
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,6 @@
-// Issue 21: the memory check counted only the frequency. One estimate now counts every knob
-// that costs memory; here it is compared with the peak resident memory of real runs that each
-// vary one knob, and every one of them is refused once the cap is below its estimate.
+// One estimate counts every knob that costs memory; here it is compared with the peak resident
+// memory of real runs that each vary one knob, and every one of them is refused once the cap is
+// below its estimate.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -175,6 +175,18 @@ TEST_CASE("memory estimate: every positive cap is a cap, and fits() agrees with 
   const planet::MemoryEstimate e = planet::estimateMemory(c);
   CHECK_FALSE(e.fits());
   CHECK(e.largest_fitting_frequency > 100);
+  c.planet.frequency = e.largest_fitting_frequency;
+  CHECK(planet::estimateMemory(c).required_bytes <= e.available_bytes);
+}
+
+TEST_CASE("memory estimate: absurd frequencies are refused with a fitting one", "[planet]") {
+  planet::Config c;
+  c.planet.frequency = 100000;
+  c.limits.memory_cap_gib = 8;
+  const planet::MemoryEstimate e = planet::estimateMemory(c);
+  CHECK(e.required_bytes > e.available_bytes);
+  CHECK(e.largest_fitting_frequency > 100);
+  CHECK(e.largest_fitting_frequency < 100000);
   c.planet.frequency = e.largest_fitting_frequency;
   CHECK(planet::estimateMemory(c).required_bytes <= e.available_bytes);
 }

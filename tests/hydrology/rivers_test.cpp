@@ -1,6 +1,6 @@
 // Rivers and lakes as data (hydrology/rivers.h, planet/rivers_output.h): the network and the
 // lakes, the acceptance items of issue 19 that can be checked in-process (the files they are
-// written to: river_files_test).
+// written to: planet/rivers_output_test).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -262,7 +262,7 @@ TEST_CASE("rivers: config keys are validated", "[river_data]") {
   CHECK_THROWS_AS(loadConfig(file, zero), ConfigError);
 }
 
-// Hidden (run by hand: river_data_test "[.picture]"): the default planet's relief with the
+// Hidden (run by hand: hydrology/rivers_test "[.picture]"): the default planet's relief with the
 // rivers of rivers.geojson drawn on it (thickness by Strahler order) and lake shores filled,
 // cropped around the largest river; written to <build>/river_data/rivers_default.png.
 TEST_CASE("rivers: picture of a river network on a continent", "[.picture]") {

@@ -1,5 +1,5 @@
-// Invariants of the icosphere and the lat/lon frame (geodesy/); point location is in
-// geodesy_locate_test.
+// Invariants of the icosphere (geodesy/icosphere.cpp): counts, orientation, spacing, dual
+// areas, adjacency, faceAcross, thread-count identity. Point location: locate_test.
 
 #include <algorithm>
 #include <array>
@@ -17,15 +17,9 @@
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <catch2/catch.hpp>
-#if defined(__linux__)
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
 #include <glm/geometric.hpp>
 
 #include "geodesy/hash.h"
-#include "geodesy/large_array.h"
-#include "geodesy/latlon.h"
 #include "geodesy/sphere_mesh.h"
 #include "support/geodesy_fixtures.h"
 
@@ -57,43 +51,12 @@ double minEdgeChord(const SphereMesh& mesh) {
   return shortest;
 }
 
-// Barycentric weights, computed independently of locate, of the point where p's ray meets the
-
 template <typename T>
 bool sameBytes(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
 }  // namespace
-
-TEST_CASE("large arrays: prefaulted pages are resident and the values as asked", "[geodesy]") {
-#if defined(__linux__)
-  // 24 MiB of fresh anonymous memory, none of it resident before prefaultPages; where the kernel
-  // takes MADV_POPULATE_WRITE every page is resident after it, before a byte is written.
-  const size_t page = size_t(sysconf(_SC_PAGESIZE)), bytes = size_t(24) << 20;
-  void* region = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  REQUIRE(region != MAP_FAILED);
-  std::vector<unsigned char> resident(bytes / page);
-  const auto residentPages = [&] {
-    REQUIRE(mincore(region, bytes, resident.data()) == 0);
-    return std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; });
-  };
-  CHECK(residentPages() == 0);
-  if (geodesy::prefaultPages(static_cast<char*>(region) + 100, bytes - 100)) {
-    // All but the first page, which the range starts inside of.
-    CHECK(residentPages() >= std::ptrdiff_t(resident.size() - 1));
-  } else {
-    WARN("MADV_POPULATE_WRITE not available: residency not checked");
-  }
-  munmap(region, bytes);
-#endif
-  // The arrays made through it (assignLarge's reserve prefaults) hold what was asked.
-  const size_t n = size_t(6) << 20;
-  std::vector<float> filled;
-  geodesy::assignLarge(filled, n, 2.5f);
-  CHECK(filled.size() == n);
-  CHECK(std::all_of(filled.begin(), filled.end(), [](float x) { return x == 2.5f; }));
-}
 
 TEST_CASE("icosphere: frequencies out of range are rejected", "[geodesy]") {
   REQUIRE_THROWS_AS(geodesy::buildIcosphere(0), std::invalid_argument);
@@ -379,59 +342,4 @@ TEST_CASE("icosphere: bit-identical for 1, 2 and 4 threads", "[geodesy]") {
     REQUIRE(sameBytes(one.vertex_areas, other.vertex_areas));
     REQUIRE(std::memcmp(&one.mean_edge_length, &other.mean_edge_length, sizeof(double)) == 0);
   }
-}
-
-TEST_CASE("latlon: frame orientation", "[geodesy]") {
-  const double pi = std::numbers::pi;
-  auto near = [](const glm::dvec3& a, const glm::dvec3& b) { return glm::length(a - b) < 1e-12; };
-  REQUIRE(near(geodesy::latLonToUnit({pi / 2, 0.0}), {0, 1, 0}));    // north pole is +Y
-  REQUIRE(near(geodesy::latLonToUnit({-pi / 2, 1.0}), {0, -1, 0}));  // south pole is -Y
-  REQUIRE(near(geodesy::latLonToUnit({0.0, 0.0}), {1, 0, 0}));       // lon 0 is +X
-  REQUIRE(near(geodesy::latLonToUnit({0.0, pi / 2}), {0, 0, -1}));   // 90 deg east is -Z
-  REQUIRE(near(geodesy::eastAt({1, 0, 0}), {0, 0, -1}));
-  REQUIRE(near(geodesy::northAt({1, 0, 0}), {0, 1, 0}));
-
-  geodesy::HashStream rng(5, 0x1a7, 0);
-  for (int i = 0; i < 10000; ++i) {
-    const glm::dvec3 p = randomUnit(rng);
-    const glm::dvec3 east = geodesy::eastAt(p), north = geodesy::northAt(p);
-    REQUIRE(near(glm::cross(east, north), p));
-    REQUIRE(std::abs(glm::dot(east, p)) < 1e-12);
-    REQUIRE(std::abs(glm::length(east) - 1.0) < 1e-12);
-    // East is the direction of growing longitude, north of growing latitude.
-    const geodesy::LatLon ll = geodesy::unitToLatLon(p);
-    const double h = 1e-6;
-    const glm::dvec3 de =
-        geodesy::latLonToUnit({ll.lat_rad, ll.lon_rad + h}) - geodesy::latLonToUnit(ll);
-    const glm::dvec3 dn =
-        geodesy::latLonToUnit({ll.lat_rad + h, ll.lon_rad}) - geodesy::latLonToUnit(ll);
-    REQUIRE(glm::dot(glm::normalize(de), east) > 1.0 - 1e-6);
-    REQUIRE(glm::dot(glm::normalize(dn), north) > 1.0 - 1e-6);
-  }
-  // At the poles the frame stays finite and right-handed.
-  for (const glm::dvec3& pole : {glm::dvec3(0, 1, 0), glm::dvec3(0, -1, 0)}) {
-    REQUIRE(near(glm::cross(geodesy::eastAt(pole), geodesy::northAt(pole)), pole));
-    REQUIRE(geodesy::unitToLatLon(pole).lon_rad == 0.0);
-  }
-}
-
-TEST_CASE("latlon: round trips", "[geodesy]") {
-  const double pi = std::numbers::pi;
-  geodesy::HashStream rng(9, 0x2070, 0);
-  for (int i = 0; i < 10000; ++i) {
-    const geodesy::LatLon ll{(rng.uniform() - 0.5) * pi * 0.999, (rng.uniform() * 2 - 1) * pi};
-    const geodesy::LatLon back = geodesy::unitToLatLon(geodesy::latLonToUnit(ll));
-    REQUIRE(back.lat_rad == Approx(ll.lat_rad).margin(1e-12));
-    REQUIRE(back.lon_rad == Approx(ll.lon_rad).margin(1e-12));
-    const glm::dvec3 p = randomUnit(rng);
-    const geodesy::LatLon q = geodesy::unitToLatLon(p);
-    REQUIRE(q.lat_rad >= -pi / 2);
-    REQUIRE(q.lat_rad <= pi / 2);
-    REQUIRE(q.lon_rad > -pi);
-    REQUIRE(q.lon_rad <= pi);
-    REQUIRE(glm::length(geodesy::latLonToUnit(q) - p) < 1e-12);
-  }
-  // The antimeridian maps to +pi, never -pi.
-  REQUIRE(geodesy::unitToLatLon({-1.0, 0.0, -0.0}).lon_rad == pi);
-  REQUIRE(geodesy::unitToLatLon({-1.0, 0.0, 0.0}).lon_rad == pi);
 }

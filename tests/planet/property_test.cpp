@@ -9,7 +9,7 @@
 // config goes through planet::loadConfig, the path the CLI takes, so the loader's per-key
 // ranges and cross-key rules decide what is accepted.
 //
-// One case alone: PLANETGEN_PROPERTY_CASE=<index> property_test; add
+// One case alone: PLANETGEN_PROPERTY_CASE=<index> planet/property_test; add
 // PLANETGEN_PROPERTY_SET="erosion.batch_size=1;erosion.droplets=5" to change keys of it the
 // way the CLI's --set does.
 
