@@ -90,8 +90,8 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
     std::vector<float> h = elevation;
     t0 = Clock::now();
     const std::vector<float> erodibility =
-        terrain::erodibilityField(mesh.positions, config.planet.seed, config.erosion.hardness_min,
-                                  config.erosion.hardness_scale);
+        terrain::erodibilityField(mesh.positions, config.planet.seed,
+                                  config.hardness.min_erodibility, config.hardness.frequency);
     std::vector<float> uplift(belts.size());
     for (size_t v = 0; v < uplift.size(); ++v)
       uplift[v] = float(config.fluvial.uplift_floor +

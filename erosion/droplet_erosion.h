@@ -18,8 +18,6 @@ namespace erosion {
 // Lengths and heights are in the dimensionless frame of erosion/detail/droplet.h: one step = one
 // mean edge length, heights in edge lengths.
 struct ErosionParams {
-  uint64_t droplets = 0;  // total droplets (uniform rain); 0 = droplets_per_land_vertex
-  double droplets_per_land_vertex = 1.0;
   double inertia = 0.05;        // [0,1] eq. 5.1
   double capacity = 4.0;        // > 0, eq. 5.4
   double min_slope = 0.01;      // >= 0, eq. 5.4
@@ -35,10 +33,6 @@ struct ErosionParams {
   // Droplets per deterministic batch (docs/erosion.md, "Parallel and deterministic"); 0 = auto:
   // vertex count / 256 (2560 at f = 256), eroded volume within about 2 % of batch size 1.
   int batch_size = 0;
-  // Hardness: erodibility in [0,1] per vertex from low-frequency noise (Beyer §5.2).
-  double hardness_min = 0.4;    // erodibility of the hardest rock
-  double hardness_scale = 2.0;  // noise frequency on the unit sphere
-  bool hardness = true;
 };
 
 struct ErosionStats {

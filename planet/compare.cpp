@@ -47,18 +47,18 @@ void erodeBoth(CompareRuns& runs, const Config& config, StageTimer& timer,
   if (runs.base.land_vertices == 0) {
     // Nothing to erode, so nothing to compare (the maps of the rain on land would be empty).
     std::ostringstream ocean;
-    if (config.ocean.mode == "fraction")
-      ocean << "fraction = " << config.ocean.fraction;
+    if (config.ocean.mode == terrain::OceanMode::kFraction)
+      ocean << "mode = \"fraction\", fraction = " << config.ocean.fraction;
     else
-      ocean << "level_m = " << config.ocean.level_m;
-    throw ConfigError("compare: [ocean] mode = \"" + config.ocean.mode + "\", " + ocean.str() +
+      ocean << "mode = \"level\", level_m = " << config.ocean.level_m;
+    throw ConfigError("compare: [ocean] " + ocean.str() +
                       " leaves no land above the sea; allowed: settings that leave land (a "
                       "smaller fraction or a lower level).");
   }
   runs.weather_config = config;
   runs.uniform_config = config;
-  runs.weather_config.weather.mode = "clouds";
-  runs.uniform_config.weather.mode = "uniform";
+  runs.weather_config.weather.mode = RainMode::kClouds;
+  runs.uniform_config.weather.mode = RainMode::kUniform;
   runs.weather = runs.base;
   runs.uniform = runs.base;
   erodePlanet(runs.weather, runs.weather_config, timer, on_stage, /*with_droplet_density=*/true);

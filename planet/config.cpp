@@ -86,20 +86,30 @@ KeySpec boolKey(std::string_view section, std::string_view key, Access access) {
           [=](const Config& c) { return Json(access(const_cast<Config&>(c))); }};
 }
 
-template <typename Access>
-KeySpec choiceKey(std::string_view section, std::string_view key, Access access,
-                  std::vector<std::string> choices) {
+// A key whose value is one of a few names, each standing for an enum value.
+template <typename Access, typename Enum>
+KeySpec enumKey(std::string_view section, std::string_view key, Access access,
+                std::vector<std::pair<std::string, Enum>> choices) {
   std::string allowed = "one of";
-  for (size_t i = 0; i < choices.size(); ++i) allowed += (i ? ", \"" : " \"") + choices[i] + "\"";
+  for (size_t i = 0; i < choices.size(); ++i)
+    allowed += (i ? ", \"" : " \"") + choices[i].first + "\"";
   return {section, key, allowed,
           [=](Config& c, const toml::node& n) {
             auto s = n.as_string();
-            if (!s || std::find(choices.begin(), choices.end(), s->get()) == choices.end())
-              return false;
-            access(c) = s->get();
-            return true;
+            if (!s) return false;
+            for (const auto& [name, value] : choices) {
+              if (name == s->get()) {
+                access(c) = value;
+                return true;
+              }
+            }
+            return false;
           },
-          [=](const Config& c) { return Json(access(const_cast<Config&>(c))); }};
+          [=](const Config& c) {
+            for (const auto& [name, value] : choices)
+              if (access(const_cast<Config&>(c)) == value) return Json(name);
+            return Json();
+          }};
 }
 
 #define FIELD(path)         \
@@ -133,12 +143,15 @@ const std::vector<KeySpec>& schema() {
       realKey("terrain", "heightmap_min_m", FIELD(terrain.heightmap_min_m), -1e5, 1e5),
       realKey("terrain", "heightmap_max_m", FIELD(terrain.heightmap_max_m), -1e5, 1e5),
 
-      choiceKey("ocean", "mode", FIELD(ocean.mode), {"fraction", "level"}),
+      enumKey(
+          "ocean", "mode", FIELD(ocean.mode),
+          std::vector<std::pair<std::string, terrain::OceanMode>>{
+              {"fraction", terrain::OceanMode::kFraction}, {"level", terrain::OceanMode::kLevel}}),
       realKey("ocean", "fraction", FIELD(ocean.fraction), 0, 1),
       realKey("ocean", "level_m", FIELD(ocean.level_m), -1e5, 1e5),
 
-      intKey("erosion", "droplets", FIELD(erosion.droplets), 0, 1000000000),
-      realKey("erosion", "droplets_per_land_vertex", FIELD(erosion.droplets_per_land_vertex), 0,
+      intKey("erosion", "droplets", FIELD(droplets.droplets), 0, 1000000000),
+      realKey("erosion", "droplets_per_land_vertex", FIELD(droplets.droplets_per_land_vertex), 0,
               1000),
       realKey("erosion", "inertia", FIELD(erosion.inertia), 0, 1),
       realKey("erosion", "capacity", FIELD(erosion.capacity), 0, 16, true),
@@ -153,9 +166,9 @@ const std::vector<KeySpec>& schema() {
       realKey("erosion", "initial_speed", FIELD(erosion.initial_speed), 0, 10),
       realKey("erosion", "blur", FIELD(erosion.blur), 0, 1),
       intKey("erosion", "batch_size", FIELD(erosion.batch_size), 0, 65536),
-      boolKey("erosion", "hardness", FIELD(erosion.hardness)),
-      realKey("erosion", "hardness_min", FIELD(erosion.hardness_min), 0, 1),
-      realKey("erosion", "hardness_scale", FIELD(erosion.hardness_scale), 0, 100, true),
+      boolKey("erosion", "hardness", FIELD(hardness.enabled)),
+      realKey("erosion", "hardness_min", FIELD(hardness.min_erodibility), 0, 1),
+      realKey("erosion", "hardness_scale", FIELD(hardness.frequency), 0, 100, true),
 
       boolKey("fluvial", "enabled", FIELD(fluvial.enabled)),
       realKey("fluvial", "duration_yr", FIELD(fluvial.duration_yr), 0, 1e10, true),
@@ -173,32 +186,39 @@ const std::vector<KeySpec>& schema() {
       realKey("fluvial", "min_rain", FIELD(fluvial.min_rain), 0, 1),
       realKey("fluvial", "lake_evaporation", FIELD(fluvial.lake_evaporation), 0, 1000),
 
-      choiceKey("weather", "mode", FIELD(weather.mode), {"uniform", "clouds"}),
-      intKey("weather", "ticks", FIELD(weather.ticks), 1, 1000000),
-      intKey("weather", "epochs", FIELD(weather.epochs), 1, 1000),
-      intKey("weather", "spinup_ticks", FIELD(weather.spinup_ticks), 0, 100000),
-      realKey("weather", "spawn_rate", FIELD(weather.spawn_rate), 0, 1000, true),
-      intKey("weather", "cloud_lifetime", FIELD(weather.cloud_lifetime), 1, 100000),
-      intKey("weather", "grid_frequency", FIELD(weather.grid_frequency), 4, 1024),
-      realKey("weather", "cloud_radius_deg", FIELD(weather.cloud_radius_deg), 0, 30, true),
-      realKey("weather", "moisture_capacity", FIELD(weather.moisture_capacity), 0, 1000, true),
-      realKey("weather", "initial_moisture", FIELD(weather.initial_moisture), 0, 1000),
-      realKey("weather", "pickup_rate", FIELD(weather.pickup_rate), 0, 1),
-      realKey("weather", "dry_moisture", FIELD(weather.dry_moisture), 0, 1000),
-      realKey("weather", "rain_rate", FIELD(weather.rain_rate), 0, 1),
-      realKey("weather", "land_recycling", FIELD(weather.land_recycling), 0, 1, false, true),
-      realKey("weather", "orographic_factor", FIELD(weather.orographic_factor), 0, 100),
-      realKey("weather", "rain_shadow", FIELD(weather.rain_shadow), 0, 1),
-      realKey("weather", "shadow_descent_m", FIELD(weather.shadow_descent_m), 0, 1e5, true),
-      realKey("weather", "band_edge_1_deg", FIELD(weather.band_edge_1_deg), 0, 90, true, true),
-      realKey("weather", "band_edge_2_deg", FIELD(weather.band_edge_2_deg), 0, 90, true, true),
-      realKey("weather", "band_blend_deg", FIELD(weather.band_blend_deg), 0, 30),
-      realKey("weather", "trade_strength_deg", FIELD(weather.trade_strength_deg), 0, 10),
-      realKey("weather", "westerly_strength_deg", FIELD(weather.westerly_strength_deg), 0, 10),
-      realKey("weather", "polar_strength_deg", FIELD(weather.polar_strength_deg), 0, 10),
-      realKey("weather", "meridional_ratio", FIELD(weather.meridional_ratio), 0, 2),
-      realKey("weather", "terrain_deflection", FIELD(weather.terrain_deflection), 0, 1),
-      realKey("weather", "velocity_relaxation", FIELD(weather.velocity_relaxation), 0, 1, true),
+      enumKey("weather", "mode", FIELD(weather.mode),
+              std::vector<std::pair<std::string, RainMode>>{{"uniform", RainMode::kUniform},
+                                                            {"clouds", RainMode::kClouds}}),
+      intKey("weather", "ticks", FIELD(weather.clouds.ticks), 1, 1000000),
+      intKey("weather", "epochs", FIELD(weather.clouds.epochs), 1, 1000),
+      intKey("weather", "spinup_ticks", FIELD(weather.clouds.spinup_ticks), 0, 100000),
+      realKey("weather", "spawn_rate", FIELD(weather.clouds.spawn_rate), 0, 1000, true),
+      intKey("weather", "cloud_lifetime", FIELD(weather.clouds.cloud_lifetime), 1, 100000),
+      intKey("weather", "grid_frequency", FIELD(weather.clouds.grid_frequency), 4, 1024),
+      realKey("weather", "cloud_radius_deg", FIELD(weather.clouds.cloud_radius_deg), 0, 30, true),
+      realKey("weather", "moisture_capacity", FIELD(weather.clouds.moisture_capacity), 0, 1000,
+              true),
+      realKey("weather", "initial_moisture", FIELD(weather.clouds.initial_moisture), 0, 1000),
+      realKey("weather", "pickup_rate", FIELD(weather.clouds.pickup_rate), 0, 1),
+      realKey("weather", "dry_moisture", FIELD(weather.clouds.dry_moisture), 0, 1000),
+      realKey("weather", "rain_rate", FIELD(weather.clouds.rain_rate), 0, 1),
+      realKey("weather", "land_recycling", FIELD(weather.clouds.land_recycling), 0, 1, false, true),
+      realKey("weather", "orographic_factor", FIELD(weather.clouds.orographic_factor), 0, 100),
+      realKey("weather", "rain_shadow", FIELD(weather.clouds.rain_shadow), 0, 1),
+      realKey("weather", "shadow_descent_m", FIELD(weather.clouds.shadow_descent_m), 0, 1e5, true),
+      realKey("weather", "band_edge_1_deg", FIELD(weather.clouds.band_edge_1_deg), 0, 90, true,
+              true),
+      realKey("weather", "band_edge_2_deg", FIELD(weather.clouds.band_edge_2_deg), 0, 90, true,
+              true),
+      realKey("weather", "band_blend_deg", FIELD(weather.clouds.band_blend_deg), 0, 30),
+      realKey("weather", "trade_strength_deg", FIELD(weather.clouds.trade_strength_deg), 0, 10),
+      realKey("weather", "westerly_strength_deg", FIELD(weather.clouds.westerly_strength_deg), 0,
+              10),
+      realKey("weather", "polar_strength_deg", FIELD(weather.clouds.polar_strength_deg), 0, 10),
+      realKey("weather", "meridional_ratio", FIELD(weather.clouds.meridional_ratio), 0, 2),
+      realKey("weather", "terrain_deflection", FIELD(weather.clouds.terrain_deflection), 0, 1),
+      realKey("weather", "velocity_relaxation", FIELD(weather.clouds.velocity_relaxation), 0, 1,
+              true),
 
       boolKey("rivers", "enabled", FIELD(rivers.enabled)),
       realKey("rivers", "min_drainage_cells", FIELD(rivers.min_drainage_cells), 0, 1e9, true),
@@ -216,14 +236,23 @@ const std::vector<KeySpec>& schema() {
       realKey("export", "skirt_depth_m", FIELD(output.skirt_depth_m), 0, 1e5),
       intKey("export", "lods", FIELD(output.lods), 0, 12),
       boolKey("export", "lod_files", FIELD(output.lod_files)),
-      choiceKey("export", "color", FIELD(output.color), {"biome", "terrain"}),
+      enumKey("export", "color", FIELD(output.color),
+              std::vector<std::pair<std::string, planet_export::LandColour>>{
+                  {"biome", planet_export::LandColour::kBiome},
+                  {"terrain", planet_export::LandColour::kTerrain}}),
       boolKey("export", "heightmaps", FIELD(output.heightmaps)),
       intKey("export", "cube_size", FIELD(output.cube_size), 0, 16384),
       boolKey("export", "quantize", FIELD(output.quantize)),
       boolKey("export", "meshopt", FIELD(output.meshopt)),
       boolKey("export", "tangents", FIELD(output.tangents)),
-      choiceKey("export", "units", FIELD(output.units), {"m", "km"}),
-      choiceKey("export", "collision", FIELD(output.collision), {"none", "godot", "unreal"}),
+      enumKey("export", "units", FIELD(output.units),
+              std::vector<std::pair<std::string, FileUnits>>{{"m", FileUnits::kMetres},
+                                                             {"km", FileUnits::kKilometres}}),
+      enumKey("export", "collision", FIELD(output.collision),
+              std::vector<std::pair<std::string, planet_export::CollisionNames>>{
+                  {"none", planet_export::CollisionNames::kNone},
+                  {"godot", planet_export::CollisionNames::kGodot},
+                  {"unreal", planet_export::CollisionNames::kUnreal}}),
 
       intKey("compare", "globe_size_px", FIELD(compare.globe_size_px), 16, 8192),
       intKey("compare", "globe_views", FIELD(compare.globe_views), 1, 12),
@@ -401,7 +430,7 @@ Config loadConfigText(const std::string& text, const std::string& origin,
     throw ConfigError(from + ": [export] " + problem);
   }
   try {
-    weather::validate(config.weather);
+    weather::validate(config.weather.clouds);
   } catch (const std::invalid_argument& e) {
     throw ConfigError(from + ": " + e.what());
   }
@@ -481,6 +510,10 @@ std::vector<std::string> configKeys() {
   return keys;
 }
 
+const char* rainModeName(RainMode mode) {
+  return mode == RainMode::kClouds ? "clouds" : "uniform";
+}
+
 planet_export::GlbOptions glbOptions(const OutputParams& output) {
   planet_export::GlbOptions options;
   options.chunks = output.chunks;
@@ -489,10 +522,8 @@ planet_export::GlbOptions glbOptions(const OutputParams& output) {
   options.quantize = output.quantize;
   options.meshopt = output.meshopt;
   options.tangents = output.tangents;
-  options.metres_per_unit = output.units == "km" ? 1000.0 : 1.0;
-  options.collision = output.collision == "godot"    ? planet_export::CollisionNames::kGodot
-                      : output.collision == "unreal" ? planet_export::CollisionNames::kUnreal
-                                                     : planet_export::CollisionNames::kNone;
+  options.metres_per_unit = output.units == FileUnits::kKilometres ? 1000.0 : 1.0;
+  options.collision = output.collision;
   return options;
 }
 

@@ -19,6 +19,35 @@
 
 namespace planet {
 
+// Where the droplets' rain comes from ([weather] mode): the two producers of one spawn list.
+enum class RainMode {
+  kUniform,  // sampled uniformly by area over land (weather/uniform_rain.h)
+  kClouds,   // rained by clouds in the wind bands (weather/cloud_simulation.h)
+};
+// "uniform" or "clouds", as the config and summary.json spell it.
+const char* rainModeName(RainMode mode);
+
+// [weather] as the pipeline reads it: the source of the rain, and the clouds' settings.
+struct WeatherConfig {
+  RainMode mode = RainMode::kUniform;
+  weather::WeatherParams clouds;
+};
+
+// [erosion] keys the pipeline reads around the droplet stage (erosion::ErosionParams holds what
+// the droplets themselves read): how many droplets rain, and how hard the rock is.
+struct DropletBudget {
+  uint64_t droplets = 0;  // total droplets; 0 = droplets_per_land_vertex x land vertices
+  double droplets_per_land_vertex = 1.0;
+};
+struct HardnessParams {
+  bool enabled = true;           // erodibility from terrain::erodibilityField; else 1 everywhere
+  double min_erodibility = 0.4;  // erodibility of the hardest rock (hardness_min)
+  double frequency = 2.0;  // the hardness noise's frequency on the unit sphere (hardness_scale)
+};
+
+// File units of the engine files ([export] units): the Planet node's scale.
+enum class FileUnits { kMetres, kKilometres };
+
 struct PlanetParams {
   uint64_t seed = 1;
   int frequency = 128;  // icosphere frequency: V = 10 f^2 + 2
@@ -32,18 +61,18 @@ struct OutputParams {
   bool maps = true;      // equirectangular PNG pictures
   int map_width = 2048;  // equirectangular width in pixels; height is width / 2
   int chunks = 0;  // k: land split into 20 k^2 chunk nodes (k divides frequency); 0 = one mesh
-  double skirt_depth_m = 0.0;   // > 0: skirts on chunk borders
-  int lods = 0;                 // n: levels f, f/2, ... f/2^n (2^n divides frequency)
-  bool lod_files = false;       // also planet_lod1.glb ... planet_lodN.glb
-  std::string color = "biome";  // COLOR_0: "biome" or "terrain" (hypsometric tint)
-  bool heightmaps = true;       // heightmap.png (16-bit), .r16, .r32, .json, biome.png, normals.png
-  int cube_size = 0;            // > 0: six 16-bit cube-map faces of this size
+  double skirt_depth_m = 0.0;  // > 0: skirts on chunk borders
+  int lods = 0;                // n: levels f, f/2, ... f/2^n (2^n divides frequency)
+  bool lod_files = false;      // also planet_lod1.glb ... planet_lodN.glb
+  planet_export::LandColour color = planet_export::LandColour::kBiome;  // COLOR_0
+  bool heightmaps = true;  // heightmap.png (16-bit), .r16, .r32, .json, biome.png, normals.png
+  int cube_size = 0;       // > 0: six 16-bit cube-map faces of this size
   // Engine files (issue 20): see planet_export::GlbOptions.
-  bool quantize = true;            // KHR_mesh_quantization
-  bool meshopt = false;            // EXT_meshopt_compression
-  bool tangents = false;           // TANGENT for normals.png on TEXCOORD_0
-  std::string units = "m";         // file unit: "m" or "km" (Planet node scale)
-  std::string collision = "none";  // collision meshes: "none", "godot" (-colonly), "unreal" (UCX_)
+  bool quantize = true;   // KHR_mesh_quantization
+  bool meshopt = false;   // EXT_meshopt_compression
+  bool tangents = false;  // TANGENT for normals.png on TEXCOORD_0
+  FileUnits units = FileUnits::kMetres;
+  planet_export::CollisionNames collision = planet_export::CollisionNames::kNone;
   // Issue 19 (planet/masks_output.h): 16-bit texturing masks and climate maps + masks.json;
   // the same fields as glb attributes (_FLOW, _WATER, _TEMPERATURE).
   bool masks = true;
@@ -77,8 +106,10 @@ struct Config {
   terrain::TerrainParams terrain;
   terrain::OceanParams ocean;
   erosion::ErosionParams erosion;
+  DropletBudget droplets;
+  HardnessParams hardness;
   erosion::FluvialParams fluvial;
-  weather::WeatherParams weather;
+  WeatherConfig weather;
   OutputParams output;
   CompareParams compare;
   RiverConfig rivers;

@@ -42,22 +42,25 @@ constexpr double kCloudLifetimeExponent = 1.77;
 
 // Land share before the terrain exists: what the ocean mode asks for, or half.
 double landShare(const Config& c) {
-  return c.ocean.mode == "fraction" ? std::clamp(1.0 - c.ocean.fraction, 0.0, 1.0) : 0.5;
+  return c.ocean.mode == terrain::OceanMode::kFraction
+             ? std::clamp(1.0 - c.ocean.fraction, 0.0, 1.0)
+             : 0.5;
 }
 
 double dropletCount(const Config& c) {
-  if (c.erosion.droplets > 0) return double(c.erosion.droplets);
-  return c.erosion.droplets_per_land_vertex * double(icosphereVertexCount(c.planet.frequency)) *
+  if (c.droplets.droplets > 0) return double(c.droplets.droplets);
+  return c.droplets.droplets_per_land_vertex * double(icosphereVertexCount(c.planet.frequency)) *
          landShare(c);
 }
 
 double cloudBytes(const Config& c) {
-  if (c.weather.mode != "clouds") return 0.0;
+  if (c.weather.mode != RainMode::kClouds) return 0.0;
   const double ticks_per_epoch =
-      std::ceil(double(c.weather.ticks) / double(std::max(1, c.weather.epochs)));
-  const double lifetime = std::min(double(c.weather.cloud_lifetime),
-                                   double(c.weather.ticks) + double(c.weather.spinup_ticks));
-  return kCloudEventBytes * c.weather.spawn_rate * ticks_per_epoch *
+      std::ceil(double(c.weather.clouds.ticks) / double(std::max(1, c.weather.clouds.epochs)));
+  const double lifetime =
+      std::min(double(c.weather.clouds.cloud_lifetime),
+               double(c.weather.clouds.ticks) + double(c.weather.clouds.spinup_ticks));
+  return kCloudEventBytes * c.weather.clouds.spawn_rate * ticks_per_epoch *
          std::pow(std::max(1.0, lifetime), kCloudLifetimeExponent);
 }
 
@@ -86,17 +89,18 @@ std::vector<Knob> knobs() {
          return per_vertex * double(icosphereVertexCount(c.planet.frequency));
        },
        1, true, Stage::kWhole},
-      {"[erosion] droplets", [](const Config& c) { return double(c.erosion.droplets); },
-       [](Config& c, double v) { c.erosion.droplets = uint64_t(v); },
+      {"[erosion] droplets", [](const Config& c) { return double(c.droplets.droplets); },
+       [](Config& c, double v) { c.droplets.droplets = uint64_t(v); },
        // With droplets = 0 the budget is per land vertex: it grows with the frequency.
        // Clouds hand over one epoch's spawns at a time.
        [](const Config& c, int, RunKind) {
-         const double epochs = c.weather.mode == "clouds" ? std::max(1, c.weather.epochs) : 1;
+         const double epochs =
+             c.weather.mode == RainMode::kClouds ? std::max(1, c.weather.clouds.epochs) : 1;
          return kBytesPerDroplet * dropletCount(c) / epochs;
        },
        1, true, Stage::kRain},
-      {"[weather] spawn_rate", [](const Config& c) { return c.weather.spawn_rate; },
-       [](Config& c, double v) { c.weather.spawn_rate = v; },
+      {"[weather] spawn_rate", [](const Config& c) { return c.weather.clouds.spawn_rate; },
+       [](Config& c, double v) { c.weather.clouds.spawn_rate = v; },
        [](const Config& c, int, RunKind) { return cloudBytes(c); },  // compare: one cloud run
        0, false, Stage::kRain},
       {"[export] map_width", [](const Config& c) { return double(c.output.map_width); },

@@ -60,7 +60,7 @@ PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCall
   timer.start("ocean");
   const double level =
       terrain::oceanLevel(planet.elevation_m, planet.mesh->vertex_areas, config.ocean);
-  if (config.ocean.mode == "fraction") {
+  if (config.ocean.mode == terrain::OceanMode::kFraction) {
     // Elevations are reported above sea level: shift so the quantile is exactly 0 m.
     for (float& e : planet.elevation_m) e = float(double(e) - level);
     planet.sea_level_m = 0.0;
@@ -77,8 +77,8 @@ PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCall
 }
 
 uint64_t dropletBudget(const Config& config, uint64_t land_vertices) {
-  if (config.erosion.droplets > 0) return config.erosion.droplets;
-  return uint64_t(std::llround(config.erosion.droplets_per_land_vertex * double(land_vertices)));
+  if (config.droplets.droplets > 0) return config.droplets.droplets;
+  return uint64_t(std::llround(config.droplets.droplets_per_land_vertex * double(land_vertices)));
 }
 
 namespace {
@@ -155,10 +155,10 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
   on_stage("erosion");
   timer.start("erosion");
   std::vector<float> erodibility;  // empty when hardness is off
-  if (config.erosion.hardness) {
+  if (config.hardness.enabled) {
     erodibility =
         terrain::erodibilityField(planet.mesh->positions, config.planet.seed,
-                                  config.erosion.hardness_min, config.erosion.hardness_scale);
+                                  config.hardness.min_erodibility, config.hardness.frequency);
   }
   std::vector<float> uplift;
   erosion::FluvialInput river;
@@ -220,16 +220,16 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     }
   };
 
-  if (config.weather.mode == "clouds") {
+  if (config.weather.mode == RainMode::kClouds) {
     // The clouds need a droplet budget to scale their rain: at least one per land vertex.
-    weather::CloudSimulation clouds(*planet.mesh, config.weather, config.planet.seed,
+    weather::CloudSimulation clouds(*planet.mesh, config.weather.clouds, config.planet.seed,
                                     droplets > 0 ? droplets : planet.land_vertices);
     std::vector<geodesy::DropletSpawn> all_spawns;
     if (with_droplet_density) all_spawns.reserve(droplets);
     while (!clouds.done()) {
       const int epoch = clouds.epochsRun();
       on_stage("weather, epoch " + std::to_string(epoch + 1) + "/" +
-               std::to_string(config.weather.epochs));
+               std::to_string(config.weather.clouds.epochs));
       timer.start("weather");
       auto spawns = clouds.runEpoch(planet.elevation_m, planet.sea_level_m);
       const uint64_t first_id = clouds.dropletsEmitted() - spawns.size();
@@ -240,9 +240,9 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
           fluvial ? std::span<const float>(clouds.rainfall()) : std::span<const float>();
       on_stage(std::string(fluvial ? "erosion (fluvial, droplets)" : "erosion (droplets)") +
                ", epoch " + std::to_string(epoch + 1) + "/" +
-               std::to_string(config.weather.epochs));
+               std::to_string(config.weather.clouds.epochs));
       if (with_droplet_density) all_spawns.insert(all_spawns.end(), spawns.begin(), spawns.end());
-      fluvialShare(epoch, config.weather.epochs, rain);
+      fluvialShare(epoch, config.weather.clouds.epochs, rain);
       // Not held through the droplets; the last epoch's is the run's rainfall, kept.
       if (!clouds.done()) clouds.releaseRainfall();
       epochDroplets(spawns, first_id);
@@ -252,8 +252,8 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     planet.weather_stats = clouds.stats();
     if (with_droplet_density) {
       timer.start("droplet_density");
-      planet.droplet_density =
-          weather::rainfallFromSpawns(*planet.mesh, all_spawns, config.weather.grid_frequency);
+      planet.droplet_density = weather::rainfallFromSpawns(*planet.mesh, all_spawns,
+                                                           config.weather.clouds.grid_frequency);
     }
   } else {
     on_stage("weather (uniform rain)");
@@ -266,7 +266,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     if (with_droplet_density) {
       timer.start("droplet_density");
       planet.droplet_density =
-          weather::rainfallFromSpawns(*planet.mesh, spawns, config.weather.grid_frequency);
+          weather::rainfallFromSpawns(*planet.mesh, spawns, config.weather.clouds.grid_frequency);
     }
     on_stage(fluvial ? "erosion (fluvial, droplets)" : "erosion (droplets)");
     fluvialShare(0, 1, planet.rainfall);
@@ -423,8 +423,8 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
                   {"hollows_filled_m3", f.hollows_filled_m3},
                   {"sediment_balance_error", f.sediment_balance_error}};
   s["drainage"] = drainage.is_null() ? drainageSummary(planet, config) : std::move(drainage);
-  s["rain_mode"] = planet.rain_mode;
-  if (planet.rain_mode == "clouds") {
+  s["rain_mode"] = planet.rain_mode ? rainModeName(*planet.rain_mode) : "";
+  if (planet.rain_mode == RainMode::kClouds) {
     const weather::WeatherStats& w = planet.weather_stats;
     s["weather"] = {{"ticks", w.ticks},
                     {"clouds_spawned", w.clouds_spawned},
@@ -457,7 +457,7 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
 std::vector<float> moistureOf(const PlanetState& planet, const Config& config) {
   const geodesy::SphereMesh& mesh = *planet.mesh;
   std::vector<float> moisture(mesh.vertexCount());
-  if (planet.rain_mode == "clouds" && !planet.rainfall.empty()) {
+  if (planet.rain_mode == RainMode::kClouds && !planet.rainfall.empty()) {
     double rain = 0.0, area = 0.0;
     for (size_t v = 0; v < moisture.size(); ++v) {
       if (planet.elevation_m[v] < planet.sea_level_m) continue;
@@ -485,7 +485,7 @@ planet_export::PlanetSurface surfaceOf(const PlanetState& planet, const Config& 
   surface.elevation_m = planet.elevation_m;
   surface.radius_m = config.planet.radius_m;
   surface.sea_level_m = planet.sea_level_m;
-  if (!planet.rain_mode.empty()) surface.attributes.push_back({"_EROSION", planet.change_m});
+  if (planet.rain_mode) surface.attributes.push_back({"_EROSION", planet.change_m});
   if (!planet.rainfall.empty()) surface.attributes.push_back({"_RAINFALL", planet.rainfall});
   Json extras;
   extras["generator"] = "planetgen";
@@ -493,7 +493,7 @@ planet_export::PlanetSurface surfaceOf(const PlanetState& planet, const Config& 
   extras["frequency"] = config.planet.frequency;
   extras["radius_m"] = config.planet.radius_m;
   extras["sea_level_m"] = planet.sea_level_m;
-  extras["rain_mode"] = planet.rain_mode;
+  extras["rain_mode"] = planet.rain_mode ? rainModeName(*planet.rain_mode) : "";
   extras["config"] = Json::parse(configToJson(config));
   surface.extras_json = extras.dump();
   return surface;
@@ -510,7 +510,8 @@ std::vector<std::string> writePlanet(const PlanetState& planet, const Config& co
   const std::vector<uint8_t> biomes = weather::classifyBiomes(
       *planet.mesh, planet.elevation_m, planet.sea_level_m, moistureOf(planet, config));
   surface.biome = biomes;
-  if (config.output.color == "biome") surface.land_colour = planet_export::LandColour::kBiome;
+  if (config.output.color == planet_export::LandColour::kBiome)
+    surface.land_colour = planet_export::LandColour::kBiome;
   // The pixel centres of the maps, heightmaps and masks (all map_width wide), located once.
   planet_export::EquirectLocations grid;
   if (config.output.maps || config.output.heightmaps || config.output.masks) {

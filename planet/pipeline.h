@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,7 @@ struct PlanetState {
   // when erodePlanet is asked for it.
   std::vector<float> droplet_density;
   weather::WeatherStats weather_stats;  // clouds mode only
-  std::string rain_mode;                // "uniform" or "clouds"; empty when nothing eroded
+  std::optional<RainMode> rain_mode;    // the rain that eroded it; empty when nothing eroded
 };
 
 // Called with the name of each stage as it starts (for the progress line).

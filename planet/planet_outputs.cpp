@@ -183,7 +183,7 @@ void addMaps(const PlanetState& planet, const Config& config,
   surface.normals->plan(relief.vertical_exaggeration);
   jobs.add("relief.png",
            [&, relief] { return png(planet_export::renderShadedRelief(surface, relief)); });
-  if (!planet.rain_mode.empty()) {
+  if (planet.rain_mode) {
     jobs.add("relief_before.png",
              [&, relief] { return png(planet_export::renderShadedRelief(before, relief)); });
     planet_export::FieldMapOptions change;
@@ -197,7 +197,7 @@ void addMaps(const PlanetState& planet, const Config& config,
   if (!planet.rainfall.empty()) {
     planet_export::FieldMapOptions rain;
     rain.width = width;
-    rain.title = planet.rain_mode == "clouds" ? "rainfall (clouds)" : "rainfall (uniform)";
+    rain.title = planet.rain_mode == RainMode::kClouds ? "rainfall (clouds)" : "rainfall (uniform)";
     rain.units = "drops/sr";
     jobs.add("rainfall.png", [&, rain] {
       return png(planet_export::renderSequentialMap(surface, planet.rainfall, rain));

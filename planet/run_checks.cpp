@@ -74,8 +74,8 @@ void checkRun(const Config& config, const std::string& origin) {
                       number(std::max(kMinRadiusM, 4.0 * relief)) +
                       " m (4 x the relief), or lower the relief.");
   }
-  if (config.weather.mode == "clouds") {
-    const weather::WeatherParams& w = config.weather;
+  if (config.weather.mode == RainMode::kClouds) {
+    const weather::WeatherParams& w = config.weather.clouds;
     const double clouds =
         w.spawn_rate * 4.0 * std::numbers::pi * (double(w.ticks) + double(w.spinup_ticks));
     if (clouds > kMaxClouds) {
@@ -86,11 +86,11 @@ void checkRun(const Config& config, const std::string& origin) {
                         number(kMaxClouds) + ".");
     }
   }
-  if (config.weather.mode == "clouds" &&
-      !(config.weather.moisture_capacity >= kMinMoistureCapacity)) {
-    throw ConfigError(
-        origin + ": [weather] moisture_capacity = " + number(config.weather.moisture_capacity) +
-        " is not allowed; allowed: at least " + number(kMinMoistureCapacity) + ".");
+  if (config.weather.mode == RainMode::kClouds &&
+      !(config.weather.clouds.moisture_capacity >= kMinMoistureCapacity)) {
+    throw ConfigError(origin + ": [weather] moisture_capacity = " +
+                      number(config.weather.clouds.moisture_capacity) +
+                      " is not allowed; allowed: at least " + number(kMinMoistureCapacity) + ".");
   }
 }
 

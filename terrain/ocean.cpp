@@ -43,7 +43,7 @@ double areaWeightedQuantile(std::span<const float> elevation_m, std::span<const 
 
 double oceanLevel(std::span<const float> elevation_m, std::span<const float> areas,
                   const OceanParams& params) {
-  if (params.mode == "level") return params.level_m;
+  if (params.mode == OceanMode::kLevel) return params.level_m;
   return areaWeightedQuantile(elevation_m, areas, params.fraction);
 }
 

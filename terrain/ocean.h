@@ -3,14 +3,18 @@
 // fraction of the planet's surface under water (an area-weighted quantile of elevation).
 
 #include <span>
-#include <string>
 
 namespace terrain {
 
+enum class OceanMode {
+  kFraction,  // the level that puts `fraction` of the surface under water
+  kLevel,     // an absolute level, level_m
+};
+
 struct OceanParams {
-  std::string mode = "fraction";  // "fraction" or "level"
-  double fraction = 0.65;         // [0, 1]: share of the surface area under water
-  double level_m = 0.0;           // used when mode = "level"
+  OceanMode mode = OceanMode::kFraction;
+  double fraction = 0.65;  // [0, 1]: share of the surface area under water (kFraction)
+  double level_m = 0.0;    // the level (kLevel)
 };
 
 // Smallest level L such that the vertices with elevation < L hold at least `fraction` of the

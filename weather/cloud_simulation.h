@@ -68,8 +68,8 @@ struct CloudSnapshot {
 class CloudSimulation {
  public:
   // mesh must outlive the simulation. params are checked with validate() (throws
-  // std::invalid_argument); params.mode is not looked at. droplet_budget droplets are emitted
-  // in total over params.epochs epochs, as evenly as possible per epoch.
+  // std::invalid_argument); droplet_budget droplets are emitted in total over params.epochs
+  // epochs, as evenly as possible per epoch.
   CloudSimulation(const geodesy::SphereMesh& mesh, const WeatherParams& params, uint64_t seed,
                   uint64_t droplet_budget);
   ~CloudSimulation();

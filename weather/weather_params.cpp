@@ -29,10 +29,6 @@ bool finite(double x) {
 }  // namespace
 
 void validate(const WeatherParams& p) {
-  if (p.mode != "uniform" && p.mode != "clouds") {
-    throw std::invalid_argument("[weather] mode = \"" + p.mode +
-                                "\" is not allowed; allowed: \"uniform\", \"clouds\".");
-  }
   require(p.ticks >= 1, "ticks", p.ticks, "an integer >= 1");
   require(p.epochs >= 1 && p.epochs <= p.ticks, "epochs", p.epochs,
           "an integer in [1, ticks], here [1, " + text(p.ticks) + "]");

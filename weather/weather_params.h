@@ -7,15 +7,11 @@
 // normalised to the droplet budget in the end, so only ratios between the moisture settings matter.
 
 #include <cstdint>
-#include <string>
 
 namespace weather {
 
+// The cloud simulation's settings (uniform rain, weather/uniform_rain.h, has none).
 struct WeatherParams {
-  // "uniform": droplets sampled uniformly by area over land (weather/uniform_rain.h).
-  // "clouds": droplets rained by clouds (weather/cloud_simulation.h).
-  std::string mode = "uniform";
-
   // Simulated ticks over the whole run, split as evenly as possible over `epochs`. Erosion runs
   // after each epoch, so clouds of the next epoch see the eroded terrain.
   int ticks = 600;

@@ -76,7 +76,6 @@ int main(int argc, char** argv) {
         std::count_if(elevation.begin(), elevation.end(), [](float e) { return e >= 0.0f; });
     const uint64_t budget = uint64_t(std::llround(per_land_vertex * double(land)));
     weather::WeatherParams params;
-    params.mode = "clouds";
 
     const double cpu0 = cpuSeconds();
     const auto t0 = Clock::now();

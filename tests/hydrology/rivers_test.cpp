@@ -235,7 +235,7 @@ TEST_CASE("rivers: earthlike with cloud rain has 2x the river length in its wett
           "[river_data]") {
   // f = 128 (the shipped file has 512): at 64 the driest quarter has no river at all.
   Config config = configAt("earthlike.toml", 128);
-  REQUIRE(config.weather.mode == "clouds");
+  REQUIRE(config.weather.mode == RainMode::kClouds);
   const PlanetState planet = eroded(config);
   const hydrology::RiverNetwork net = riversOf(planet, config);
   const RiverQuarters q = riverLengthByRainQuarter(net, planet, config, planet.rainfall);

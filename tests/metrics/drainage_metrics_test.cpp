@@ -23,7 +23,7 @@ using river_fixtures::eroded;
 
 TEST_CASE("rivers: the default planet drains, keeps its coast and its peaks", "[rivers]") {
   const Config config = configAt("default.toml", 96);
-  REQUIRE(config.weather.mode == "clouds");
+  REQUIRE(config.weather.mode == RainMode::kClouds);
   REQUIRE(config.fluvial.enabled);
   const PlanetState planet = eroded(config);
   const nlohmann::json d = drainageSummary(planet, config);

@@ -50,7 +50,7 @@ TEST_CASE("config: values, overrides and JSON dump", "[planet][config]") {
   CHECK(c.planet.frequency == 12);
   CHECK(c.planet.seed == 5);
   CHECK(c.erosion.inertia == 0.4);
-  CHECK(c.ocean.mode == "fraction");
+  CHECK(c.ocean.mode == terrain::OceanMode::kFraction);
   CHECK(c.planet.radius_m == 1000.0);
   const auto j = nlohmann::json::parse(configToJson(c));
   CHECK(j["erosion"]["inertia"] == 0.4);
@@ -81,6 +81,7 @@ TEST_CASE("config: bad input names file, line, key, value and what is allowed",
        {},
        {"did you mean erosion.droplets_per_land_vertex"}},
       {"[ocean]\nmode = \"lava\"\n", {}, {"mode", "lava", "\"fraction\", \"level\""}},
+      {"[weather]\nmode = \"storms\"\n", {}, {"mode", "storms", "\"uniform\", \"clouds\""}},
       {"[planet\nfrequency = 3\n", {}, {":1:", "syntax"}},
       {"", {}, {"empty"}},
       {std::string("\x7f"

@@ -349,7 +349,7 @@ TEST_CASE("property: 200 random configurations stay finite, conserve mass, bound
     }
     const erosion::ErosionStats& stats = planet.erosion_stats;
     if (stats.droplets > 0) ++eroded;
-    if (planet.rain_mode == "clouds") ++clouds;
+    if (planet.rain_mode == RainMode::kClouds) ++clouds;
 
     std::ostringstream outcome;
     outcome << "land vertices " << planet.land_vertices << ", sea level " << planet.sea_level_m

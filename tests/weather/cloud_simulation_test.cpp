@@ -85,15 +85,9 @@ double boxMean(const SphereMesh& mesh, const std::vector<float>& field, double l
   return sum / area;
 }
 
-WeatherParams cloudParams() {
-  WeatherParams p;
-  p.mode = "clouds";
-  return p;
-}
-
 // Two short epochs on a cloud grid coarser than the test meshes, so the rain is resampled.
 WeatherParams coarseGridParams() {
-  WeatherParams p = cloudParams();
+  WeatherParams p = WeatherParams{};
   p.grid_frequency = 24;
   p.ticks = 300;
   p.epochs = 2;
@@ -160,7 +154,7 @@ TEST_CASE("weather: mean cloud velocity has each band's direction in both hemisp
           "[weather]") {
   const SphereMesh& mesh = meshOf(32);
   const std::vector<float> ocean(mesh.vertexCount(), -1000.0f);
-  WeatherParams p = cloudParams();
+  WeatherParams p = WeatherParams{};
   p.spawn_rate = 3.0;
   p.ticks = 300;
   p.epochs = 1;
@@ -192,7 +186,7 @@ TEST_CASE("weather: clouds spawn only over the ocean", "[weather]") {
   const std::vector<float> elevation = terrain(mesh, [](double lat, double lon) {
     return 500.0 * std::sin(lat / 9.0) * std::cos(lon / 13.0) + 100.0;
   });
-  WeatherParams p = cloudParams();
+  WeatherParams p = WeatherParams{};
   p.trade_strength_deg = p.westerly_strength_deg = p.polar_strength_deg = 0.0;  // no motion
   p.spinup_ticks = 0;
   p.ticks = 50;
@@ -222,7 +216,7 @@ TEST_CASE("weather: clouds spawn only over the ocean", "[weather]") {
 TEST_CASE("weather: a ridge in the westerlies is wet on its windward side, dry in its lee",
           "[weather]") {
   const SphereMesh& mesh = meshOf(64);
-  const RunResult r = runClouds(mesh, terrain(mesh, ridgePlanet), cloudParams(), 200000);
+  const RunResult r = runClouds(mesh, terrain(mesh, ridgePlanet), WeatherParams{}, 200000);
   const double windward = boxMean(mesh, r.rainfall, 32.0, 58.0, -10.0, 0.0);
   const double lee = boxMean(mesh, r.rainfall, 32.0, 58.0, 0.0, 10.0);
   INFO("windward " << windward << " lee " << lee << " ratio " << windward / lee);
@@ -240,7 +234,7 @@ TEST_CASE("weather: a ridge in the westerlies is wet on its windward side, dry i
 
 TEST_CASE("weather: continental interiors are drier than the windward coast", "[weather]") {
   const SphereMesh& mesh = meshOf(64);
-  const RunResult r = runClouds(mesh, terrain(mesh, continentPlanet), cloudParams(), 100000);
+  const RunResult r = runClouds(mesh, terrain(mesh, continentPlanet), WeatherParams{}, 100000);
   // The westerlies come ashore at 60 W; rain per area in 20-deg strips going east.
   std::vector<double> strips;
   for (double lon = -60.0; lon < 60.0; lon += 20.0) {
@@ -289,7 +283,7 @@ TEST_CASE("weather: the droplet budget is honoured exactly", "[weather]") {
   const std::vector<float> ridge = terrain(mesh, ridgePlanet);
   for (int epochs : {1, 3, 4}) {
     for (uint64_t budget : {uint64_t(0), uint64_t(1), uint64_t(7), uint64_t(12345)}) {
-      WeatherParams p = cloudParams();
+      WeatherParams p = WeatherParams{};
       p.epochs = epochs;
       p.ticks = 240;
       const RunResult r = runClouds(mesh, ridge, p, budget);
@@ -310,7 +304,7 @@ TEST_CASE("weather: the droplet budget is honoured exactly", "[weather]") {
     }
   }
   // No clouds at all: the last epoch still places the whole budget, at random land points.
-  WeatherParams calm = cloudParams();
+  WeatherParams calm = WeatherParams{};
   calm.spawn_rate = 0.0;
   calm.ticks = 30;
   calm.epochs = 3;
@@ -321,7 +315,7 @@ TEST_CASE("weather: the droplet budget is honoured exactly", "[weather]") {
   CHECK(none.stats.droplets_fallback == 1000);
   // No land at all: nowhere to put droplets.
   const RunResult drowned =
-      runClouds(mesh, std::vector<float>(mesh.vertexCount(), -10.0f), cloudParams(), 1000);
+      runClouds(mesh, std::vector<float>(mesh.vertexCount(), -10.0f), WeatherParams{}, 1000);
   CHECK(totalSpawns(drowned) == 0);
   CHECK(drowned.stats.rain_land == 0.0);
   CHECK(drowned.stats.rain_ocean > 0.0);
@@ -364,7 +358,7 @@ TEST_CASE("weather: a released rain map is made again the same", "[weather]") {
 TEST_CASE("weather: bit-identical rain and spawns at 1, 2 and 4 threads", "[weather]") {
   const SphereMesh& mesh = meshOf(48);
   const std::vector<float> ridge = terrain(mesh, ridgePlanet);
-  WeatherParams p = cloudParams();
+  WeatherParams p = WeatherParams{};
   p.ticks = 300;
   p.epochs = 3;
   std::vector<RunResult> runs;
@@ -395,7 +389,7 @@ TEST_CASE("weather: erosion follows the rain", "[weather]") {
   // Few droplets: at f = 64 the erosion defaults flatten this ridge in ~10 droplets per land
   // vertex, whatever the rain.
   const uint64_t budget = 2000;
-  const RunResult clouds = runClouds(mesh, before, cloudParams(), budget, 1, true);
+  const RunResult clouds = runClouds(mesh, before, WeatherParams{}, budget, 1, true);
   // The same budget of uniform rain, also in 4 epochs on the terrain eroded so far.
   std::vector<float> uniform = before, change(mesh.vertexCount(), 0.0f);
   erosion::ErosionParams erosion_params;
@@ -423,16 +417,13 @@ TEST_CASE("weather: erosion follows the rain", "[weather]") {
 
 TEST_CASE("weather: inconsistent settings are refused with the key named", "[weather]") {
   const SphereMesh& mesh = meshOf(4);
-  WeatherParams p = cloudParams();
+  WeatherParams p = WeatherParams{};
   p.band_edge_2_deg = 20.0;  // below band_edge_1_deg
   CHECK_THROWS_WITH(CloudSimulation(mesh, p, 1, 10), Catch::Contains("band_edge_2_deg"));
-  p = cloudParams();
+  p = WeatherParams{};
   p.band_blend_deg = 40.0;  // wider than a band
   CHECK_THROWS_WITH(weather::validate(p), Catch::Contains("band_blend_deg"));
-  p = cloudParams();
-  p.mode = "storms";
-  CHECK_THROWS_WITH(weather::validate(p), Catch::Contains("mode"));
-  p = cloudParams();
+  p = WeatherParams{};
   p.epochs = 0;
   CHECK_THROWS_AS(weather::validate(p), std::invalid_argument);
   CHECK_NOTHROW(weather::validate(WeatherParams{}));

@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
   if (argc != 2) return 2;
   planet::Config config;  // every default, on a small icosphere
   config.planet.frequency = 16;
-  config.erosion.droplets = 2000;
+  config.droplets.droplets = 2000;
   planet::StageTimer timer;
   const planet::StageCallback quiet = [](const std::string&) {};
   planet::PlanetState planet = planet::buildPlanet(config, timer, quiet);
