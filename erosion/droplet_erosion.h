@@ -73,7 +73,6 @@ class ErosionWorkspace {
 
   const geodesy::SphereMesh& mesh() const;
   double radius() const;
-  BrushMode brushMode() const;
   size_t brushMemoryBytes() const;  // the brush tables (per vertex only for kPrecomputed)
   size_t memoryBytes() const;       // everything held now, brushes included
 

@@ -26,9 +26,6 @@ const geodesy::SphereMesh& ErosionWorkspace::mesh() const {
 double ErosionWorkspace::radius() const {
   return impl_->radius;
 }
-BrushMode ErosionWorkspace::brushMode() const {
-  return impl_->mode;
-}
 
 void ErosionWorkspace::releaseCallMemory() {
   impl_->release();

@@ -119,7 +119,6 @@ class GlbBuilder {
                   const char* shape, Json min = nullptr, Json max = nullptr);
 
   bool compressed() const { return compress_; }
-  size_t binaryLength() const { return offset_; }
 
   // Completes `gltf` with buffers, bufferViews and accessors (and the extension lists when
   // compressed) and writes the GLB to path (FileWriter: every write checked). Throws
