@@ -28,6 +28,7 @@
 #include "planet/default_config.h"
 #include "planet/memory_estimate.h"
 #include "planet/pipeline.h"
+#include "planet/planetgen.h"
 #include "planet/run_checks.h"
 #include "planetgen_version.h"
 
@@ -141,10 +142,14 @@ int runPipeline(Command command, const GenerateArgs& args, Verbosity verbosity) 
     if (command == Command::kCompare) {
       warnings = runCompare(config, args.out_dir, threads, on_stage);
     } else {
-      StageTimer timer;
-      PlanetState planet = buildPlanet(config, timer, on_stage);
-      erodePlanet(planet, config, timer, on_stage);
-      warnings = writePlanet(planet, config, args.out_dir, timer, on_stage, threads);
+      // The library's front door, as a game or tool calls it.
+      planetgen::GenerateOptions options;
+      options.on_progress = [&](std::string_view stage, double) {
+        progress.stage(std::string(stage));
+      };
+      const planetgen::Planet planet = planetgen::generate(config, options);
+      progress.stage("export");
+      warnings = planetgen::writeOutputs(planet, args.out_dir);
     }
     seconds = progress.elapsedSeconds();
   } catch (const ConfigError& e) {

@@ -15,11 +15,6 @@ namespace app {
 
 enum class Verbosity { kQuiet, kNormal, kVerbose };
 
-// The share of a run done when `stage` (a StageCallback name: "terrain", "erosion, epoch 2/4",
-// ...) starts, in [0, 1); compare erodes twice, so its erosion stages count half each.
-// `erosion_runs` is how many "erosion" stages have begun, this one included.
-double stageFraction(const std::string& stage, bool compare, int erosion_runs);
-
 // The progress line: "planetgen: [ 42%] erosion, epoch 2/4  12.3 s", rewritten in place twice
 // a second by its own thread while stderr is a terminal and not --quiet; with --verbose one
 // line per stage as it starts (any stderr). Wiped when destroyed. Not thread-safe: stage() is

@@ -2,7 +2,7 @@
 # under include/planetgen/<module>/, the planetgen executable, the web viewer under
 # share/planetgen/viewer (found from bin/ by `planetgen view`), and a CMake package:
 #   find_package(planetgen 0.1 REQUIRED)
-#   target_link_libraries(app PRIVATE planetgen::planet)
+#   target_link_libraries(app PRIVATE planetgen::planetgen)   # #include "planet/planetgen.h"
 include(CMakePackageConfigHelpers)
 
 get_property(planetgen_modules GLOBAL PROPERTY PLANETGEN_MODULES)
@@ -11,15 +11,18 @@ install(TARGETS ${planetgen_modules} EXPORT planetgenTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS planetgen RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-foreach(module geodesy io terrain hydrology weather erosion metrics export planet)
+# Headers: the front door (planet/planetgen.h) and the config it takes, and the public headers of
+# the stages a tool author may call directly. Not installed: the modules' detail/ folders, the
+# pipeline's own headers in planet/, io/ (the output folder's internals) and app/ (the command
+# line). The install test checks that no installed header includes a third-party header
+# beyond glm and that each compiles on its own.
+foreach(module geodesy terrain hydrology weather erosion metrics export)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${module}/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/planetgen/${module}
-    FILES_MATCHING PATTERN "*.h"
-    # Not the libraries' API: modules' detail/ folders, the executable's own headers (the
-    # command line and the viewer's server).
-    PATTERN detail EXCLUDE PATTERN "viewer_server*" EXCLUDE PATTERN "cli*.h" EXCLUDE
-    PATTERN bench EXCLUDE PATTERN viewer EXCLUDE PATTERN node_modules EXCLUDE)
+    FILES_MATCHING PATTERN "*.h" PATTERN detail EXCLUDE)
 endforeach()
+install(FILES ${PROJECT_SOURCE_DIR}/planet/planetgen.h ${PROJECT_SOURCE_DIR}/planet/config.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/planetgen/planet)
 install(FILES ${PROJECT_BINARY_DIR}/generated/planetgen_version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/planetgen)
 

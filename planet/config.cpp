@@ -493,6 +493,20 @@ std::string configToJson(const Config& config) {
   return j.dump();
 }
 
+std::string configToToml(const Config& config) {
+  std::string out, section;
+  for (const KeySpec& s : schema()) {
+    if (s.section != section) {
+      section = s.section;
+      out += (out.empty() ? "[" : "\n[") + section + "]\n";
+    }
+    // JSON's numbers, booleans and plain strings are TOML's too (doubles keep their point or
+    // exponent, so a float stays a float).
+    out += std::string(s.key) + " = " + s.dump(config).dump() + "\n";
+  }
+  return out;
+}
+
 std::vector<ConfigKeyInfo> configSchema() {
   const Config defaults;
   std::vector<ConfigKeyInfo> keys;

@@ -29,7 +29,7 @@ const char* rainModeName(RainMode mode);
 
 // [weather] as the pipeline reads it: the source of the rain, and the clouds' settings.
 struct WeatherConfig {
-  RainMode mode = RainMode::kUniform;
+  RainMode mode = RainMode::kClouds;
   weather::WeatherParams clouds;
 };
 
@@ -45,11 +45,23 @@ struct HardnessParams {
   double frequency = 2.0;  // the hardness noise's frequency on the unit sphere (hardness_scale)
 };
 
+// The droplet model as the planet uses it by default: gentle. At Earth radius slopes per edge
+// are about 0.001, where Lague's parameters (erosion::ErosionParams' own defaults, made for
+// heightmaps of a few hundred cells) would plane every droplet's path; here droplets are the
+// detail pass after the fluvial stage (docs/erosion.md, "Strength at planet scale").
+inline erosion::ErosionParams planetDropletDefaults() {
+  erosion::ErosionParams p;
+  p.min_slope = 0.0005;
+  p.erosion = 0.05;
+  p.deposition = 0.05;
+  return p;
+}
+
 // File units of the engine files ([export] units): the Planet node's scale.
 enum class FileUnits { kMetres, kKilometres };
 
 struct PlanetParams {
-  uint64_t seed = 1;
+  uint64_t seed = 42;
   int frequency = 128;  // icosphere frequency: V = 10 f^2 + 2
   double radius_m = 6371000.0;
 };
@@ -57,9 +69,9 @@ struct PlanetParams {
 // [export] in the config (the member is `output` because `export` is a C++ keyword).
 struct OutputParams {
   bool glb = true;
-  bool obj = true;
+  bool obj = false;      // planet.obj + planet.mtl (large)
   bool maps = true;      // equirectangular PNG pictures
-  int map_width = 2048;  // equirectangular width in pixels; height is width / 2
+  int map_width = 1024;  // equirectangular width in pixels; height is width / 2
   int chunks = 0;  // k: land split into 20 k^2 chunk nodes (k divides frequency); 0 = one mesh
   double skirt_depth_m = 0.0;  // > 0: skirts on chunk borders
   int lods = 0;                // n: levels f, f/2, ... f/2^n (2^n divides frequency)
@@ -101,11 +113,13 @@ struct LimitParams {
   double memory_cap_gib = 0.0;  // 0 = the machine's available memory
 };
 
+// Every setting of a run. Config{} is the default planet: the same values as the built-in
+// configs/default.toml (a test checks they agree).
 struct Config {
   PlanetParams planet;
   terrain::TerrainParams terrain;
   terrain::OceanParams ocean;
-  erosion::ErosionParams erosion;
+  erosion::ErosionParams erosion = planetDropletDefaults();
   DropletBudget droplets;
   HardnessParams hardness;
   erosion::FluvialParams fluvial;
@@ -142,6 +156,10 @@ std::string originWithOverrides(const std::string& origin, std::span<const std::
 
 // The full configuration as a JSON object text {"section": {"key": value, ...}, ...}.
 std::string configToJson(const Config& config);
+
+// The full configuration as a TOML text, every key of every section: loadConfigText gives it
+// back.
+std::string configToToml(const Config& config);
 
 // The planet.glb options of an [export] section.
 planet_export::GlbOptions glbOptions(const OutputParams& output);

@@ -76,7 +76,8 @@ std::string repeated(const std::string& part, int times) {
 
 TEST_CASE("cli: generate writes the four files and a summary", "[cli]") {
   const fs::path dir = freshDir("generate");
-  const fs::path config = writeConfig(dir, "small.toml", kSmallPlanet);
+  // kSmallPlanet ends in [export]; the OBJ is off by default.
+  const fs::path config = writeConfig(dir, "small.toml", kSmallPlanet + "obj = true\n");
   const fs::path out = dir / "out";
   const RunResult r = run("generate --config " + config.string() + " --out " + out.string());
   INFO(r.output);

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The installed package as another project sees it (ctest install_package):
-#  1. installs this build into a fresh prefix,
-#  2. builds tests/install/consumer against it with find_package(planetgen) and runs it: it
-#     must write a .glb,
+#  1. installs this build into a fresh prefix; no installed header includes a third-party
+#     header but glm's (nlohmann, toml++, CLI11, oneTBB, cpp-httplib, stb, libpng), and each
+#     compiles on its own against the prefix;
+#  2. builds examples/ against it with find_package(planetgen) and runs the README's program
+#     (examples/planet_from_code.cpp, which README.md quotes whole): its planet must have the
+#     elevation hash of `planetgen generate`'s default planet, and its files must be there;
 #  3. runs the installed planetgen: --version, and `view`, which finds the viewer (every page
 #     and script of app/viewer) in share/planetgen/viewer beside bin/ and, with three.js
 #     removed, says so.
@@ -15,17 +18,49 @@ rm -rf "$work" && mkdir -p "$work"
 prefix=$work/prefix
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
-cmake -S "$source/tests/install/consumer" -B "$work/consumer" -G Ninja \
+include=$prefix/include/planetgen
+if grep -rnE '#include *[<"](nlohmann|toml|CLI/|tbb/|oneapi/|httplib|stb_|png\.h)' "$include"; then
+  echo "install: an installed header includes a third-party header (above)" >&2
+  exit 1
+fi
+headers=0
+while IFS= read -r header; do
+  echo "#include \"${header#"$include"/}\"" |
+    g++ -std=c++20 -fsyntax-only -x c++ -I "$include" -I /usr/include - ||
+    { echo "install: $header does not compile on its own" >&2; exit 1; }
+  headers=$((headers + 1))
+done < <(find "$include" -name '*.h' | sort)
+((headers > 20)) || { echo "install: only $headers headers installed" >&2; exit 1; }
+[[ ! -e $include/planet/pipeline.h && ! -e $include/io && ! -e $include/app ]] ||
+  { echo "install: internal headers were installed" >&2; exit 1; }
+
+cmake -S "$source/examples" -B "$work/examples" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-cmake --build "$work/consumer" >/dev/null
-"$work/consumer/tiny_planet" "$work/tiny.glb"
-[[ $(head -c 4 "$work/tiny.glb") == glTF ]] || { echo "install: tiny.glb is not a glb" >&2; exit 1; }
+cmake --build "$work/examples" >/dev/null
+"$work/examples/planet_from_code" "$work/from_code" >"$work/from_code.log"
+"$prefix/bin/planetgen" generate --out "$work/cli" --quiet
+want=$(sed -n 's/.*"elevation_hash": "\([0-9a-f]*\)".*/\1/p' "$work/cli/summary.json")
+got=$(sed -n 's/^elevation hash \([0-9a-f]*\)$/\1/p' "$work/from_code.log")
+[[ -n $want && $got == "$want" ]] ||
+  { echo "install: library planet $got, planetgen generate $want" >&2; exit 1; }
+for file in planet.glb summary.json relief.png; do
+  [[ -s $work/from_code/$file ]] || { echo "install: the example wrote no $file" >&2; exit 1; }
+done
+[[ -s $work/from_code.planet ]] || { echo "install: the example saved no planet file" >&2; exit 1; }
+# README.md quotes the example whole.
+awk '/^```cpp$/{on=1;next} /^```$/{on=0} on' "$source/README.md" >"$work/readme_code.cpp"
+python3 - "$source/examples/planet_from_code.cpp" "$work/readme_code.cpp" <<'PY' ||
+import sys
+example = open(sys.argv[1]).read()
+sys.exit(0 if example in open(sys.argv[2]).read() else 1)
+PY
+  { echo "install: README.md does not quote examples/planet_from_code.cpp whole" >&2; exit 1; }
 
 "$prefix/bin/planetgen" --version | grep -q '^planetgen [0-9]*\.[0-9]*\.[0-9]*$'
 
 # view from the installed binary: with three.js installed it serves (stopped after 5 s);
 # without, it names the missing folder and the npm command (and exits 1).
-mkdir -p "$work/planet" && cp "$work/tiny.glb" "$work/planet/planet.glb"
+mkdir -p "$work/planet" && cp "$work/from_code/planet.glb" "$work/planet/planet.glb"
 viewer=$prefix/share/planetgen/viewer
 for page in "$source"/app/viewer/*.js "$source"/app/viewer/index.html; do
   [[ -f $viewer/$(basename "$page") ]] || { echo "install: $(basename "$page") not installed" >&2; exit 1; }

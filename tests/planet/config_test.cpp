@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planet/config.h"
+#include "planet/default_config.h"
 
 using namespace planet;
 
@@ -109,4 +110,15 @@ TEST_CASE("config: bad input names file, line, key, value and what is allowed",
     CHECK(std::string(e.what()).find("/nonexistent/planet.toml") != std::string::npos);
     CHECK(std::string(e.what()).find("no such file") != std::string::npos);
   }
+}
+
+TEST_CASE("config: Config{} is the default planet of configs/default.toml", "[planet][config]") {
+  const Config file =
+      loadConfig(std::filesystem::path(PLANETGEN_SOURCE_DIR) / "configs" / "default.toml");
+  // configToJson lists every key of the schema, so equal texts mean equal settings.
+  CHECK(configToJson(Config{}) == configToJson(file));
+  // The copy built into the library is the file.
+  CHECK(configToJson(loadConfigText(std::string(defaultConfigText()),
+                                    std::string(kDefaultConfigOrigin))) == configToJson(file));
+  CHECK(Config{}.heightmap_file.empty());
 }

@@ -1,0 +1,318 @@
+// The planet file (savePlanet, loadPlanet in planetgen.h). Layout, little-endian:
+//   bytes 0-7    magic "PLNTGEN\x1a"
+//   bytes 8-11   format, uint32 (kFormat)
+//   bytes 12-15  header length H, uint32 (at most kMaxHeaderBytes)
+//   H bytes      header: JSON text with the planetgen version, the full config, the scalars
+//                and statistics of planet::PlanetState, and the list of arrays (name, offset
+//                from the file's start, count of float32)
+//   zero padding to a multiple of 16, then the arrays (float32), each padded likewise
+//   8 bytes      checksum, uint64, of every byte before it (FNV-1a over 64-bit words)
+// The icosphere is not stored: it is a function of the frequency (rebuilt on demand).
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_file.h"
+#include "io/file_writer.h"
+#include "planet/detail/planet_impl.h"
+#include "planetgen_version.h"
+
+namespace planetgen {
+namespace {
+
+using Json = nlohmann::json;
+
+static_assert(std::endian::native == std::endian::little, "the planet file is little-endian");
+
+constexpr char kMagic[8] = {'P', 'L', 'N', 'T', 'G', 'E', 'N', '\x1a'};
+constexpr uint32_t kFormat = 1;
+constexpr uint32_t kMaxHeaderBytes = 1u << 20;
+constexpr size_t kAlign = 16;
+// 10 f^2 + 2 vertices at the largest frequency times the arrays, with room.
+constexpr uint64_t kMaxFileBytes = uint64_t(64) << 30;
+
+uint64_t checksum(const char* data, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, data + i, 8);
+    h = (h ^ word) * 1099511628211ull;
+  }
+  for (; i < n; ++i) h = (h ^ uint8_t(data[i])) * 1099511628211ull;
+  return h ^ (h >> 29);
+}
+
+void pad(std::string& bytes) {
+  bytes.resize((bytes.size() + kAlign - 1) / kAlign * kAlign, '\0');
+}
+
+Json erosionJson(const erosion::ErosionStats& e) {
+  return {{"eroded_volume_m3", e.eroded_volume_m3},
+          {"deposited_volume_m3", e.deposited_volume_m3},
+          {"mass_error", e.mass_error},
+          {"droplets", e.droplets},
+          {"droplet_steps", e.droplet_steps},
+          {"mean_steps", e.mean_steps},
+          {"ended_dried", e.ended_dried},
+          {"ended_lifetime", e.ended_lifetime},
+          {"ended_sea", e.ended_sea},
+          {"ended_flat", e.ended_flat}};
+}
+erosion::ErosionStats erosionOf(const Json& j) {
+  erosion::ErosionStats e;
+  j.at("eroded_volume_m3").get_to(e.eroded_volume_m3);
+  j.at("deposited_volume_m3").get_to(e.deposited_volume_m3);
+  j.at("mass_error").get_to(e.mass_error);
+  j.at("droplets").get_to(e.droplets);
+  j.at("droplet_steps").get_to(e.droplet_steps);
+  j.at("mean_steps").get_to(e.mean_steps);
+  j.at("ended_dried").get_to(e.ended_dried);
+  j.at("ended_lifetime").get_to(e.ended_lifetime);
+  j.at("ended_sea").get_to(e.ended_sea);
+  j.at("ended_flat").get_to(e.ended_flat);
+  return e;
+}
+
+Json fluvialJson(const erosion::FluvialStats& f) {
+  return {{"iterations", f.iterations},
+          {"incised_m3", f.incised_m3},
+          {"deposited_m3", f.deposited_m3},
+          {"deposited_sea_m3", f.deposited_sea_m3},
+          {"exported_m3", f.exported_m3},
+          {"uplifted_m3", f.uplifted_m3},
+          {"diffused_to_sea_m3", f.diffused_to_sea_m3},
+          {"talus_moved_m3", f.talus_moved_m3},
+          {"hollows_filled_m3", f.hollows_filled_m3},
+          {"sediment_balance_error", f.sediment_balance_error}};
+}
+erosion::FluvialStats fluvialOf(const Json& j) {
+  erosion::FluvialStats f;
+  j.at("iterations").get_to(f.iterations);
+  j.at("incised_m3").get_to(f.incised_m3);
+  j.at("deposited_m3").get_to(f.deposited_m3);
+  j.at("deposited_sea_m3").get_to(f.deposited_sea_m3);
+  j.at("exported_m3").get_to(f.exported_m3);
+  j.at("uplifted_m3").get_to(f.uplifted_m3);
+  j.at("diffused_to_sea_m3").get_to(f.diffused_to_sea_m3);
+  j.at("talus_moved_m3").get_to(f.talus_moved_m3);
+  j.at("hollows_filled_m3").get_to(f.hollows_filled_m3);
+  j.at("sediment_balance_error").get_to(f.sediment_balance_error);
+  return f;
+}
+
+Json weatherJson(const weather::WeatherStats& w) {
+  return {{"ticks", w.ticks},
+          {"clouds_spawned", w.clouds_spawned},
+          {"clouds_dissipated_dry", w.clouds_dissipated_dry},
+          {"clouds_dissipated_lifetime", w.clouds_dissipated_lifetime},
+          {"max_clouds_alive", w.max_clouds_alive},
+          {"rain_land", w.rain_land},
+          {"rain_ocean", w.rain_ocean},
+          {"droplets", w.droplets},
+          {"droplets_fallback", w.droplets_fallback}};
+}
+weather::WeatherStats weatherOf(const Json& j) {
+  weather::WeatherStats w;
+  j.at("ticks").get_to(w.ticks);
+  j.at("clouds_spawned").get_to(w.clouds_spawned);
+  j.at("clouds_dissipated_dry").get_to(w.clouds_dissipated_dry);
+  j.at("clouds_dissipated_lifetime").get_to(w.clouds_dissipated_lifetime);
+  j.at("max_clouds_alive").get_to(w.max_clouds_alive);
+  j.at("rain_land").get_to(w.rain_land);
+  j.at("rain_ocean").get_to(w.rain_ocean);
+  j.at("droplets").get_to(w.droplets);
+  j.at("droplets_fallback").get_to(w.droplets_fallback);
+  return w;
+}
+
+// The per-vertex arrays a planet file holds, in file order.
+struct ArrayRef {
+  const char* name;
+  std::vector<float> planet::PlanetState::*member;
+};
+constexpr ArrayRef kArrays[] = {
+    {"elevation_m", &planet::PlanetState::elevation_m},
+    {"initial_elevation_m", &planet::PlanetState::initial_elevation_m},
+    {"change_m", &planet::PlanetState::change_m},
+    {"rainfall", &planet::PlanetState::rainfall},
+    {"droplet_density", &planet::PlanetState::droplet_density},
+};
+
+// The config as TOML from its JSON form ({"section": {"key": value}}), for loadConfigText.
+std::string tomlOf(const Json& config) {
+  std::string out;
+  for (const auto& [section, keys] : config.items()) {
+    out += "[" + section + "]\n";
+    for (const auto& [key, value] : keys.items()) out += key + " = " + value.dump() + "\n";
+  }
+  return out;
+}
+
+// The first key whose value differs between two configs' JSON forms, as "section.key = a, not b".
+std::string firstDifference(const Json& file, const Json& expected) {
+  for (const auto& [section, keys] : expected.items()) {
+    for (const auto& [key, value] : keys.items()) {
+      const Json& other = file.contains(section) && file[section].contains(key) ? file[section][key]
+                                                                                : Json(nullptr);
+      if (other != value)
+        return section + "." + key + " = " + other.dump() + " in the file, " + value.dump() +
+               " expected";
+    }
+  }
+  return "";
+}
+
+std::string readWhole(const std::filesystem::path& file) {
+  std::string problem;
+  const int fd = io::openInputFile(file, kMaxFileBytes, problem);
+  if (fd < 0) throw ConfigError("planet file " + file.string() + " " + problem);
+  std::string bytes;
+  char buffer[1 << 16];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw ConfigError("planet file " + file.string() + ": " + std::strerror(error));
+    }
+    bytes.append(buffer, size_t(n));
+  }
+  ::close(fd);
+  return bytes;
+}
+
+}  // namespace
+
+void savePlanet(const Planet& planet, const std::filesystem::path& file) {
+  const planet::PlanetState& s = planet.impl_->state;
+  Json header;
+  header["generator"] = "planetgen";
+  header["version"] = planetgen::kVersion;
+  header["format"] = kFormat;
+  header["config"] = Json::parse(planet::configToJson(planet.config()));
+  header["heightmap_file"] = planet.config().heightmap_file;
+  header["vertices"] = s.elevation_m.size();
+  header["sea_level_m"] = s.sea_level_m;
+  header["land_vertices"] = s.land_vertices;
+  header["rain_mode"] = s.rain_mode ? planet::rainModeName(*s.rain_mode) : "";
+  header["pit_fill_m3"] = s.pit_fill_m3;
+  header["erosion"] = erosionJson(s.erosion_stats);
+  header["fluvial"] = fluvialJson(s.fluvial_stats);
+  header["weather"] = weatherJson(s.weather_stats);
+  // Offsets depend on the header's length, which depends on the offsets' digits: lay the
+  // arrays out after a header padded to a fixed budget of room for them.
+  Json arrays = Json::array();
+  for (const ArrayRef& a : kArrays)
+    arrays.push_back({{"name", a.name}, {"offset", 0}, {"count", (s.*a.member).size()}});
+  header["arrays"] = arrays;
+  const size_t room = header.dump().size() + 32 * std::size(kArrays);
+  size_t offset = (16 + room + kAlign - 1) / kAlign * kAlign;
+  for (size_t i = 0; i < std::size(kArrays); ++i) {
+    header["arrays"][i]["offset"] = offset;
+    offset += ((s.*kArrays[i].member).size() * sizeof(float) + kAlign - 1) / kAlign * kAlign;
+  }
+  std::string text = header.dump();
+  text.resize(room, ' ');  // JSON allows trailing white space
+  std::string bytes(kMagic, sizeof kMagic);
+  const uint32_t words[2] = {kFormat, uint32_t(text.size())};
+  bytes.append(reinterpret_cast<const char*>(words), sizeof words);
+  bytes += text;
+  for (const ArrayRef& a : kArrays) {
+    pad(bytes);
+    const std::vector<float>& v = s.*a.member;
+    bytes.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  }
+  pad(bytes);
+  const uint64_t sum = checksum(bytes.data(), bytes.size());
+  bytes.append(reinterpret_cast<const char*>(&sum), sizeof sum);
+  io::writeFileAtomic(file, bytes);
+}
+
+Planet loadPlanet(const std::filesystem::path& file) {
+  const std::string bytes = readWhole(file);
+  const std::string name = "planet file " + file.string();
+  if (bytes.size() < 24 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    throw ConfigError(name + " is not a planet file (savePlanet writes them)");
+  uint32_t format = 0, header_bytes = 0;
+  std::memcpy(&format, bytes.data() + 8, 4);
+  std::memcpy(&header_bytes, bytes.data() + 12, 4);
+  if (format != kFormat) {
+    throw ConfigError(name + " has format " + std::to_string(format) + "; planetgen " +
+                      planetgen::kVersion + " reads format " + std::to_string(kFormat) +
+                      ": make the planet again with this version");
+  }
+  uint64_t stored = 0;
+  std::memcpy(&stored, bytes.data() + bytes.size() - 8, 8);
+  if (checksum(bytes.data(), bytes.size() - 8) != stored)
+    throw ConfigError(name + " is truncated or corrupt (its checksum does not match)");
+  if (header_bytes > kMaxHeaderBytes || 16 + size_t(header_bytes) > bytes.size() - 8)
+    throw ConfigError(name + " is corrupt (its header length is out of range)");
+
+  Planet result;
+  Planet::Impl& p = *result.impl_;
+  try {
+    const Json h = Json::parse(bytes.substr(16, header_bytes));
+    const std::string version = h.at("version").get<std::string>();
+    if (version != planetgen::kVersion) {
+      throw ConfigError(name + " was written by planetgen " + version + "; this is planetgen " +
+                        planetgen::kVersion + ": make the planet again with this version");
+    }
+    p.config = planet::loadConfigText(tomlOf(h.at("config")), name);
+    if (Json::parse(planet::configToJson(p.config)) != h.at("config"))
+      throw ConfigError(name + " is corrupt (its config does not read back)");
+    p.config.heightmap_file = h.at("heightmap_file").get<std::string>();
+    const uint64_t f = uint64_t(p.config.planet.frequency);
+    const uint64_t vertices = h.at("vertices").get<uint64_t>();
+    if (vertices != 10 * f * f + 2)
+      throw ConfigError(name + " is corrupt (" + std::to_string(vertices) +
+                        " vertices for frequency " + std::to_string(f) + ")");
+    planet::PlanetState& s = p.state;
+    h.at("sea_level_m").get_to(s.sea_level_m);
+    h.at("land_vertices").get_to(s.land_vertices);
+    const std::string rain = h.at("rain_mode").get<std::string>();
+    if (rain == "clouds") s.rain_mode = planet::RainMode::kClouds;
+    if (rain == "uniform") s.rain_mode = planet::RainMode::kUniform;
+    h.at("pit_fill_m3").get_to(s.pit_fill_m3);
+    s.erosion_stats = erosionOf(h.at("erosion"));
+    s.fluvial_stats = fluvialOf(h.at("fluvial"));
+    s.weather_stats = weatherOf(h.at("weather"));
+    const Json& arrays = h.at("arrays");
+    if (!arrays.is_array() || arrays.size() != std::size(kArrays))
+      throw ConfigError(name + " is corrupt (its array list)");
+    for (size_t i = 0; i < std::size(kArrays); ++i) {
+      const Json& a = arrays[i];
+      const uint64_t offset = a.at("offset").get<uint64_t>(), count = a.at("count").get<uint64_t>();
+      const bool per_vertex = i < 3 ? count == vertices : (count == vertices || count == 0);
+      if (a.at("name").get<std::string>() != kArrays[i].name || !per_vertex ||
+          offset % kAlign != 0 || offset < 16 + uint64_t(header_bytes) ||
+          offset > bytes.size() - 8 || count > (bytes.size() - 8 - offset) / sizeof(float))
+        throw ConfigError(name + " is corrupt (array " + std::to_string(i) + ")");
+      std::vector<float>& v = s.*kArrays[i].member;
+      v.resize(count);
+      std::memcpy(v.data(), bytes.data() + offset, count * sizeof(float));
+    }
+  } catch (const Json::exception& e) {
+    throw ConfigError(name + " is corrupt (its header: " + e.what() + ")");
+  }
+  return result;
+}
+
+Planet loadPlanet(const std::filesystem::path& file, const Config& expected) {
+  Planet planet = loadPlanet(file);
+  const Json has = Json::parse(planet::configToJson(planet.config()));
+  const Json wants = Json::parse(planet::configToJson(expected));
+  if (has != wants) {
+    throw ConfigError("planet file " + file.string() + " was made from other settings: " +
+                      firstDifference(has, wants) + "; make the planet again from this config");
+  }
+  return planet;
+}
+
+}  // namespace planetgen
