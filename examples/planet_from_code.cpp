@@ -5,7 +5,8 @@
 #include "planet/planetgen.h"
 
 int main(int argc, char** argv) {
-  if (argc != 2) return 2;                                      // usage: planet_from_code OUT_DIR
+  // usage: planet_from_code OUT_DIR
+  if (argc != 2) return 2;
   const planetgen::Config config = planetgen::defaultConfig();  // configs/default.toml
   planetgen::GenerateOptions options;
   options.on_progress = [](std::string_view stage, double done) {
