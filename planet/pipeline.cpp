@@ -16,6 +16,7 @@
 #include "metrics/drainage_metrics.h"
 #include "metrics/latitude_bands.h"
 #include "planet/detail/drainage_report.h"
+#include "planet/detail/stats_fields.h"
 #include "planet/detail/stopwatch.h"
 #include "planet/masks_output.h"
 #include "planet/planet_outputs.h"
@@ -411,30 +412,11 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
                     {"flat", e.ended_flat}}}};
   s["erosion"]["droplet_steps"] = e.droplet_steps;
   s["erosion"]["pit_fill_m3"] = planet.pit_fill_m3;
-  const erosion::FluvialStats& f = planet.fluvial_stats;
-  s["fluvial"] = {{"iterations", f.iterations},
-                  {"incised_m3", f.incised_m3},
-                  {"deposited_m3", f.deposited_m3},
-                  {"deposited_sea_m3", f.deposited_sea_m3},
-                  {"exported_m3", f.exported_m3},
-                  {"uplifted_m3", f.uplifted_m3},
-                  {"diffused_to_sea_m3", f.diffused_to_sea_m3},
-                  {"talus_moved_m3", f.talus_moved_m3},
-                  {"hollows_filled_m3", f.hollows_filled_m3},
-                  {"sediment_balance_error", f.sediment_balance_error}};
+  s["fluvial"] = statsJson(planet.fluvial_stats);
   s["drainage"] = drainage.is_null() ? drainageSummary(planet, config) : std::move(drainage);
   s["rain_mode"] = planet.rain_mode ? rainModeName(*planet.rain_mode) : "";
   if (planet.rain_mode == RainMode::kClouds) {
-    const weather::WeatherStats& w = planet.weather_stats;
-    s["weather"] = {{"ticks", w.ticks},
-                    {"clouds_spawned", w.clouds_spawned},
-                    {"clouds_dissipated_dry", w.clouds_dissipated_dry},
-                    {"clouds_dissipated_lifetime", w.clouds_dissipated_lifetime},
-                    {"max_clouds_alive", w.max_clouds_alive},
-                    {"rain_land", w.rain_land},
-                    {"rain_ocean", w.rain_ocean},
-                    {"droplets", w.droplets},
-                    {"droplets_fallback", w.droplets_fallback}};
+    s["weather"] = statsJson(planet.weather_stats);
   }
   Json bands = Json::array();
   for (const metrics::LatitudeBand& b :

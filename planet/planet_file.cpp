@@ -21,6 +21,7 @@
 #include "io/atomic_file.h"
 #include "io/file_writer.h"
 #include "planet/detail/planet_impl.h"
+#include "planet/detail/stats_fields.h"
 #include "planetgen_version.h"
 
 namespace planetgen {
@@ -51,85 +52,6 @@ uint64_t checksum(const char* data, size_t n) {
 
 void pad(std::string& bytes) {
   bytes.resize((bytes.size() + kAlign - 1) / kAlign * kAlign, '\0');
-}
-
-Json erosionJson(const erosion::ErosionStats& e) {
-  return {{"eroded_volume_m3", e.eroded_volume_m3},
-          {"deposited_volume_m3", e.deposited_volume_m3},
-          {"mass_error", e.mass_error},
-          {"droplets", e.droplets},
-          {"droplet_steps", e.droplet_steps},
-          {"mean_steps", e.mean_steps},
-          {"ended_dried", e.ended_dried},
-          {"ended_lifetime", e.ended_lifetime},
-          {"ended_sea", e.ended_sea},
-          {"ended_flat", e.ended_flat}};
-}
-erosion::ErosionStats erosionOf(const Json& j) {
-  erosion::ErosionStats e;
-  j.at("eroded_volume_m3").get_to(e.eroded_volume_m3);
-  j.at("deposited_volume_m3").get_to(e.deposited_volume_m3);
-  j.at("mass_error").get_to(e.mass_error);
-  j.at("droplets").get_to(e.droplets);
-  j.at("droplet_steps").get_to(e.droplet_steps);
-  j.at("mean_steps").get_to(e.mean_steps);
-  j.at("ended_dried").get_to(e.ended_dried);
-  j.at("ended_lifetime").get_to(e.ended_lifetime);
-  j.at("ended_sea").get_to(e.ended_sea);
-  j.at("ended_flat").get_to(e.ended_flat);
-  return e;
-}
-
-Json fluvialJson(const erosion::FluvialStats& f) {
-  return {{"iterations", f.iterations},
-          {"incised_m3", f.incised_m3},
-          {"deposited_m3", f.deposited_m3},
-          {"deposited_sea_m3", f.deposited_sea_m3},
-          {"exported_m3", f.exported_m3},
-          {"uplifted_m3", f.uplifted_m3},
-          {"diffused_to_sea_m3", f.diffused_to_sea_m3},
-          {"talus_moved_m3", f.talus_moved_m3},
-          {"hollows_filled_m3", f.hollows_filled_m3},
-          {"sediment_balance_error", f.sediment_balance_error}};
-}
-erosion::FluvialStats fluvialOf(const Json& j) {
-  erosion::FluvialStats f;
-  j.at("iterations").get_to(f.iterations);
-  j.at("incised_m3").get_to(f.incised_m3);
-  j.at("deposited_m3").get_to(f.deposited_m3);
-  j.at("deposited_sea_m3").get_to(f.deposited_sea_m3);
-  j.at("exported_m3").get_to(f.exported_m3);
-  j.at("uplifted_m3").get_to(f.uplifted_m3);
-  j.at("diffused_to_sea_m3").get_to(f.diffused_to_sea_m3);
-  j.at("talus_moved_m3").get_to(f.talus_moved_m3);
-  j.at("hollows_filled_m3").get_to(f.hollows_filled_m3);
-  j.at("sediment_balance_error").get_to(f.sediment_balance_error);
-  return f;
-}
-
-Json weatherJson(const weather::WeatherStats& w) {
-  return {{"ticks", w.ticks},
-          {"clouds_spawned", w.clouds_spawned},
-          {"clouds_dissipated_dry", w.clouds_dissipated_dry},
-          {"clouds_dissipated_lifetime", w.clouds_dissipated_lifetime},
-          {"max_clouds_alive", w.max_clouds_alive},
-          {"rain_land", w.rain_land},
-          {"rain_ocean", w.rain_ocean},
-          {"droplets", w.droplets},
-          {"droplets_fallback", w.droplets_fallback}};
-}
-weather::WeatherStats weatherOf(const Json& j) {
-  weather::WeatherStats w;
-  j.at("ticks").get_to(w.ticks);
-  j.at("clouds_spawned").get_to(w.clouds_spawned);
-  j.at("clouds_dissipated_dry").get_to(w.clouds_dissipated_dry);
-  j.at("clouds_dissipated_lifetime").get_to(w.clouds_dissipated_lifetime);
-  j.at("max_clouds_alive").get_to(w.max_clouds_alive);
-  j.at("rain_land").get_to(w.rain_land);
-  j.at("rain_ocean").get_to(w.rain_ocean);
-  j.at("droplets").get_to(w.droplets);
-  j.at("droplets_fallback").get_to(w.droplets_fallback);
-  return w;
 }
 
 // The per-vertex arrays a planet file holds, in file order.
@@ -203,9 +125,9 @@ void savePlanet(const Planet& planet, const std::filesystem::path& file) {
   header["land_vertices"] = s.land_vertices;
   header["rain_mode"] = s.rain_mode ? planet::rainModeName(*s.rain_mode) : "";
   header["pit_fill_m3"] = s.pit_fill_m3;
-  header["erosion"] = erosionJson(s.erosion_stats);
-  header["fluvial"] = fluvialJson(s.fluvial_stats);
-  header["weather"] = weatherJson(s.weather_stats);
+  header["erosion"] = planet::statsJson(s.erosion_stats);
+  header["fluvial"] = planet::statsJson(s.fluvial_stats);
+  header["weather"] = planet::statsJson(s.weather_stats);
   // Offsets depend on the header's length, which depends on the offsets' digits: lay the
   // arrays out after a header padded to a fixed budget of room for them.
   Json arrays = Json::array();
@@ -280,9 +202,9 @@ Planet loadPlanet(const std::filesystem::path& file) {
     if (rain == "clouds") s.rain_mode = planet::RainMode::kClouds;
     if (rain == "uniform") s.rain_mode = planet::RainMode::kUniform;
     h.at("pit_fill_m3").get_to(s.pit_fill_m3);
-    s.erosion_stats = erosionOf(h.at("erosion"));
-    s.fluvial_stats = fluvialOf(h.at("fluvial"));
-    s.weather_stats = weatherOf(h.at("weather"));
+    s.erosion_stats = planet::statsOf<erosion::ErosionStats>(h.at("erosion"));
+    s.fluvial_stats = planet::statsOf<erosion::FluvialStats>(h.at("fluvial"));
+    s.weather_stats = planet::statsOf<weather::WeatherStats>(h.at("weather"));
     const Json& arrays = h.at("arrays");
     if (!arrays.is_array() || arrays.size() != std::size(kArrays))
       throw ConfigError(name + " is corrupt (its array list)");
