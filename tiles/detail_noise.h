@@ -1,0 +1,58 @@
+#pragma once
+// The terrain's detail fBm continued above the planet's resolution. The planet sampled the
+// terrain's noise at its vertices and eroded the result; the octaves finer than its lattice
+// are not in it. A tile adds them back: the same gradient noise (Perlin's improved noise, 2002)
+// with the same per-octave offsets, octave frequencies and amplitude ratio (lacunarity,
+// persistence) as the terrain's fBm, continued to the octaves each level can resolve.
+//
+// Evaluated in double: at a 1 m lattice the noise coordinate is about 2^23 cycles, where a
+// float has no fraction left (the terrain's float noise is exact only for its own few octaves).
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+namespace tiles {
+
+// The terrain's detail fBm as plain data (the terrain module's TerrainParams and seed give
+// it): the k-th octave has frequency frequency * lacunarity^k cycles per unit length on the
+// unit sphere and amplitude persistence^k relative to the first.
+struct NoiseSpectrum {
+  uint64_t noise_seed = 0;  // seed of the terrain's detail noise field
+  double frequency = 2.0;
+  double lacunarity = 2.0;
+  double persistence = 0.5;
+};
+
+// Gradient noise of one seed, in double. Pure and thread-safe (const).
+class GradientNoise {
+ public:
+  explicit GradientNoise(uint64_t seed);
+  // In [-1, 1]; 0 at every integer lattice point.
+  double operator()(const glm::dvec3& p) const;
+
+ private:
+  std::array<uint8_t, 512> perm_{};
+};
+
+struct Octave {
+  double frequency = 0.0;  // cycles per unit length
+  double amplitude = 0.0;  // relative to the detail's amplitude at the planet's spacing
+  glm::dvec3 offset{0.0};  // the terrain's per-octave offset (decorrelates octaves)
+};
+
+// The octaves one level adds: those too fine for the planet's lattice (wavelength below 4
+// planet steps, fully in below 2) and coarse enough for the level's lattice (at least 2 of its
+// steps, fully from 4), with amplitude (wavelength / planet step)^H, H = -log(persistence) /
+// log(lacunarity): 1 at the planet's own spacing, falling by `persistence` per octave.
+// Steps are radians on the unit sphere. Sorted coarse to fine.
+std::vector<Octave> detailOctaves(const NoiseSpectrum& spectrum, double planet_step,
+                                  double level_step);
+
+// Sum of octaves at unit-sphere point p.
+double octaveSum(const GradientNoise& noise, const Octave* octaves, size_t count,
+                 const glm::dvec3& p);
+
+}  // namespace tiles
