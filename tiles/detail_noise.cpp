@@ -65,14 +65,16 @@ double GradientNoise::operator()(const glm::dvec3& pos) const {
 }
 
 std::vector<Octave> detailOctaves(const NoiseSpectrum& spectrum, double planet_step,
-                                  double level_step) {
+                                  double level_step, double hurst) {
   std::vector<Octave> out;
-  const double hurst = -std::log(spectrum.persistence) / std::log(spectrum.lacunarity);
+  if (!(hurst > 0.0)) hurst = -std::log(spectrum.persistence) / std::log(spectrum.lacunarity);
   double frequency = spectrum.frequency;
   for (int k = 0; k < 200; ++k, frequency *= spectrum.lacunarity) {
     const double wavelength = 1.0 / frequency;
     if (wavelength <= 2.0 * level_step) break;
-    const double beyond_planet = ramp(std::log2(4.0 * planet_step / wavelength));
+    // Octaves the planet's lattice cannot hold: a step samples them less than once per
+    // wavelength. Coarser ones are in the planet already, or aliased and eroded there.
+    const double beyond_planet = ramp(std::log2(planet_step / wavelength));
     const double resolved = ramp(std::log2(wavelength / (2.0 * level_step)));
     const double weight = beyond_planet * resolved;
     if (weight <= 0.0) continue;
@@ -80,6 +82,7 @@ std::vector<Octave> detailOctaves(const NoiseSpectrum& spectrum, double planet_s
     o.frequency = frequency;
     o.amplitude = weight * std::pow(wavelength / planet_step, hurst);
     o.offset = glm::dvec3(17.31 * k, -9.73 * k, 5.19 * k);
+    o.pin_radius = std::min(0.5, 0.9 * wavelength / planet_step);
     out.push_back(o);
   }
   return out;

@@ -41,15 +41,20 @@ struct Octave {
   double frequency = 0.0;  // cycles per unit length
   double amplitude = 0.0;  // relative to the detail's amplitude at the planet's spacing
   glm::dvec3 offset{0.0};  // the terrain's per-octave offset (decorrelates octaves)
+  // Radius (planet lattice steps, <= 1/2) of the bump that pins the octave to 0 at each planet
+  // vertex: about the noise's own correlation length, so the pinned noise looks like noise
+  // that happens to pass through 0 there.
+  double pin_radius = 0.0;
 };
 
-// The octaves one level adds: those too fine for the planet's lattice (wavelength below 4
-// planet steps, fully in below 2) and coarse enough for the level's lattice (at least 2 of its
-// steps, fully from 4), with amplitude (wavelength / planet step)^H, H = -log(persistence) /
-// log(lacunarity): 1 at the planet's own spacing, falling by `persistence` per octave.
+// The octaves one level adds: those finer than the planet's lattice (wavelength below one
+// planet step, fully in from half a step) and coarse enough for the level's lattice (at least 2
+// of its steps, fully from 4), with amplitude (wavelength / planet step)^H, H =
+// -log(persistence) / log(lacunarity): the terrain's spectrum, 1 at the planet's spacing. A
+// hurst > 0 replaces H (a rougher small scale: slopes grow by 2^(1 - H) per octave).
 // Steps are radians on the unit sphere. Sorted coarse to fine.
 std::vector<Octave> detailOctaves(const NoiseSpectrum& spectrum, double planet_step,
-                                  double level_step);
+                                  double level_step, double hurst = 0.0);
 
 // Sum of octaves at unit-sphere point p.
 double octaveSum(const GradientNoise& noise, const Octave* octaves, size_t count,

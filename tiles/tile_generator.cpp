@@ -200,14 +200,12 @@ TileMesh TileGenerator::generate(const TileId& id) const {
   // The tile's points: canonical form and unit position.
   std::vector<LatticePoint> canonical(n);
   std::vector<glm::dvec3> unit(n);
-  std::vector<uint8_t> on_edge(n);
   parallelFor(t + 1, 4, [&](size_t v) {
     for (uint32_t u = 0; u + v <= t; ++u) {
       const size_t k = rowStart(t, uint32_t(v)) + u;
       const LatticePoint p = chart.point(u, uint32_t(v));
       canonical[k] = canonicalPoint(f, p);
       unit[k] = geodesy::latticePosition(weights, f, p.base, p.i, p.j);
-      on_edge[k] = u == 0 || v == 0 || u + v == t;
     }
   });
 
@@ -247,11 +245,9 @@ TileMesh TileGenerator::generate(const TileId& id) const {
     halo_height[k] = float(sampler.height(halo[k], halo_unit[k]));
   });
 
-  // Double positions, then normals from the ring of lattice neighbours.
+  // Normals from the ring of lattice neighbours, positions in double.
   const double radius = m.radius_m;
-  std::vector<glm::dvec3> position(n);
-  parallelFor(n, 256,
-              [&](size_t k) { position[k] = unit[k] * (radius + double(mesh.height_m[k])); });
+  auto position = [&](size_t k) { return unit[k] * (radius + double(mesh.height_m[k])); };
   mesh.normals.resize(n);
   parallelFor(t + 1, 4, [&](size_t v) {
     std::array<LatticePoint, 6> ring;
@@ -259,11 +255,11 @@ TileMesh TileGenerator::generate(const TileId& id) const {
     for (uint32_t u = 0; u + v <= t; ++u) {
       const size_t k = rowStart(t, uint32_t(v)) + u;
       int count = 6;
-      if (!on_edge[k]) {
+      if (u > 0 && v > 0 && u + v < t) {
         const LatticePoint p = chart.point(u, uint32_t(v));
         for (int r = 0; r < 6; ++r) {
-          around[r] = position[size_t(chart.vertexOf(int64_t(p.i) + kInteriorRing[r][0],
-                                                     int64_t(p.j) + kInteriorRing[r][1]))];
+          around[r] = position(size_t(chart.vertexOf(int64_t(p.i) + kInteriorRing[r][0],
+                                                     int64_t(p.j) + kInteriorRing[r][1])));
         }
       } else {
         count = latticeRing(f, canonical[k], ring);
@@ -271,7 +267,7 @@ TileMesh TileGenerator::generate(const TileId& id) const {
           const int64_t local =
               ring[r].base == chart.base ? chart.vertexOf(ring[r].i, ring[r].j) : -1;
           if (local >= 0) {
-            around[r] = position[size_t(local)];
+            around[r] = position(size_t(local));
           } else {
             const size_t h = size_t(std::lower_bound(halo.begin(), halo.end(), ring[r], pointLess) -
                                     halo.begin());
@@ -280,7 +276,7 @@ TileMesh TileGenerator::generate(const TileId& id) const {
           }
         }
       }
-      mesh.normals[k] = ringNormal(position[k], around, count);
+      mesh.normals[k] = ringNormal(position(k), around, count);
     }
   });
 
@@ -328,12 +324,12 @@ TileMesh TileGenerator::generate(const TileId& id) const {
 
   // Centre: the middle of the bounding box, so float offsets are as small as they can be.
   glm::dvec3 lo(INFINITY), hi(-INFINITY);
-  for (const glm::dvec3& p : position) lo = glm::min(lo, p), hi = glm::max(hi, p);
+  for (size_t k = 0; k < n; ++k) lo = glm::min(lo, position(k)), hi = glm::max(hi, position(k));
   mesh.centre_m = 0.5 * (lo + hi);
   mesh.positions_m.resize(n);
   mesh.lattice_ids.resize(n);
   parallelFor(n, 256, [&](size_t k) {
-    mesh.positions_m[k] = glm::vec3(position[k] - mesh.centre_m);
+    mesh.positions_m[k] = glm::vec3(position(k) - mesh.centre_m);
     mesh.lattice_ids[k] = layout.latticeId(level, canonical[k]);
   });
   return mesh;

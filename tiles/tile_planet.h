@@ -36,6 +36,10 @@ struct DetailParams {
   double valley_floor = 0.3;      // factor at the bottom of a valley (concave vertex), in [0, 1]
   double lake_bed = 0.2;          // factor under a lake, in [0, 1]
   double sea_floor = 0.5;         // factor below sea level, in [0, 1]
+  // Amplitude exponent of the finer octaves: amplitude ~ wavelength^hurst. 0: the terrain's
+  // own, -log(persistence) / log(lacunarity) (1 for the usual 0.5 and 2: every octave as steep
+  // as the last). Below 1, slopes grow toward small scales as on real mountains.
+  double hurst = 0.0;
 };
 
 struct TileParams {

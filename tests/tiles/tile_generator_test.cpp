@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <tbb/task_arena.h>
@@ -183,6 +184,93 @@ TEST_CASE("tiles: the same bits alone, after neighbours, and on 1, 2 or 4 thread
   }
 }
 
+TEST_CASE("tiles: any number of threads may ask for tiles at once", "[tiles]") {
+  const TileGenerator& generator = generatorOf();
+  const tiles::TileLayout& layout = generator.layout();
+  // Overlapping requests: a tile, its neighbours and its children, each asked by every thread.
+  const TileId centre = middleTile(6, 2);
+  std::vector<TileId> ids{centre};
+  for (const auto& nb : layout.neighbours(centre)) ids.push_back(nb.id);
+  for (const TileId& child : layout.children(centre)) ids.push_back(child);
+  std::vector<TileMesh> serial;
+  for (const TileId& id : ids) serial.push_back(generator.generate(id));
+  constexpr int kThreads = 8;
+  std::vector<std::vector<TileMesh>> made(kThreads);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < kThreads; ++k) {
+    threads.emplace_back([&, k] {
+      for (size_t r = 0; r < ids.size(); ++r) {
+        made[k].push_back(generator.generate(ids[(r + size_t(k)) % ids.size()]));
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int k = 0; k < kThreads; ++k) {
+    for (size_t r = 0; r < ids.size(); ++r) {
+      CHECK(sameBits(made[k][r], serial[(r + size_t(k)) % ids.size()]));
+    }
+  }
+}
+
+TEST_CASE("tiles: the parent height is the parent tile's surface at each vertex", "[tiles]") {
+  const TileGenerator& generator = generatorOf();
+  const tiles::TileLayout& layout = generator.layout();
+  for (uint32_t level : {1u, 3u}) {
+    const TileId id = middleTile(10, level);
+    const TileMesh parent = generator.generate(layout.parent(id));
+    const TileMesh child = generator.generate(id);
+    std::map<uint64_t, float> parent_height;
+    for (size_t v = 0; v < parent.vertexCount(); ++v) {
+      parent_height[parent.lattice_ids[v]] = parent.height_m[v];
+    }
+    // Points of the parent level carry its height; the others the mean of the two parent
+    // points on either side along the parent's edge through them.
+    const uint32_t t = uint32_t(kTileEdge);
+    auto index = [&](uint32_t u, uint32_t v) {
+      return size_t(v) * (t + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + u;
+    };
+    size_t at_parent_points = 0;
+    for (uint32_t v = 0; v <= t; ++v) {
+      for (uint32_t u = 0; u + v <= t; ++u) {
+        const size_t k = index(u, v);
+        const auto it = parent_height.find(child.lattice_ids[k]);
+        if (u % 2 == 0 && v % 2 == 0) {
+          REQUIRE(it != parent_height.end());
+          REQUIRE(child.parent_height_m[k] == it->second);
+          ++at_parent_points;
+        } else {
+          REQUIRE(it == parent_height.end());
+          // Along u, along v, or the diagonal (u + 1, v - 1) -- (u - 1, v + 1) in the tile.
+          const int du = u % 2 == 1 ? 1 : 0, dv = v % 2 == 1 ? (u % 2 == 1 ? -1 : 1) : 0;
+          const size_t a = index(u + du, v + dv), b = index(u - du, v - dv);
+          REQUIRE(child.parent_height_m[k] == float(0.5 * (double(child.parent_height_m[a]) +
+                                                           double(child.parent_height_m[b]))));
+        }
+      }
+    }
+    CHECK(at_parent_points == size_t(t / 2 + 1) * (t / 2 + 2) / 2);
+  }
+}
+
+TEST_CASE("tiles: edge lists run along the tile's edges, the neighbour's the other way",
+          "[tiles]") {
+  const TileGenerator& generator = generatorOf();
+  const tiles::TileLayout& layout = generator.layout();
+  for (const TileId& id : {middleTile(3, 2), TileId{7, 2, 8}, layout.cornerTiles(4, 2)[0]}) {
+    const TileMesh mesh = generator.generate(id);
+    const auto around = layout.neighbours(id);
+    for (int k = 0; k < 3; ++k) {
+      const TileMesh other = generator.generate(around[k].id);
+      const auto& mine = mesh.topology->edges[k];
+      const auto& theirs = other.topology->edges[around[k].edge];
+      REQUIRE(mine.size() == size_t(kTileEdge) + 1);
+      for (size_t s = 0; s < mine.size(); ++s) {
+        REQUIRE(mesh.lattice_ids[mine[s]] == other.lattice_ids[theirs[mine.size() - 1 - s]]);
+      }
+    }
+  }
+}
+
 TEST_CASE("tiles: at the planet's vertices a tile has the planet's elevation", "[tiles]") {
   const SyntheticPlanet& planet = smallPlanet();
   const TileGenerator& generator = generatorOf();
@@ -284,22 +372,23 @@ TEST_CASE("tiles: detail is zero-mean over each planet triangle, within 2% of th
     CHECK(triangles >= 60);
     CHECK(worst <= 0.02);
     // The detail is there to be averaged: its rms is a sizeable share of the relief.
-    CHECK(detail_rms / relief_sum > 0.02);
+    CHECK(detail_rms / relief_sum > 0.01);
   }
 }
 
 TEST_CASE("tiles: float positions about a double centre are within 1 mm on Earth", "[tiles]") {
   static const SyntheticPlanet earth(kPlanetFrequency, 6371000.0);
-  const TileGenerator generator(earth.planet, {64, {}});
+  const TileGenerator generator(earth.planet, {256, {}});
   const tiles::TileLayout& layout = generator.layout();
-  // About 30 m spacing; the tile holding the point on the equator at longitude 0 (+X).
+  // A T = 256 tile of about 30 m spacing (7.7 km across), the one holding the point on the
+  // equator at longitude 0 (+X).
   const int level = layout.levelForSpacing(30.0, 6371000.0);
   const TileId id = generator.tileAt({1.0, 0.0, 0.0}, level);
   const TileMesh mesh = generator.generate(id);
   double worst = 0.0;
-  for (uint32_t v = 0; v <= 64; ++v) {
-    for (uint32_t u = 0; u + v <= 64; ++u) {
-      const size_t k = size_t(v) * 65 - size_t(v) * (v ? v - 1 : 0) / 2 + u;
+  for (uint32_t v = 0; v <= 256; ++v) {
+    for (uint32_t u = 0; u + v <= 256; ++u) {
+      const size_t k = size_t(v) * 257 - size_t(v) * (v ? v - 1 : 0) / 2 + u;
       const glm::dvec3 exact =
           generator.surfacePosition(level, layout.vertexPoint(id, u, v), mesh.height_m[k]);
       const glm::dvec3 d = mesh.position(k) - exact;

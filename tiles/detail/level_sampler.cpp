@@ -47,32 +47,33 @@ LevelSampler::LevelSampler(const SurfaceModel& model, int level,
     : model_(model),
       detail_(model.levels[level]),
       frequency_(model.layout.levelFrequency(level)),
-      with_detail_(!model.levels[level].octaves.empty()) {
-  // The planet triangles the points fall in, each once, in key order.
-  std::vector<Place> places(points.size());
-  parallelFor(points.size(), [&](size_t k) { places[k] = place(points[k]); });
-  std::vector<Place> unique;
-  for (const Place& p : places) {
-    if (!p.at_vertex && (unique.empty() || unique.back().triangle != p.triangle))
-      unique.push_back(p);
+      octave_count_(model.levels[level].octaves.size()) {
+  // The planet triangles the points fall in, each once, in key order. Neighbouring points
+  // mostly share a triangle, so runs collapse before the sort.
+  std::vector<uint64_t> keys;
+  for (const LatticePoint& p : points) {
+    const Place at = place(p);
+    if (!at.at_vertex && (keys.empty() || keys.back() != at.triangle)) keys.push_back(at.triangle);
   }
-  std::sort(unique.begin(), unique.end(),
-            [](const Place& a, const Place& b) { return a.triangle < b.triangle; });
-  unique.erase(std::unique(unique.begin(), unique.end(),
-                           [](const Place& a, const Place& b) { return a.triangle == b.triangle; }),
-               unique.end());
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::vector<Place> unique(keys.size());
+  const geodesy::Lattice& lattice = model.numbering.lattice();
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const geodesy::LatticeFace at = geodesy::latticeFace(int(lattice.f), uint32_t(keys[k]));
+    unique[k].triangle = keys[k];
+    unique[k].base = at.base, unique[k].i = at.i, unique[k].j = at.j, unique[k].down = at.down;
+  }
 
-  // Their corners and the corners' rings: every vertex a patch reads.
+  // Their corners, each once: the octaves' values there pin the detail to 0.
   const uint32_t f = model.planetFrequency();
   std::vector<std::pair<uint32_t, LatticePoint>> vertices;
-  vertices.reserve(unique.size() * 21);
+  vertices.reserve(unique.size() * 3);
   for (const Place& t : unique) {
     for (const LatticePoint& c : cornersOf(t.base, t.i, t.j, t.down)) {
       const LatticePoint canonical = canonicalPoint(f, c);
       vertices.push_back(
           {model.numbering.vertex(canonical.base, canonical.i, canonical.j), canonical});
-      const Ring ring = ringOf(model.numbering, canonical);
-      for (int k = 0; k < ring.count; ++k) vertices.push_back({ring.ids[k], ring.points[k]});
     }
   }
   std::sort(vertices.begin(), vertices.end(),
@@ -81,27 +82,33 @@ LevelSampler::LevelSampler(const SurfaceModel& model, int level,
                              [](const auto& a, const auto& b) { return a.first == b.first; }),
                  vertices.end());
   vertex_ids_.resize(vertices.size());
-  vertex_fields_.resize(vertices.size());
+  vertex_noise_.resize(vertices.size() * octave_count_);
   const LevelDetail& d = detail_;
   parallelFor(vertices.size(), [&](size_t k) {
     const auto& [id, point] = vertices[k];
     vertex_ids_[k] = id;
-    VertexFields& out = vertex_fields_[k];
-    out.elevation = model.elevation_m[id];
-    out.roughness = model.roughness_m[id];
-    if (with_detail_) {
-      const glm::dvec3 unit = unitPosition(model.spacing, f, point);
-      out.noise_low = octaveSum(model.noise, d.octaves.data(), d.low_count, unit);
-      out.noise_high = octaveSum(model.noise, d.octaves.data() + d.low_count,
-                                 d.octaves.size() - d.low_count, unit);
+    if (octave_count_ == 0) return;
+    const glm::dvec3 unit = unitPosition(model.spacing, f, point);
+    for (size_t o = 0; o < octave_count_; ++o) {
+      const Octave& octave = d.octaves[o];
+      vertex_noise_[k * octave_count_ + o] = model.noise(unit * octave.frequency + octave.offset);
     }
   });
 
   triangle_keys_.resize(unique.size());
   triangles_.resize(unique.size());
+  corner_noise_.resize(unique.size() * 3 * octave_count_);
   parallelFor(unique.size(), [&](size_t k) {
-    triangle_keys_[k] = unique[k].triangle;
-    triangles_[k] = buildTriangle(unique[k]);
+    const Place& t = unique[k];
+    triangle_keys_[k] = t.triangle;
+    double* corners = corner_noise_.data() + k * 3 * octave_count_;
+    for (int c = 0; c < 3; ++c) {
+      const LatticePoint p = canonicalPoint(f, cornersOf(t.base, t.i, t.j, t.down)[c]);
+      const size_t slot = vertexSlot(model.numbering.vertex(p.base, p.i, p.j));
+      std::copy_n(vertex_noise_.data() + slot * octave_count_, octave_count_,
+                  corners + c * octave_count_);
+    }
+    triangles_[k] = buildTriangle(t, corners);
   });
 }
 
@@ -142,61 +149,50 @@ LevelSampler::Place LevelSampler::place(const LatticePoint& p) const {
   return out;
 }
 
-const LevelSampler::VertexFields& LevelSampler::fields(uint32_t vertex) const {
+size_t LevelSampler::vertexSlot(uint32_t vertex) const {
   const auto it = std::lower_bound(vertex_ids_.begin(), vertex_ids_.end(), vertex);
   assert(it != vertex_ids_.end() && *it == vertex);
-  return vertex_fields_[size_t(it - vertex_ids_.begin())];
+  return size_t(it - vertex_ids_.begin());
 }
 
-LevelSampler::Triangle LevelSampler::buildTriangle(const Place& t) const {
+LevelSampler::Triangle LevelSampler::buildTriangle(const Place& t,
+                                                   const double* corner_noise) const {
   const uint32_t f = model_.planetFrequency();
   const auto corners = cornersOf(t.base, t.i, t.j, t.down);
   std::array<LatticePoint, 3> canonical;
   for (int k = 0; k < 3; ++k) canonical[k] = canonicalPoint(f, corners[k]);
 
-  // Per corner: its fields and, per field, the edge derivatives toward the next two corners.
-  constexpr int kFields = 4;
+  // Per corner: elevation and detail amplitude, and their edge derivatives toward the next two
+  // corners from the corner's ring.
+  constexpr int kFields = 2;
+  const std::vector<float>* field[kFields] = {&model_.elevation_m, &model_.roughness_m};
   std::array<std::array<double, 3>, kFields> values{};
   std::array<std::array<std::array<double, 2>, 3>, kFields> slopes{};
   for (int k = 0; k < 3; ++k) {
     const uint32_t id = model_.numbering.vertex(canonical[k].base, canonical[k].i, canonical[k].j);
     const Ring ring = ringOf(model_.numbering, canonical[k]);
-    std::array<std::array<double, 6>, kFields> around{};
-    for (int n = 0; n < ring.count; ++n) {
-      const VertexFields& v = fields(ring.ids[n]);
-      around[0][n] = v.elevation, around[1][n] = v.roughness;
-      around[2][n] = v.noise_low, around[3][n] = v.noise_high;
-    }
-    const VertexFields& centre = fields(id);
-    const double centre_values[kFields] = {centre.elevation, centre.roughness, centre.noise_low,
-                                           centre.noise_high};
     for (int side = 0; side < 2; ++side) {
       const LatticePoint& toward = canonical[(k + 1 + side) % 3];
       int q = 0;
       while (q < ring.count && !(ring.points[q] == toward)) ++q;
       assert(q < ring.count);
-      for (int field = 0; field < kFields; ++field) {
-        const auto& h = around[field];
-        slopes[field][k][side] =
-            ring.count == 6 ? edgeDerivative6(h[q], h[(q + 1) % 6], h[(q + 2) % 6], h[(q + 3) % 6],
-                                              h[(q + 4) % 6], h[(q + 5) % 6])
-                            : edgeDerivative5(centre_values[field], h[q], h[(q + 1) % 5],
-                                              h[(q + 2) % 5], h[(q + 3) % 5], h[(q + 4) % 5]);
+      for (int i = 0; i < kFields; ++i) {
+        const std::vector<float>& x = *field[i];
+        auto h = [&](int n) { return double(x[ring.ids[(q + n) % ring.count]]); };
+        slopes[i][k][side] = ring.count == 6 ? edgeDerivative6(h(0), h(1), h(2), h(3), h(4), h(5))
+                                             : edgeDerivative5(x[id], h(0), h(1), h(2), h(3), h(4));
       }
     }
-    for (int field = 0; field < kFields; ++field) values[field][k] = centre_values[field];
+    for (int i = 0; i < kFields; ++i) values[i][k] = (*field[i])[id];
   }
   Triangle out;
   out.elevation = CloughTocher(values[0], slopes[0]);
   out.roughness = CloughTocher(values[1], slopes[1]);
-  if (!with_detail_) return out;
-  out.noise_low = CloughTocher(values[2], slopes[2]);
-  out.noise_high = CloughTocher(values[3], slopes[3]);
+  if (octave_count_ == 0) return out;
 
   // The detail's mean over the triangle by a lattice rule of order q (its points are lattice
   // points of frequency f q; each weighs the number of small triangles around it). The
-  // integrated octaves enter whole; the finer ones only through their patch CT[N_high], which
-  // is smooth; their own noise averages out.
+  // integrated octaves enter whole; the finer ones average out on their own.
   const uint32_t q = detail_.quadrature_order;
   const uint64_t fq = uint64_t(f) * q;
   const double inv = 1.0 / double(q);
@@ -213,27 +209,44 @@ LevelSampler::Triangle LevelSampler::buildTriangle(const Place& t) const {
       const uint64_t x = t.down ? (uint64_t(t.i) + 1) * q - b : uint64_t(t.i) * q + a;
       const uint64_t y = uint64_t(t.j) * q + (t.down ? a + b : b);
       const glm::dvec3 unit = geodesy::latticePosition(model_.spacing, fq, t.base, x, y);
-      const double n_low = octaveSum(model_.noise, detail_.octaves.data(), detail_.low_count, unit);
-      sum += weight * sigma *
-             (n_low - out.noise_low(l[0], l[1], l[2]) - out.noise_high(l[0], l[1], l[2]));
+      sum += weight * sigma * octaves(l, unit, corner_noise, 0, detail_.low_count);
     }
   }
   out.beta = sum / (3.0 * double(q) * double(q)) / kBumpMean;
   return out;
 }
 
-double LevelSampler::detailAt(const Triangle& t, const double* l, const glm::dvec3& unit) const {
+double LevelSampler::octaves(const double* l, const glm::dvec3& unit, const double* corner_noise,
+                             size_t first, size_t last) const {
+  // The nearest corner: within a pin radius (<= 1/2 step) of at most one. Chart distance to
+  // corner k: |l_{k+1} e1 + l_{k+2} e2|^2 with unit e1, e2 at 60 degrees.
+  double d2[3];
+  for (int k = 0; k < 3; ++k) {
+    const double a = l[(k + 1) % 3], b = l[(k + 2) % 3];
+    d2[k] = a * a + b * b + a * b;
+  }
+  const int near = d2[0] <= d2[1] ? (d2[0] <= d2[2] ? 0 : 2) : (d2[1] <= d2[2] ? 1 : 2);
+  const double* pinned = corner_noise + size_t(near) * octave_count_;
+  double sum = 0.0;
+  for (size_t o = first; o < last; ++o) {
+    const Octave& octave = detail_.octaves[o];
+    double n = model_.noise(unit * octave.frequency + octave.offset);
+    const double r2 = octave.pin_radius * octave.pin_radius;
+    if (d2[near] < r2) {
+      const double s = 1.0 - d2[near] / r2;
+      n -= pinned[o] * s * s * s;
+    }
+    sum += octave.amplitude * n;
+  }
+  return sum;
+}
+
+double LevelSampler::detailAt(const Triangle& t, const double* l, const glm::dvec3& unit,
+                              const double* corner_noise) const {
   const double bump = 27.0 * l[0] * l[1] * l[2];
   double detail = -t.beta * bump * bump;
   const double sigma = std::max(0.0, t.roughness(l[0], l[1], l[2]));
-  if (sigma > 0.0) {
-    const LevelDetail& d = detail_;
-    const double n_low = octaveSum(model_.noise, d.octaves.data(), d.low_count, unit);
-    const double n_high = octaveSum(model_.noise, d.octaves.data() + d.low_count,
-                                    d.octaves.size() - d.low_count, unit);
-    detail += sigma *
-              ((n_low - t.noise_low(l[0], l[1], l[2])) + (n_high - t.noise_high(l[0], l[1], l[2])));
-  }
+  if (sigma > 0.0) detail += sigma * octaves(l, unit, corner_noise, 0, octave_count_);
   return detail;
 }
 
@@ -242,9 +255,11 @@ double LevelSampler::height(const LatticePoint& p, const glm::dvec3& unit) const
   if (at.at_vertex) return model_.elevation_m[at.vertex];
   const auto it = std::lower_bound(triangle_keys_.begin(), triangle_keys_.end(), at.triangle);
   assert(it != triangle_keys_.end() && *it == at.triangle);
-  const Triangle& t = triangles_[size_t(it - triangle_keys_.begin())];
+  const size_t k = size_t(it - triangle_keys_.begin());
+  const Triangle& t = triangles_[k];
   const double surface = t.elevation(at.l[0], at.l[1], at.l[2]);
-  return with_detail_ ? surface + detailAt(t, at.l, unit) : surface;
+  if (octave_count_ == 0) return surface;
+  return surface + detailAt(t, at.l, unit, corner_noise_.data() + k * 3 * octave_count_);
 }
 
 }  // namespace tiles::detail

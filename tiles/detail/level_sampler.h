@@ -5,13 +5,14 @@
 // and then answers for any of them; the preparation changes no bit of any answer, so two
 // samplers prepared for different tiles agree wherever their points meet.
 //
-// Height at a point p of planet triangle t (barycentric l):
-//   h(p) = S(l) + sigma(l) (N(p) - CT[N](l)) - beta_t B(l)
-// S: the elevation's Clough-Tocher patch; sigma: the detail amplitude's patch (>= 0); N: the
-// level's octave sum at p's unit position; CT[N]: the patch through N's values at the planet
-// vertices, so the detail vanishes there; B = (27 l0 l1 l2)^2, a bump that is 0 with zero slope
-// on the triangle's edges (C1 across them), and beta_t makes the detail's mean over t zero.
-// At a planet vertex h is the planet's elevation exactly.
+// Height at a point p of planet triangle t (barycentric l), V the corner of t nearest p:
+//   h(p) = S(l) + sigma(l) sum_o A_o (n_o(p) - n_o(V) pin_o(|p - V|)) - beta_t B(l)
+// S: the elevation's Clough-Tocher patch; sigma: the detail amplitude's patch (>= 0); n_o the
+// level's octaves (detail_noise.h) with amplitudes A_o; pin_o = (1 - d^2 / r_o^2)^3 within the
+// octave's pin radius r_o <= 1/2 step, so each octave is 0 at every planet vertex and only
+// changed within its own correlation length of it; B = (27 l0 l1 l2)^2, 0 with zero slope on
+// t's edges (C1 across them), and beta_t makes the detail's mean over t zero. At a planet
+// vertex h is the planet's elevation exactly.
 
 #include <cstdint>
 #include <span>
@@ -51,26 +52,29 @@ class LevelSampler {
     double l[3] = {0.0, 0.0, 0.0};
   };
   struct Triangle {
-    CloughTocher elevation, roughness, noise_low, noise_high;
+    CloughTocher elevation, roughness;
     double beta = 0.0;
-  };
-  struct VertexFields {
-    double elevation = 0.0, roughness = 0.0, noise_low = 0.0, noise_high = 0.0;
   };
 
   Place place(const LatticePoint& p) const;
-  Triangle buildTriangle(const Place& t) const;
-  const VertexFields& fields(uint32_t vertex) const;
-  double detailAt(const Triangle& t, const double* l, const glm::dvec3& unit) const;
+  Triangle buildTriangle(const Place& t, const double* corner_noise) const;
+  size_t vertexSlot(uint32_t vertex) const;
+  // The detail's octave sum at p (barycentric l in a triangle whose corners' octave values are
+  // corner_noise[3 x octaves]), octaves [first, last).
+  double octaves(const double* l, const glm::dvec3& unit, const double* corner_noise, size_t first,
+                 size_t last) const;
+  double detailAt(const Triangle& t, const double* l, const glm::dvec3& unit,
+                  const double* corner_noise) const;
 
   const SurfaceModel& model_;
   const LevelDetail& detail_;
   uint64_t frequency_ = 0;
-  bool with_detail_ = false;
-  std::vector<uint32_t> vertex_ids_;  // sorted
-  std::vector<VertexFields> vertex_fields_;
+  size_t octave_count_ = 0;
+  std::vector<uint32_t> vertex_ids_;     // sorted
+  std::vector<double> vertex_noise_;     // octave values per vertex: [slot * octaves + o]
   std::vector<uint64_t> triangle_keys_;  // sorted
   std::vector<Triangle> triangles_;
+  std::vector<double> corner_noise_;  // per triangle: 3 corners x octaves
 };
 
 }  // namespace tiles::detail

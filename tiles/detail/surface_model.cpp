@@ -60,7 +60,8 @@ SurfaceModel::SurfaceModel(const TilePlanet& planet, const TileParams& params)
   if (!params.detail.enabled) return;
   for (int level = 0; level <= layout.deepestLevel(); ++level) {
     LevelDetail& d = levels[level];
-    d.octaves = detailOctaves(planet.spectrum, planet_step_rad, layout.levelSpacingRad(level));
+    d.octaves = detailOctaves(planet.spectrum, planet_step_rad, layout.levelSpacingRad(level),
+                              params.detail.hurst);
     double finest_low = 0.0;
     for (const Octave& o : d.octaves) {
       if (1.0 / o.frequency < kIntegratedWavelength * planet_step_rad) break;
