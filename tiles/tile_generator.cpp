@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -128,6 +130,14 @@ glm::vec3 ringNormal(const glm::dvec3& centre, const glm::dvec3* ring, int count
   return glm::vec3(glm::normalize(n));
 }
 
+void checkLevel(const TileLayout& layout, int level) {
+  if (level < 0 || level > layout.deepestLevel()) {
+    throw std::invalid_argument("tile level " + std::to_string(level) +
+                                " does not exist; allowed: 0 to " +
+                                std::to_string(layout.deepestLevel()));
+  }
+}
+
 }  // namespace
 
 TileGenerator::TileGenerator(const TilePlanet& planet, const TileParams& params)
@@ -147,13 +157,14 @@ double TileGenerator::radiusM() const {
 }
 
 glm::dvec3 TileGenerator::surfacePosition(int level, const LatticePoint& p, float height_m) const {
+  checkLevel(model_->layout, level);
   const uint64_t f = model_->layout.levelFrequency(level);
   return unitPosition(model_->spacing, f, p) * (model_->radius_m + double(height_m));
 }
 
 TileId TileGenerator::tileAt(const glm::dvec3& direction, int level) const {
   const TileLayout& layout = model_->layout;
-  layout.check({0, uint32_t(std::max(level, 0)), 0});
+  checkLevel(layout, level);
   const geodesy::Icosahedron& ico = geodesy::icosahedron();
   const glm::dvec3 p = glm::normalize(direction);
   uint32_t base = 0;
@@ -174,7 +185,7 @@ TileId TileGenerator::tileAt(const glm::dvec3& direction, int level) const {
 
 std::vector<float> TileGenerator::heights(int level, std::span<const LatticePoint> points) const {
   const SurfaceModel& m = *model_;
-  m.layout.check({0, uint32_t(std::max(level, 0)), 0});
+  checkLevel(m.layout, level);
   const uint64_t f = m.layout.levelFrequency(level);
   std::vector<LatticePoint> canonical(points.size());
   parallelFor(points.size(), 256, [&](size_t k) { canonical[k] = canonicalPoint(f, points[k]); });

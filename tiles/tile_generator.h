@@ -83,13 +83,15 @@ class TileGenerator {
   // std::invalid_argument for an id that names no tile (TileLayout::check).
   TileMesh generate(const TileId& id) const;
 
-  // Heights (m above the radius) at any canonical lattice points of `level`: the values
-  // generate() gives those points, for callers that sample beyond one tile (windows wider
-  // than a tile). Thread-safe, parallel like generate().
+  // Heights (m above the radius) at any lattice points of `level` (any base face's name for a
+  // shared point): the values generate() gives those points, for callers that sample beyond
+  // one tile (windows wider than a tile). Thread-safe, parallel like generate(). Throws
+  // std::invalid_argument for a level that does not exist.
   std::vector<float> heights(int level, std::span<const LatticePoint> points) const;
 
-  // The tile of `level` whose triangle holds the unit direction `direction` (finite, non-zero;
-  // on a tile edge, either tile). For finding the tiles that cover a region.
+  // The tile of `level` whose triangle holds the direction `direction` (finite, non-zero; on a
+  // tile edge, either tile). For finding the tiles that cover a region. Throws
+  // std::invalid_argument for a level that does not exist.
   TileId tileAt(const glm::dvec3& direction, int level) const;
 
   // Position in metres (double) of a lattice point of `level` standing height_m above the

@@ -273,25 +273,35 @@ TEST_CASE("tiles: edge lists run along the tile's edges, the neighbour's the oth
 
 TEST_CASE("tiles: at the planet's vertices a tile has the planet's elevation", "[tiles]") {
   const SyntheticPlanet& planet = smallPlanet();
-  const TileGenerator& generator = generatorOf();
-  const tiles::TileLayout& layout = generator.layout();
   const geodesy::LatticeNumbering numbering(kPlanetFrequency);
-  for (uint32_t level : {0u, 1u, 3u}) {
-    const TileId id = middleTile(9, level);
-    const TileMesh mesh = generator.generate(id);
-    const uint64_t m = layout.levelFrequency(int(level)) / kPlanetFrequency;
-    size_t checked = 0;
-    for (uint32_t v = 0; v <= uint32_t(kTileEdge); ++v) {
-      for (uint32_t u = 0; u + v <= uint32_t(kTileEdge); ++u) {
-        const LatticePoint p = layout.vertexPoint(id, u, v);
-        if (p.i % m != 0 || p.j % m != 0) continue;
-        const uint32_t vertex = numbering.vertex(p.base, uint32_t(p.i / m), uint32_t(p.j / m));
-        const size_t k = size_t(v) * (kTileEdge + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + u;
-        REQUIRE(mesh.height_m[k] == planet.elevation[vertex]);
-        ++checked;
+  // T = 32: every level is finer than the planet (F = 32, 64, ...); T = 8: level 0 is coarser
+  // (F = 8, a subset of the planet's vertices), level 1 is the planet's own lattice.
+  const TileGenerator coarse(planet.planet, {8, {}});
+  for (const TileGenerator* generator : {&generatorOf(), &coarse}) {
+    const tiles::TileLayout& layout = generator->layout();
+    const uint32_t t = uint32_t(layout.tileEdge());
+    for (uint32_t level : {0u, 1u, 3u}) {
+      const TileId id = middleTile(9, level);
+      const TileMesh mesh = generator->generate(id);
+      const uint64_t frequency = layout.levelFrequency(int(level));
+      size_t checked = 0;
+      for (uint32_t v = 0; v <= t; ++v) {
+        for (uint32_t u = 0; u + v <= t; ++u) {
+          const LatticePoint p = layout.vertexPoint(id, u, v);
+          // The point's coordinates at the planet's frequency, when it is a planet vertex.
+          const uint64_t i = p.i * uint64_t(kPlanetFrequency), j = p.j * uint64_t(kPlanetFrequency);
+          if (i % frequency != 0 || j % frequency != 0) continue;
+          const uint32_t vertex =
+              numbering.vertex(p.base, uint32_t(i / frequency), uint32_t(j / frequency));
+          const size_t k = size_t(v) * (t + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + u;
+          REQUIRE(mesh.height_m[k] == planet.elevation[vertex]);
+          ++checked;
+        }
       }
+      // Every point when the level is at most as fine as the planet.
+      if (frequency <= uint64_t(kPlanetFrequency)) CHECK(checked == layout.verticesPerTile());
+      CHECK(checked >= 4);
     }
-    CHECK(checked >= 4);
   }
 }
 
@@ -413,6 +423,10 @@ TEST_CASE("tiles: ids that name no tile are refused with a clear error", "[tiles
   }
   CHECK_THROWS_AS(generator.generate({20, 0, 0}), std::invalid_argument);
   CHECK_THROWS_AS(generator.generate({0, 1, 4}), std::invalid_argument);
+  const std::vector<LatticePoint> points{{0, 0, 0}};
+  CHECK_THROWS_AS(generator.heights(-1, points), std::invalid_argument);
+  CHECK_THROWS_AS(generator.heights(deepest + 1, points), std::invalid_argument);
+  CHECK_THROWS_AS(generator.tileAt({1.0, 0.0, 0.0}, deepest + 1), std::invalid_argument);
 }
 
 TEST_CASE("tiles: a planet whose arrays do not fit its frequency is refused", "[tiles]") {

@@ -4,12 +4,14 @@
 // docs/tiles.md:
 //   tile_<spacing>m.png          the tile with its detail
 //   tile_<spacing>m_smooth.png   the same tile, planet surface only
-//   region_<s>m_linear.png      a tile ~25 planet spacings across: barycentric interpolation
-//   region_<s>m_ct.png          the same, Clough-Tocher (the generator's surface, no detail)
-//   region_<s>m_detail.png      the same with detail
+//   block_<spacing>m.png         the tile and the tiles around it
+//   region_<s>m_linear_xN.png    a tile ~25 planet spacings across, barycentric interpolation
+//                                of the planet, heights exaggerated N times (creases)
+//   region_<s>m_ct_xN.png        the same, the generator's Clough-Tocher surface (none)
+//   region_<s>m_detail.png       the generator's tile there, with detail, no exaggeration
 //
 //   tile_look --config configs/earthlike.toml --out DIR [--cache FILE] [--spacing-m 30]
-//             [--threads 2] [--repeat 5]
+//             [--threads 2] [--repeat 5] [--hurst 0] [--region-exaggeration 10]
 
 #include <algorithm>
 #include <array>
@@ -290,46 +292,131 @@ int main(int argc, char** argv) {
   std::snprintf(name, sizeof(name), "tile_%.0fm_smooth.png", spacing_m);
   draw(plain, name);
 
-  // A region about 25 planet spacings across: the tile of the level whose tile edge is that.
+  // The detail's mean over planet triangles near the spot, at the 30 m level's lattice:
+  // 36 triangles, |mean| against the local relief (the planet's range over the corners and
+  // their rings).
+  {
+    const tiles::LatticePoint spot = layout.vertexPoint(id, 0, 0);
+    const uint64_t frequency = layout.levelFrequency(level), m = frequency / uint64_t(f);
+    const uint32_t si = uint32_t(spot.i / m), sj = uint32_t(spot.j / m);
+    double worst = 0.0, rms_sum = 0.0, relief_sum = 0.0;
+    int count = 0;
+    const uint64_t q = 64;  // sample points per planet edge (the 30 m level has m of them)
+    for (uint32_t dj = 0; dj < 6; ++dj) {
+      for (uint32_t di = 0; di < 6; ++di) {
+        const uint32_t pi = si + di - 3, pj = sj + dj - 3;
+        if (pi + pj + 1 >= uint32_t(f)) continue;
+        std::vector<tiles::LatticePoint> points;
+        std::vector<double> weights;
+        const uint64_t step = m / q;
+        for (uint64_t b = 0; b <= q; ++b) {
+          for (uint64_t a = 0; a + b <= q; ++a) {
+            const uint64_t c = q - a - b;
+            points.push_back(tiles::canonicalPoint(
+                frequency,
+                {spot.base, uint32_t((pi * q + a) * step), uint32_t((pj * q + b) * step)}));
+            weights.push_back((a == q || b == q || c == q)   ? 1.0
+                              : (a == 0 || b == 0 || c == 0) ? 3.0
+                                                             : 6.0);
+          }
+        }
+        const std::vector<float> detailed = generator.heights(level, points);
+        const std::vector<float> plain_h = smooth.heights(level, points);
+        double sum = 0.0, square = 0.0, total = 0.0;
+        for (size_t k = 0; k < points.size(); ++k) {
+          const double d = double(detailed[k]) - double(plain_h[k]);
+          sum += weights[k] * d, square += weights[k] * d * d, total += weights[k];
+        }
+        float lo = 1e30f, hi = -1e30f;
+        for (const auto& c : {std::array<uint32_t, 2>{pi, pj}, {pi + 1, pj}, {pi, pj + 1}}) {
+          const tiles::LatticePoint p = tiles::canonicalPoint(uint64_t(f), {spot.base, c[0], c[1]});
+          std::array<tiles::LatticePoint, 6> ring;
+          const int n = tiles::latticeRing(uint64_t(f), p, ring);
+          for (int r = 0; r <= n; ++r) {
+            const tiles::LatticePoint& x = r < n ? ring[r] : p;
+            const float e = cached.elevation[numbering.vertex(x.base, x.i, x.j)];
+            lo = std::min(lo, e), hi = std::max(hi, e);
+          }
+        }
+        worst = std::max(worst, std::abs(sum / total) / double(hi - lo));
+        rms_sum += std::sqrt(square / total);
+        relief_sum += hi - lo;
+        ++count;
+      }
+    }
+    std::printf("detail over %d planet triangles: worst |mean| / relief %.4f, rms / relief %.3f\n",
+                count, worst, rms_sum / relief_sum);
+  }
+
+  // Seams: the tile and the tiles around it (its neighbours and theirs) in one picture.
+  {
+    std::vector<tiles::TileId> block{id};
+    for (const auto& a : layout.neighbours(id)) {
+      block.push_back(a.id);
+      for (const auto& b : layout.neighbours(a.id)) block.push_back(b.id);
+    }
+    std::sort(block.begin(), block.end(), [](const tiles::TileId& a, const tiles::TileId& b) {
+      return tiles::packTileId(a) < tiles::packTileId(b);
+    });
+    block.erase(std::unique(block.begin(), block.end()), block.end());
+    std::vector<glm::dvec3> p, n;
+    std::vector<uint32_t> indices;
+    for (const tiles::TileId& b : block) {
+      const tiles::TileMesh m = generator.generate(b);
+      const uint32_t first = uint32_t(p.size());
+      for (size_t v = 0; v < m.vertexCount(); ++v) {
+        p.push_back(m.position(v));
+        n.push_back(glm::dvec3(m.normals[v]));
+      }
+      for (uint32_t k : m.topology->indices) indices.push_back(first + k);
+    }
+    std::snprintf(name, sizeof(name), "block_%.0fm.png", spacing_m);
+    planet_export::writePngRgb8(out_dir / name, hillshade(p, n, indices, 1024));
+    std::printf("%s: %zu tiles\n", name, block.size());
+  }
+
+  // A region about 25 planet spacings across, planet surface only: barycentric interpolation
+  // of the planet's vertices against the generator's Clough-Tocher surface, both shaded from
+  // the same lattice normals with heights exaggerated (the planet's slopes at 14 km are a few
+  // degrees: the creases are there without it, but faint).
   int region_level = 0;
   while (region_level < layout.deepestLevel() &&
          layout.levelFrequency(region_level) < uint64_t(f) * layout.tileEdge() / 25)
     ++region_level;
   const tiles::TileId region = generator.tileAt(where, region_level);
   const double region_spacing = layout.levelSpacingRad(region_level) * planet.radius_m;
-  std::snprintf(name, sizeof(name), "region_%.0fm_ct.png", region_spacing);
+  const double exaggeration = std::stod(arg(argc, argv, "--region-exaggeration", "10"));
   const tiles::TileMesh ct = smooth.generate(region);
-  draw(ct, name);
+  const uint64_t frequency = layout.levelFrequency(region_level), m = frequency / uint64_t(f);
+  const uint32_t t = uint32_t(layout.tileEdge());
+  std::vector<glm::dvec3> linear_p(ct.vertexCount()), ct_p(ct.vertexCount());
+  for (uint32_t v = 0; v <= t; ++v) {
+    for (uint32_t u = 0; u + v <= t; ++u) {
+      const tiles::LatticePoint q = layout.vertexPoint(region, u, v);
+      const uint32_t i = uint32_t(q.i / m), j = uint32_t(q.j / m);
+      const double fi = double(q.i % m) / m, fj = double(q.j % m) / m;
+      auto h = [&](uint32_t a, uint32_t b) {
+        return double(cached.elevation[numbering.vertex(q.base, a, b)]);
+      };
+      double height;
+      if (fi + fj <= 1.0) {
+        height = (1 - fi - fj) * h(i, j) + (fi > 0 ? fi * h(i + 1, j) : 0.0) +
+                 (fj > 0 ? fj * h(i, j + 1) : 0.0);
+      } else {
+        height = (1 - fj) * h(i + 1, j) + (fi + fj - 1) * h(i + 1, j + 1) + (1 - fi) * h(i, j + 1);
+      }
+      const size_t k = size_t(v) * (t + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + u;
+      linear_p[k] = generator.surfacePosition(region_level, q, float(exaggeration * height));
+      ct_p[k] = generator.surfacePosition(region_level, q, float(exaggeration * ct.height_m[k]));
+    }
+  }
+  std::snprintf(name, sizeof(name), "region_%.0fm_linear_x%.0f.png", region_spacing, exaggeration);
+  planet_export::writePngRgb8(
+      out_dir / name, hillshade(linear_p, gridNormals(linear_p, t), ct.topology->indices, 768));
+  std::snprintf(name, sizeof(name), "region_%.0fm_ct_x%.0f.png", region_spacing, exaggeration);
+  planet_export::writePngRgb8(out_dir / name,
+                              hillshade(ct_p, gridNormals(ct_p, t), ct.topology->indices, 768));
   std::snprintf(name, sizeof(name), "region_%.0fm_detail.png", region_spacing);
   draw(generator.generate(region), name);
-  {
-    // Barycentric interpolation of the planet's vertices at the same lattice points.
-    const uint64_t frequency = layout.levelFrequency(region_level), m = frequency / uint64_t(f);
-    const uint32_t t = uint32_t(layout.tileEdge());
-    std::vector<glm::dvec3> p(ct.vertexCount());
-    for (uint32_t v = 0; v <= t; ++v) {
-      for (uint32_t u = 0; u + v <= t; ++u) {
-        const tiles::LatticePoint q = layout.vertexPoint(region, u, v);
-        const uint32_t i = uint32_t(q.i / m), j = uint32_t(q.j / m);
-        const double fi = double(q.i % m) / m, fj = double(q.j % m) / m;
-        auto h = [&](uint32_t a, uint32_t b) {
-          return double(cached.elevation[numbering.vertex(q.base, a, b)]);
-        };
-        double height;
-        if (fi + fj <= 1.0) {
-          height = (1 - fi - fj) * h(i, j) + fi * (fi > 0 ? h(i + 1, j) : 0) +
-                   fj * (fj > 0 ? h(i, j + 1) : 0);
-        } else {
-          height =
-              (1 - fj) * h(i + 1, j) + (fi + fj - 1) * h(i + 1, j + 1) + (1 - fi) * h(i, j + 1);
-        }
-        const size_t k = size_t(v) * (t + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + u;
-        p[k] = generator.surfacePosition(region_level, q, float(height));
-      }
-    }
-    std::snprintf(name, sizeof(name), "region_%.0fm_linear.png", region_spacing);
-    planet_export::writePngRgb8(out_dir / name,
-                                hillshade(p, gridNormals(p, t), ct.topology->indices, 768));
-  }
   return 0;
 }
