@@ -20,6 +20,7 @@
 
 #include "geodesy/hash.h"
 #include "geodesy/lattice_numbering.h"
+#include "tiles/planet_triangle.h"
 #include "tiles/tile_generator.h"
 
 using tiles::LatticePoint;
@@ -335,41 +336,18 @@ TEST_CASE("tiles: detail is zero-mean over each planet triangle, within 2% of th
     for (uint32_t base : {2u, 8u, 15u}) {
       for (uint32_t pj = 0; pj < uint32_t(kPlanetFrequency); pj += 3) {
         for (uint32_t pi = 0; pi + pj < uint32_t(kPlanetFrequency); pi += 2) {
-          // The level's lattice points over the up planet triangle (pi, pj), weighted by the
-          // small triangles around each (the lattice rule for the mean).
-          std::vector<LatticePoint> points;
-          std::vector<double> weights;
-          for (uint64_t b = 0; b <= m; ++b) {
-            for (uint64_t a = 0; a + b <= m; ++a) {
-              const uint64_t c = m - a - b;
-              points.push_back(tiles::canonicalPoint(
-                  frequency, {base, uint32_t(pi * m + a), uint32_t(pj * m + b)}));
-              weights.push_back((a == m || b == m || c == m)   ? 1.0
-                                : (a == 0 || b == 0 || c == 0) ? 3.0
-                                                               : 6.0);
-            }
-          }
-          const std::vector<float> detailed = with.heights(level, points);
-          const std::vector<float> smooth = without.heights(level, points);
+          // The level's lattice points over the up planet triangle (pi, pj), all of them.
+          const tiles::TriangleSamples samples =
+              tiles::planetTriangleSamples(with.layout(), level, base, pi, pj, uint32_t(m));
+          const std::vector<float> detailed = with.heights(level, samples.points);
+          const std::vector<float> smooth = without.heights(level, samples.points);
           double sum = 0.0, square = 0.0, total = 0.0;
-          for (size_t k = 0; k < points.size(); ++k) {
+          for (size_t k = 0; k < samples.points.size(); ++k) {
             const double d = double(detailed[k]) - double(smooth[k]);
-            sum += weights[k] * d, square += weights[k] * d * d, total += weights[k];
+            const double w = samples.weights[k];
+            sum += w * d, square += w * d * d, total += w;
           }
-          // Local relief: the planet's elevations over the triangle's corners and their rings.
-          float lo = 1e30f, hi = -1e30f;
-          for (const auto& c : {std::array<uint32_t, 2>{pi, pj}, {pi + 1, pj}, {pi, pj + 1}}) {
-            const LatticePoint p = tiles::canonicalPoint(kPlanetFrequency, {base, c[0], c[1]});
-            std::array<LatticePoint, 6> ring;
-            const int count = tiles::latticeRing(kPlanetFrequency, p, ring);
-            std::vector<LatticePoint> around(ring.begin(), ring.begin() + count);
-            around.push_back(p);
-            for (const LatticePoint& r : around) {
-              const float e = planet.elevation[numbering.vertex(r.base, r.i, r.j)];
-              lo = std::min(lo, e), hi = std::max(hi, e);
-            }
-          }
-          const double relief = hi - lo;
+          const double relief = tiles::localRelief(numbering, planet.elevation, base, pi, pj);
           worst = std::max(worst, std::abs(sum / total) / relief);
           detail_rms += std::sqrt(square / total);
           relief_sum += relief;

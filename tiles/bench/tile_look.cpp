@@ -33,6 +33,7 @@
 #include "hydrology/flow_routing.h"
 #include "planet/config.h"
 #include "planet/pipeline.h"
+#include "tiles/planet_triangle.h"
 #include "tiles/tile_generator.h"
 
 namespace {
@@ -297,50 +298,29 @@ int main(int argc, char** argv) {
   // their rings).
   {
     const tiles::LatticePoint spot = layout.vertexPoint(id, 0, 0);
-    const uint64_t frequency = layout.levelFrequency(level), m = frequency / uint64_t(f);
+    const uint64_t m = layout.levelFrequency(level) / uint64_t(f);
     const uint32_t si = uint32_t(spot.i / m), sj = uint32_t(spot.j / m);
     double worst = 0.0, rms_sum = 0.0, relief_sum = 0.0;
     int count = 0;
-    const uint64_t q = 64;  // sample points per planet edge (the 30 m level has m of them)
+    const uint32_t q = 64;  // sample points per planet edge (the 30 m level has m of them)
     for (uint32_t dj = 0; dj < 6; ++dj) {
       for (uint32_t di = 0; di < 6; ++di) {
         const uint32_t pi = si + di - 3, pj = sj + dj - 3;
         if (pi + pj + 1 >= uint32_t(f)) continue;
-        std::vector<tiles::LatticePoint> points;
-        std::vector<double> weights;
-        const uint64_t step = m / q;
-        for (uint64_t b = 0; b <= q; ++b) {
-          for (uint64_t a = 0; a + b <= q; ++a) {
-            const uint64_t c = q - a - b;
-            points.push_back(tiles::canonicalPoint(
-                frequency,
-                {spot.base, uint32_t((pi * q + a) * step), uint32_t((pj * q + b) * step)}));
-            weights.push_back((a == q || b == q || c == q)   ? 1.0
-                              : (a == 0 || b == 0 || c == 0) ? 3.0
-                                                             : 6.0);
-          }
-        }
-        const std::vector<float> detailed = generator.heights(level, points);
-        const std::vector<float> plain_h = smooth.heights(level, points);
+        const tiles::TriangleSamples samples =
+            tiles::planetTriangleSamples(layout, level, spot.base, pi, pj, q);
+        const std::vector<float> detailed = generator.heights(level, samples.points);
+        const std::vector<float> plain_h = smooth.heights(level, samples.points);
         double sum = 0.0, square = 0.0, total = 0.0;
-        for (size_t k = 0; k < points.size(); ++k) {
+        for (size_t k = 0; k < samples.points.size(); ++k) {
           const double d = double(detailed[k]) - double(plain_h[k]);
-          sum += weights[k] * d, square += weights[k] * d * d, total += weights[k];
+          const double w = samples.weights[k];
+          sum += w * d, square += w * d * d, total += w;
         }
-        float lo = 1e30f, hi = -1e30f;
-        for (const auto& c : {std::array<uint32_t, 2>{pi, pj}, {pi + 1, pj}, {pi, pj + 1}}) {
-          const tiles::LatticePoint p = tiles::canonicalPoint(uint64_t(f), {spot.base, c[0], c[1]});
-          std::array<tiles::LatticePoint, 6> ring;
-          const int n = tiles::latticeRing(uint64_t(f), p, ring);
-          for (int r = 0; r <= n; ++r) {
-            const tiles::LatticePoint& x = r < n ? ring[r] : p;
-            const float e = cached.elevation[numbering.vertex(x.base, x.i, x.j)];
-            lo = std::min(lo, e), hi = std::max(hi, e);
-          }
-        }
-        worst = std::max(worst, std::abs(sum / total) / double(hi - lo));
+        const double relief = tiles::localRelief(numbering, cached.elevation, spot.base, pi, pj);
+        worst = std::max(worst, std::abs(sum / total) / relief);
         rms_sum += std::sqrt(square / total);
-        relief_sum += hi - lo;
+        relief_sum += relief;
         ++count;
       }
     }
