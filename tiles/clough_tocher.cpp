@@ -31,7 +31,8 @@ CloughTocher::CloughTocher(const std::array<double, 3>& f,
     e_[k] = ((near_[k] - f[k]) + (far_[k] - f[k1])) / 4.0 + (a_[k] + a_[k1]) / 2.0;
   }
   for (int k = 0; k < 3; ++k) {
-    // C1 across the inner edge V_k -- centroid (Farin 1986, eq. 4.6).
+    // C1 across the inner edge V_k -- centroid: the centroid is (-1, -1, 3) in the barycentric
+    // coordinates of the sub-triangle on the other side, which fixes b_k and c.
     b_[k] = (a_[k] + e_[k] + e_[(k + 2) % 3]) / 3.0;
   }
   c_ = (b_[0] + b_[1] + b_[2]) / 3.0;

@@ -1,7 +1,8 @@
 #pragma once
 // A C1 surface through the planet's vertex values: the reduced Clough-Tocher interpolant on
-// each planet triangle of the lattice chart (Farin 1986, "Triangular Bernstein-Bezier patches",
-// sec. 4.2; Lai & Schumaker, "Spline Functions on Triangulations", sec. 6.1). Each triangle is
+// each planet triangle of the lattice chart (Clough & Tocher 1965; in Bezier form: Farin 1986,
+// "Triangular Bernstein-Bezier patches"; Lai & Schumaker 2007, "Spline Functions on
+// Triangulations", the Clough-Tocher macro-element). Each triangle is
 // split at its centroid into three cubic Bezier patches; the patches meet with C1 continuity
 // inside the triangle, and across its edges the surface is C1 because the value and the
 // cross-edge derivative along an edge depend only on the edge's two end vertices (the
@@ -12,9 +13,11 @@
 // Coordinates: the lattice chart of a base face, where every planet triangle is equilateral
 // with unit edges and the chart continues flat across base-face edges. A vertex's slope enters
 // as edge derivatives: D(v -> w), the derivative at v toward its neighbour w, per lattice step.
-// Two triangles sharing an edge use the same D at its ends, so they agree along it bit for bit
-// when the edge is evaluated from the same triangle (tiles evaluate a point in one canonical
-// triangle).
+// Two triangles sharing an edge use the same D at its ends, so they agree along it (and tiles
+// evaluate a point in one canonical triangle, so their bits agree too). At the 12 five-valent
+// corners the five faces' charts do not fit in one plane: each triangle takes the corner's slope
+// from the derivatives along its own two edges, so the value stays continuous everywhere but the
+// slope across an edge that leaves a corner can differ near that corner.
 
 #include <array>
 

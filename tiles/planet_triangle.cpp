@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -30,6 +31,17 @@ TriangleSamples planetTriangleSamples(const TileLayout& layout, int level, uint3
     }
   }
   return out;
+}
+
+TriangleMoments differenceMoments(const TriangleSamples& samples, std::span<const float> a,
+                                  std::span<const float> b) {
+  double sum = 0.0, square = 0.0, total = 0.0;
+  for (size_t k = 0; k < samples.weights.size(); ++k) {
+    const double d = double(a[k]) - double(b[k]);
+    const double w = samples.weights[k];
+    sum += w * d, square += w * d * d, total += w;
+  }
+  return {sum / total, std::sqrt(square / total)};
 }
 
 double localRelief(const geodesy::LatticeNumbering& numbering, std::span<const float> elevation_m,

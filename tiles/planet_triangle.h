@@ -27,6 +27,15 @@ struct TriangleSamples {
 TriangleSamples planetTriangleSamples(const TileLayout& layout, int level, uint32_t base,
                                       uint32_t i, uint32_t j, uint32_t per_edge);
 
+// Weighted mean and root mean square of a - b over the samples (a, b: one value per sample,
+// e.g. a level's heights with and without detail).
+struct TriangleMoments {
+  double mean = 0.0;
+  double rms = 0.0;
+};
+TriangleMoments differenceMoments(const TriangleSamples& samples, std::span<const float> a,
+                                  std::span<const float> b);
+
 // Highest minus lowest planet elevation over that triangle's corners and their rings.
 double localRelief(const geodesy::LatticeNumbering& numbering, std::span<const float> elevation_m,
                    uint32_t base, uint32_t i, uint32_t j);

@@ -341,15 +341,11 @@ TEST_CASE("tiles: detail is zero-mean over each planet triangle, within 2% of th
               tiles::planetTriangleSamples(with.layout(), level, base, pi, pj, uint32_t(m));
           const std::vector<float> detailed = with.heights(level, samples.points);
           const std::vector<float> smooth = without.heights(level, samples.points);
-          double sum = 0.0, square = 0.0, total = 0.0;
-          for (size_t k = 0; k < samples.points.size(); ++k) {
-            const double d = double(detailed[k]) - double(smooth[k]);
-            const double w = samples.weights[k];
-            sum += w * d, square += w * d * d, total += w;
-          }
+          const tiles::TriangleMoments moments =
+              tiles::differenceMoments(samples, detailed, smooth);
           const double relief = tiles::localRelief(numbering, planet.elevation, base, pi, pj);
-          worst = std::max(worst, std::abs(sum / total) / relief);
-          detail_rms += std::sqrt(square / total);
+          worst = std::max(worst, std::abs(moments.mean) / relief);
+          detail_rms += moments.rms;
           relief_sum += relief;
           ++triangles;
         }
@@ -368,7 +364,7 @@ TEST_CASE("tiles: float positions about a double centre are within 1 mm on Earth
   static const SyntheticPlanet earth(kPlanetFrequency, 6371000.0);
   const TileGenerator generator(earth.planet, {256, {}});
   const tiles::TileLayout& layout = generator.layout();
-  // A T = 256 tile of about 30 m spacing (7.7 km across), the one holding the point on the
+  // A T = 256 tile of about 30 m spacing (6.9 km across), the one holding the point on the
   // equator at longitude 0 (+X).
   const int level = layout.levelForSpacing(30.0, 6371000.0);
   const TileId id = generator.tileAt({1.0, 0.0, 0.0}, level);

@@ -311,15 +311,10 @@ int main(int argc, char** argv) {
             tiles::planetTriangleSamples(layout, level, spot.base, pi, pj, q);
         const std::vector<float> detailed = generator.heights(level, samples.points);
         const std::vector<float> plain_h = smooth.heights(level, samples.points);
-        double sum = 0.0, square = 0.0, total = 0.0;
-        for (size_t k = 0; k < samples.points.size(); ++k) {
-          const double d = double(detailed[k]) - double(plain_h[k]);
-          const double w = samples.weights[k];
-          sum += w * d, square += w * d * d, total += w;
-        }
+        const tiles::TriangleMoments moments = tiles::differenceMoments(samples, detailed, plain_h);
         const double relief = tiles::localRelief(numbering, cached.elevation, spot.base, pi, pj);
-        worst = std::max(worst, std::abs(sum / total) / relief);
-        rms_sum += std::sqrt(square / total);
+        worst = std::max(worst, std::abs(moments.mean) / relief);
+        rms_sum += moments.rms;
         relief_sum += relief;
         ++count;
       }
