@@ -1,18 +1,18 @@
 #pragma once
 // The terrain's detail fBm continued above the planet's resolution. The planet sampled the
 // terrain's noise at its vertices and eroded the result; the octaves finer than its lattice
-// are not in it. A tile adds them back: the same gradient noise (Perlin's improved noise, 2002)
-// with the same per-octave offsets, octave frequencies and amplitude ratio (lacunarity,
-// persistence) as the terrain's fBm, continued to the octaves each level can resolve.
-//
-// Evaluated in double: at a 1 m lattice the noise coordinate is about 2^23 cycles, where a
-// float has no fraction left (the terrain's float noise is exact only for its own few octaves).
+// are not in it. A tile adds them back: the terrain's own noise field (terrain::PerlinNoise of
+// the same seed) with the same per-octave offsets, octave frequencies and amplitude ratio
+// (lacunarity, persistence) as the terrain's fBm, continued to the octaves each level can
+// resolve. Coordinates are double: at a 1 m lattice an octave's coordinate is about 2^23
+// cycles, where a float has no fraction left.
 
-#include <array>
 #include <cstdint>
 #include <vector>
 
 #include <glm/vec3.hpp>
+
+#include "terrain/perlin.h"
 
 namespace tiles {
 
@@ -20,21 +20,10 @@ namespace tiles {
 // it): the k-th octave has frequency frequency * lacunarity^k cycles per unit length on the
 // unit sphere and amplitude persistence^k relative to the first.
 struct NoiseSpectrum {
-  uint64_t noise_seed = 0;  // seed of the terrain's detail noise field
+  uint64_t noise_seed = 0;  // the terrain's detail noise field: terrain::detailNoiseSeed(seed)
   double frequency = 2.0;
   double lacunarity = 2.0;
   double persistence = 0.5;
-};
-
-// Gradient noise of one seed, in double. Pure and thread-safe (const).
-class GradientNoise {
- public:
-  explicit GradientNoise(uint64_t seed);
-  // In [-1, 1]; 0 at every integer lattice point.
-  double operator()(const glm::dvec3& p) const;
-
- private:
-  std::array<uint8_t, 512> perm_{};
 };
 
 struct Octave {
@@ -56,8 +45,10 @@ struct Octave {
 std::vector<Octave> detailOctaves(const NoiseSpectrum& spectrum, double planet_step,
                                   double level_step, double hurst = 0.0);
 
-// Sum of octaves at unit-sphere point p.
-double octaveSum(const GradientNoise& noise, const Octave* octaves, size_t count,
-                 const glm::dvec3& p);
+// Octave k's noise at unit-sphere point p (without its amplitude).
+inline double octaveNoise(const terrain::PerlinNoise& noise, const Octave& octave,
+                          const glm::dvec3& p) {
+  return noise.noise(p * octave.frequency + octave.offset);
+}
 
 }  // namespace tiles

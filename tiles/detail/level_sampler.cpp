@@ -91,7 +91,7 @@ LevelSampler::LevelSampler(const SurfaceModel& model, int level,
     const glm::dvec3 unit = unitPosition(model.spacing, f, point);
     for (size_t o = 0; o < octave_count_; ++o) {
       const Octave& octave = d.octaves[o];
-      vertex_noise_[k * octave_count_ + o] = model.noise(unit * octave.frequency + octave.offset);
+      vertex_noise_[k * octave_count_ + o] = octaveNoise(model.noise, octave, unit);
     }
   });
 
@@ -230,7 +230,7 @@ double LevelSampler::octaves(const double* l, const glm::dvec3& unit, const doub
   double sum = 0.0;
   for (size_t o = first; o < last; ++o) {
     const Octave& octave = detail_.octaves[o];
-    double n = model_.noise(unit * octave.frequency + octave.offset);
+    double n = octaveNoise(model_.noise, octave, unit);
     const double r2 = octave.pin_radius * octave.pin_radius;
     if (d2[near] < r2) {
       const double s = 1.0 - d2[near] / r2;

@@ -37,8 +37,8 @@ struct SurfaceModel {
   double planet_step_rad;  // base-edge arc / f
   geodesy::LatticeNumbering numbering;
   std::vector<float> elevation_m;
-  std::vector<float> roughness_m;  // detailRoughness
-  GradientNoise noise;
+  std::vector<float> roughness_m;   // detailRoughness
+  terrain::PerlinNoise noise;       // the terrain's detail noise field
   std::vector<LevelDetail> levels;  // 0 .. layout.deepestLevel()
 };
 

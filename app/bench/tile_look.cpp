@@ -28,11 +28,11 @@
 #include <glm/geometric.hpp>
 
 #include "export/png_io.h"
-#include "geodesy/hash.h"
 #include "geodesy/lattice_numbering.h"
 #include "hydrology/flow_routing.h"
 #include "planet/config.h"
 #include "planet/pipeline.h"
+#include "terrain/terrain.h"
 #include "tiles/planet_triangle.h"
 #include "tiles/tile_generator.h"
 
@@ -197,8 +197,7 @@ int main(int argc, char** argv) {
   planet.sea_level_m = 0.0;
   planet.elevation_m = cached.elevation;
   planet.water_level_m = cached.water;
-  // The terrain's detail noise field: Terrain::Impl's stream 0.
-  planet.spectrum = {geodesy::hash3(config.planet.seed, 0x7e11a1, 0), config.terrain.frequency,
+  planet.spectrum = {terrain::detailNoiseSeed(config.planet.seed), config.terrain.frequency,
                      config.terrain.lacunarity, config.terrain.persistence};
   auto t0 = Clock::now();
   tiles::TileParams params;
