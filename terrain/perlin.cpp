@@ -48,11 +48,15 @@ inline void splitCoordinate(float c, int& cell, float& fraction) {
   fraction = cx - float(i);
   cell = i & 255;
 }
-// In double the fraction survives where a float's is gone (coordinates past 2^24).
+// In double the fraction survives where a float's is gone (coordinates past 2^24). Clamped to
+// +-2^62 so the int64 floor never overflows.
 inline void splitCoordinate(double c, int& cell, float& fraction) {
-  const double i = std::floor(c);
-  fraction = float(c - i);
-  cell = int(int64_t(i) & 255);
+  constexpr double kMaxDouble = 4611686018427387904.0;
+  c = std::clamp(c, -kMaxDouble, kMaxDouble);
+  int64_t i = int64_t(c);
+  i -= c < double(i);
+  fraction = float(c - double(i));
+  cell = int(i & 255);
 }
 
 // Noise at N points. The scalar and batched paths both run this code, so they agree bit for
@@ -113,6 +117,10 @@ float PerlinNoise::noise(const glm::dvec3& pos) const {
 }
 
 void PerlinNoise::noise8(const float* x, const float* y, const float* z, float* out) const {
+  noiseLanes<8>(perm_.data(), x, y, z, out);
+}
+
+void PerlinNoise::noise8(const double* x, const double* y, const double* z, float* out) const {
   noiseLanes<8>(perm_.data(), x, y, z, out);
 }
 

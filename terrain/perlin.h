@@ -27,6 +27,8 @@ class PerlinNoise {
 
   // noise() at 8 points given as coordinate arrays; bit-identical to 8 calls of noise().
   void noise8(const float* x, const float* y, const float* z, float* out) const;
+  // The same for double coordinates (the dvec3 noise()).
+  void noise8(const double* x, const double* y, const double* z, float* out) const;
 
  private:
   // Permutation doubled so p[i + 256] needs no wrap.

@@ -130,6 +130,19 @@ glm::vec3 ringNormal(const glm::dvec3& centre, const glm::dvec3* ring, int count
   return glm::vec3(glm::normalize(n));
 }
 
+// Heights of points (canonical, with their unit positions) into out as floats, in parallel
+// blocks; every point's bits are its own, whatever block it falls in.
+void sampleHeights(const LevelSampler& sampler, std::span<const LatticePoint> points,
+                   std::span<const glm::dvec3> units, float* out) {
+  constexpr size_t kBlock = 256;
+  parallelFor((points.size() + kBlock - 1) / kBlock, 1, [&](size_t block) {
+    const size_t first = block * kBlock, count = std::min(kBlock, points.size() - first);
+    double heights[kBlock];
+    sampler.heights(points.subspan(first, count), units.subspan(first, count), heights);
+    for (size_t k = 0; k < count; ++k) out[first + k] = float(heights[k]);
+  });
+}
+
 void checkLevel(const TileLayout& layout, int level) {
   if (level < 0 || level > layout.deepestLevel()) {
     throw std::invalid_argument("tile level " + std::to_string(level) +
@@ -190,10 +203,11 @@ std::vector<float> TileGenerator::heights(int level, std::span<const LatticePoin
   std::vector<LatticePoint> canonical(points.size());
   parallelFor(points.size(), 256, [&](size_t k) { canonical[k] = canonicalPoint(f, points[k]); });
   const LevelSampler sampler(m, level, canonical);
+  std::vector<glm::dvec3> unit(points.size());
+  parallelFor(points.size(), 256,
+              [&](size_t k) { unit[k] = unitPosition(m.spacing, f, canonical[k]); });
   std::vector<float> out(points.size());
-  parallelFor(points.size(), 256, [&](size_t k) {
-    out[k] = float(sampler.height(canonical[k], unitPosition(m.spacing, f, canonical[k])));
-  });
+  sampleHeights(sampler, canonical, unit, out.data());
   return out;
 }
 
@@ -247,14 +261,12 @@ TileMesh TileGenerator::generate(const TileId& id) const {
   mesh.id = id;
   mesh.topology = topology_;
   mesh.height_m.resize(n);
-  parallelFor(n, 256,
-              [&](size_t k) { mesh.height_m[k] = float(sampler.height(canonical[k], unit[k])); });
+  sampleHeights(sampler, canonical, unit, mesh.height_m.data());
   std::vector<float> halo_height(halo.size());
   std::vector<glm::dvec3> halo_unit(halo.size());
-  parallelFor(halo.size(), 16, [&](size_t k) {
-    halo_unit[k] = unitPosition(m.spacing, f, halo[k]);
-    halo_height[k] = float(sampler.height(halo[k], halo_unit[k]));
-  });
+  parallelFor(halo.size(), 64,
+              [&](size_t k) { halo_unit[k] = unitPosition(m.spacing, f, halo[k]); });
+  sampleHeights(sampler, halo, halo_unit, halo_height.data());
 
   // Normals from the ring of lattice neighbours, positions in double.
   const double radius = m.radius_m;
@@ -307,11 +319,14 @@ TileMesh TileGenerator::generate(const TileId& id) const {
       }
     }
     const LevelSampler parent(m, level - 1, parent_points);
+    std::vector<glm::dvec3> parent_unit(parent_points.size());
+    for (size_t k = 0; k < parent_points.size(); ++k) parent_unit[k] = unit[parent_vertex[k]];
+    std::vector<float> at_parent_points(parent_points.size());
+    sampleHeights(parent, parent_points, parent_unit, at_parent_points.data());
     std::vector<float> parent_height(n, 0.0f);
-    parallelFor(parent_points.size(), 256, [&](size_t k) {
-      parent_height[parent_vertex[k]] =
-          float(parent.height(parent_points[k], unit[parent_vertex[k]]));
-    });
+    for (size_t k = 0; k < parent_points.size(); ++k) {
+      parent_height[parent_vertex[k]] = at_parent_points[k];
+    }
     parallelFor(t + 1, 4, [&](size_t v) {
       for (uint32_t u = 0; u + v <= t; ++u) {
         const size_t k = rowStart(t, uint32_t(v)) + u;

@@ -58,6 +58,14 @@ TEST_CASE(
                       float(rng.uniform() * 2 - 1));
     REQUIRE(noise.noise(glm::dvec3(p)) == noise.noise(p));
   }
+  // The 8-lane double path gives each lane the scalar's bits.
+  double x[8], y[8], z[8];
+  float out[8];
+  for (int l = 0; l < 8; ++l) {
+    x[l] = rng.uniform() * 1e9, y[l] = rng.uniform() * 1e3 - 500.0, z[l] = rng.uniform();
+  }
+  noise.noise8(x, y, z, out);
+  for (int l = 0; l < 8; ++l) CHECK(out[l] == noise.noise(glm::dvec3(x[l], y[l], z[l])));
   // At 2^30 cycles (a 1 cm lattice on an Earth-sized planet) a float is whole numbers only, so
   // float noise is 0 there; the double coordinate still moves through the cell.
   const double far = 1073741824.0;

@@ -197,6 +197,15 @@ LevelSampler::Triangle LevelSampler::buildTriangle(const Place& t,
   const uint64_t fq = uint64_t(f) * q;
   const double inv = 1.0 / double(q);
   double sum = 0.0;
+  // Eight points at a time (the noise's lanes); each adds weight * sigma * octave sum.
+  Lanes lanes;
+  double factor[kLanes];
+  auto flush = [&] {
+    double sums[kLanes];
+    octaves(lanes, 0, detail_.low_count, sums);
+    for (int k = 0; k < lanes.count; ++k) sum += factor[k] * sums[k];
+    lanes.count = 0;
+  };
   for (uint32_t b = 0; b <= q; ++b) {
     for (uint32_t a = 0; a + b <= q; ++a) {
       const uint32_t c = q - a - b;
@@ -208,16 +217,19 @@ LevelSampler::Triangle LevelSampler::buildTriangle(const Place& t,
       // Up corners (i, j), (i + 1, j), (i, j + 1); down (i + 1, j), (i + 1, j + 1), (i, j + 1).
       const uint64_t x = t.down ? (uint64_t(t.i) + 1) * q - b : uint64_t(t.i) * q + a;
       const uint64_t y = uint64_t(t.j) * q + (t.down ? a + b : b);
-      const glm::dvec3 unit = geodesy::latticePosition(model_.spacing, fq, t.base, x, y);
-      sum += weight * sigma * octaves(l, unit, corner_noise, 0, detail_.low_count);
+      factor[lanes.count] = weight * sigma;
+      lanes.add(l, geodesy::latticePosition(model_.spacing, fq, t.base, x, y), corner_noise,
+                octave_count_);
+      if (lanes.count == kLanes) flush();
     }
   }
+  if (lanes.count > 0) flush();
   out.beta = sum / (3.0 * double(q) * double(q)) / kBumpMean;
   return out;
 }
 
-double LevelSampler::octaves(const double* l, const glm::dvec3& unit, const double* corner_noise,
-                             size_t first, size_t last) const {
+void LevelSampler::Lanes::add(const double* l, const glm::dvec3& position,
+                              const double* corner_noise, size_t octave_count) {
   // The nearest corner: within a pin radius (<= 1/2 step) of at most one. Chart distance to
   // corner k: |l_{k+1} e1 + l_{k+2} e2|^2 with unit e1, e2 at 60 degrees.
   double d2[3];
@@ -226,40 +238,76 @@ double LevelSampler::octaves(const double* l, const glm::dvec3& unit, const doub
     d2[k] = a * a + b * b + a * b;
   }
   const int near = d2[0] <= d2[1] ? (d2[0] <= d2[2] ? 0 : 2) : (d2[1] <= d2[2] ? 1 : 2);
-  const double* pinned = corner_noise + size_t(near) * octave_count_;
-  double sum = 0.0;
-  for (size_t o = first; o < last; ++o) {
-    const Octave& octave = detail_.octaves[o];
-    double n = octaveNoise(model_.noise, octave, unit);
-    const double r2 = octave.pin_radius * octave.pin_radius;
-    if (d2[near] < r2) {
-      const double s = 1.0 - d2[near] / r2;
-      n -= pinned[o] * s * s * s;
-    }
-    sum += octave.amplitude * n;
-  }
-  return sum;
+  unit[count] = position;
+  near_d2[count] = d2[near];
+  pinned[count] = corner_noise + size_t(near) * octave_count;
+  ++count;
 }
 
-double LevelSampler::detailAt(const Triangle& t, const double* l, const glm::dvec3& unit,
-                              const double* corner_noise) const {
-  const double bump = 27.0 * l[0] * l[1] * l[2];
-  double detail = -t.beta * bump * bump;
-  const double sigma = std::max(0.0, t.roughness(l[0], l[1], l[2]));
-  if (sigma > 0.0) detail += sigma * octaves(l, unit, corner_noise, 0, octave_count_);
-  return detail;
+void LevelSampler::octaves(const Lanes& lanes, size_t first, size_t last, double* out) const {
+  for (int k = 0; k < lanes.count; ++k) out[k] = 0.0;
+  double x[kLanes], y[kLanes], z[kLanes];
+  float n[kLanes];
+  for (size_t o = first; o < last; ++o) {
+    const Octave& octave = detail_.octaves[o];
+    for (int k = 0; k < kLanes; ++k) {
+      // Unused lanes repeat the first point.
+      const glm::dvec3 c = lanes.unit[k < lanes.count ? k : 0] * octave.frequency + octave.offset;
+      x[k] = c.x, y[k] = c.y, z[k] = c.z;
+    }
+    model_.noise.noise8(x, y, z, n);
+    const double r2 = octave.pin_radius * octave.pin_radius;
+    for (int k = 0; k < lanes.count; ++k) {
+      double value = n[k];
+      if (lanes.near_d2[k] < r2) {
+        const double s = 1.0 - lanes.near_d2[k] / r2;
+        value -= lanes.pinned[k][o] * s * s * s;
+      }
+      out[k] += octave.amplitude * value;
+    }
+  }
+}
+
+void LevelSampler::heights(std::span<const LatticePoint> points, std::span<const glm::dvec3> units,
+                           double* out) const {
+  Lanes lanes;
+  size_t index[kLanes];
+  double sigma[kLanes];
+  auto flush = [&] {
+    double sums[kLanes];
+    octaves(lanes, 0, octave_count_, sums);
+    for (int k = 0; k < lanes.count; ++k) out[index[k]] += sigma[k] * sums[k];
+    lanes.count = 0;
+  };
+  for (size_t p = 0; p < points.size(); ++p) {
+    const Place at = place(points[p]);
+    if (at.at_vertex) {
+      out[p] = model_.elevation_m[at.vertex];
+      continue;
+    }
+    const auto it = std::lower_bound(triangle_keys_.begin(), triangle_keys_.end(), at.triangle);
+    assert(it != triangle_keys_.end() && *it == at.triangle);
+    const size_t k = size_t(it - triangle_keys_.begin());
+    const Triangle& t = triangles_[k];
+    const double* l = at.l;
+    out[p] = t.elevation(l[0], l[1], l[2]);
+    if (octave_count_ == 0) continue;
+    const double bump = 27.0 * l[0] * l[1] * l[2];
+    out[p] += -t.beta * bump * bump;
+    const double s = std::max(0.0, t.roughness(l[0], l[1], l[2]));
+    if (s == 0.0) continue;
+    index[lanes.count] = p;
+    sigma[lanes.count] = s;
+    lanes.add(l, units[p], corner_noise_.data() + k * 3 * octave_count_, octave_count_);
+    if (lanes.count == kLanes) flush();
+  }
+  if (lanes.count > 0) flush();
 }
 
 double LevelSampler::height(const LatticePoint& p, const glm::dvec3& unit) const {
-  const Place at = place(p);
-  if (at.at_vertex) return model_.elevation_m[at.vertex];
-  const auto it = std::lower_bound(triangle_keys_.begin(), triangle_keys_.end(), at.triangle);
-  assert(it != triangle_keys_.end() && *it == at.triangle);
-  const size_t k = size_t(it - triangle_keys_.begin());
-  const Triangle& t = triangles_[k];
-  const double surface = t.elevation(at.l[0], at.l[1], at.l[2]);
-  if (octave_count_ == 0) return surface;
-  return surface + detailAt(t, at.l, unit, corner_noise_.data() + k * 3 * octave_count_);
+  double out;
+  heights({&p, 1}, {&unit, 1}, &out);
+  return out;
 }
 
 }  // namespace tiles::detail

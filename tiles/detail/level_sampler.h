@@ -39,6 +39,10 @@ class LevelSampler {
   // planet triangle one of them fell in), with unit position `unit` (ignored where p is a
   // planet vertex). Thread-safe (const).
   double height(const LatticePoint& p, const glm::dvec3& unit) const;
+  // height() of many points (units: their unit positions), into out[0 .. points.size()). The
+  // noise runs eight points at a time; each point gets height()'s bits, whatever its company.
+  void heights(std::span<const LatticePoint> points, std::span<const glm::dvec3> units,
+               double* out) const;
 
  private:
   // Where a point falls: a planet vertex, or a planet triangle (key: the planet's face id)
@@ -56,15 +60,26 @@ class LevelSampler {
     double beta = 0.0;
   };
 
+  // Up to eight points whose octave sums are wanted together: each point's unit position and
+  // its nearest triangle corner (squared chart distance, that corner's octave values).
+  static constexpr int kLanes = 8;
+  struct Lanes {
+    int count = 0;
+    glm::dvec3 unit[kLanes];
+    double near_d2[kLanes];
+    const double* pinned[kLanes];
+    // A point at barycentric l of a triangle whose corners' octave values are
+    // corner_noise[corner * octave_count + octave].
+    void add(const double* l, const glm::dvec3& position, const double* corner_noise,
+             size_t octave_count);
+  };
+
   Place place(const LatticePoint& p) const;
   Triangle buildTriangle(const Place& t, const double* corner_noise) const;
   size_t vertexSlot(uint32_t vertex) const;
-  // The detail's octave sum at p (barycentric l in a triangle whose corners' octave values are
-  // corner_noise[3 x octaves]), octaves [first, last).
-  double octaves(const double* l, const glm::dvec3& unit, const double* corner_noise, size_t first,
-                 size_t last) const;
-  double detailAt(const Triangle& t, const double* l, const glm::dvec3& unit,
-                  const double* corner_noise) const;
+  // The detail's octave sum, octaves [first, last), at each point of `lanes`, pinned to 0 at
+  // the planet's vertices.
+  void octaves(const Lanes& lanes, size_t first, size_t last, double* out) const;
 
   const SurfaceModel& model_;
   const LevelDetail& detail_;
