@@ -3,7 +3,7 @@
 // number of threads, in any order, with the same bits every time.
 //
 //   tiles::TilePlanet planet = ...;                   // plain arrays (tile_planet.h)
-//   const tiles::TileGenerator generator(planet, {});  // once: ~0.1 s per million vertices
+//   const tiles::TileGenerator generator(planet, {});  // once: 0.1-0.3 s at f = 512
 //   tiles::TileMesh mesh = generator.generate(id);     // from any worker thread
 //
 // A tile mesh holds, per vertex: position (float32, relative to a double centre), normal,
