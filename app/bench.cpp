@@ -22,6 +22,7 @@
 #include "terrain/hardness.h"
 #include "terrain/ocean.h"
 #include "terrain/terrain.h"
+#include "tiles/tile_generator.h"
 #include "weather/uniform_rain.h"
 
 namespace app {
@@ -83,6 +84,33 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
   printFigure("peak_rss_bytes", frequency, threads, double(peak), "bytes");
   printFigure("peak_rss_bytes_per_vertex", frequency, threads,
               double(peak - std::min(peak, rss_before)) / vertices, "bytes/vertex");
+
+  {
+    // One T = 256 tile at about 30 m spacing on the planet's highest ground (about 33 k
+    // vertices), with the planet loaded: the generator is built once from the elevation
+    // (tile_generator_s), then the tile is made five times (tile_s, the median).
+    tiles::TilePlanet tile_planet;
+    tile_planet.frequency = frequency;
+    tile_planet.radius_m = config.planet.radius_m;
+    tile_planet.elevation_m = elevation;
+    tile_planet.spectrum = {terrain::detailNoiseSeed(config.planet.seed), config.terrain.frequency,
+                            config.terrain.lacunarity, config.terrain.persistence};
+    t0 = Clock::now();
+    const tiles::TileGenerator generator(tile_planet, {});
+    printFigure("tile_generator_s", frequency, threads, secondsSince(t0), "s");
+    const size_t top =
+        size_t(std::max_element(elevation.begin(), elevation.end()) - elevation.begin());
+    const int level = generator.layout().levelForSpacing(30.0, config.planet.radius_m);
+    const tiles::TileId id = generator.tileAt(glm::dvec3(mesh.positions[top]), level);
+    std::vector<double> times;
+    for (int run = 0; run < 5; ++run) {
+      t0 = Clock::now();
+      const tiles::TileMesh tile = generator.generate(id);
+      times.push_back(secondsSince(t0));
+    }
+    std::sort(times.begin(), times.end());
+    printFigure("tile_s", frequency, threads, times[times.size() / 2], "s");
+  }
 
   if (options.fluvial) {
     // The fluvial stage as the pipeline runs it with uniform rain: erodibility, uplift pattern

@@ -16,7 +16,7 @@ install(TARGETS planetgen RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # pipeline's own headers in planet/, io/ (the output folder's internals) and app/ (the command
 # line). The install test checks that no installed header includes a third-party header
 # beyond glm and that each compiles on its own.
-foreach(module geodesy terrain hydrology weather erosion metrics export)
+foreach(module geodesy terrain hydrology weather erosion metrics export tiles)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${module}/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/planetgen/${module}
     FILES_MATCHING PATTERN "*.h" PATTERN detail EXCLUDE)

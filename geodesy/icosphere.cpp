@@ -2,7 +2,6 @@
 #include <cassert>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <tbb/blocked_range.h>
@@ -11,6 +10,7 @@
 #include "geodesy/icosahedron.h"
 #include "geodesy/large_array.h"
 #include "geodesy/lattice.h"
+#include "geodesy/lattice_numbering.h"
 #include "geodesy/spacing.h"
 #include "geodesy/sphere_mesh.h"
 #include "geodesy/vertex_rings.h"
@@ -47,62 +47,43 @@ struct LatticeVertices {
   }
 };
 
-// Numbers the boundary vertices and places them. Deduplication goes through a hash map keyed
-// by exact integers: a corner by its id, an edge point by its edge's corner pair (lower id
-// first) and its step from the lower corner. The position is computed from that key, so it
-// is the same whichever face meets the point first; floats are never compared. Serial and in
-// a fixed order (about 30 f entries), so ids never depend on threads.
-Boundary numberBoundary(SphereMesh& mesh, const Lattice& lattice, const std::vector<double>& g) {
-  const Icosahedron& ico = icosahedron();
+// Places the boundary vertices numbered by LatticeNumbering and picks a face corner at each.
+// A point's position comes from latticePosition, whose bits do not depend on the face that
+// names it; floats are never compared.
+Boundary numberBoundary(SphereMesh& mesh, const LatticeNumbering& numbering,
+                        const std::vector<double>& g) {
+  const Lattice& lattice = numbering.lattice();
   const uint32_t f = lattice.f;
-  auto key = [](uint64_t lo, uint64_t hi, uint64_t step) { return lo << 40 | hi << 32 | step; };
+  const auto weight = [&](uint64_t k) { return g[k]; };
 
   Boundary boundary;
   boundary.ring.resize(size_t(Icosahedron::kFaces) * 3 * f);
   boundary.start_corner.assign(lattice.boundaryVertexCount(), UINT32_MAX);
-  std::unordered_map<uint64_t, uint32_t> ids;
-  ids.reserve(lattice.boundaryVertexCount());
-  for (uint32_t c = 0; c < Icosahedron::kCorners; ++c) {
-    ids.emplace(key(c, c, 0), c);
-    mesh.positions[c] = glm::vec3(ico.corners[c]);
-  }
-  uint32_t next_id = Icosahedron::kCorners;
   for (uint32_t base = 0; base < Icosahedron::kFaces; ++base) {
     for (int k = 0; k < 3; ++k) {
-      const uint32_t a = ico.faces[base][k], b = ico.faces[base][(k + 1) % 3];
-      const uint32_t lo = std::min(a, b), hi = std::max(a, b);
       for (uint32_t s = 0; s < f; ++s) {
-        const uint32_t step = a == lo ? s : f - s;
-        const auto [it, inserted] =
-            ids.try_emplace(s == 0 ? key(a, a, 0) : key(lo, hi, step), next_id);
-        if (inserted) {
-          ++next_id;
-          mesh.positions[it->second] = glm::vec3(
-              placePoint(g[f - step], g[step], 0.0, ico.corners[lo], ico.corners[hi], {}));
-        }
-        boundary.ring[(base * 3 + k) * f + s] = it->second;
-        uint32_t& start = boundary.start_corner[it->second];
+        const uint32_t id = numbering.ringVertex(base, k, s);
+        boundary.ring[(base * 3 + k) * f + s] = id;
+        uint32_t& start = boundary.start_corner[id];
         if (start == UINT32_MAX) {
           start = 3 * (base * lattice.facesPerBase() + lattice.boundaryFace(k, s)) + k;
+          const uint32_t i = k == 0 ? s : k == 1 ? f - s : 0;
+          const uint32_t j = k == 0 ? 0 : k == 1 ? s : f - s;
+          mesh.positions[id] = glm::vec3(latticePosition(weight, f, base, i, j));
         }
       }
     }
   }
-  assert(next_id == lattice.boundaryVertexCount());
   return boundary;
 }
 
 void placeInteriorVertices(SphereMesh& mesh, const Lattice& lattice, const std::vector<double>& g) {
-  const Icosahedron& ico = icosahedron();
   const uint32_t f = lattice.f;
+  const auto weight = [&](uint64_t k) { return g[k]; };
   forEachRow(f, [&](uint32_t base, uint32_t j) {
-    const auto& face = ico.faces[base];
-    const glm::dvec3& c0 = ico.corners[face[0]];
-    const glm::dvec3& c1 = ico.corners[face[1]];
-    const glm::dvec3& c2 = ico.corners[face[2]];
     for (uint32_t i = 1; j > 0 && i + j < f; ++i) {
       mesh.positions[lattice.interiorVertex(base, i, j)] =
-          glm::vec3(placePoint(g[f - i - j], g[i], g[j], c0, c1, c2));
+          glm::vec3(latticePosition(weight, f, base, i, j));
     }
   });
 }
@@ -193,7 +174,8 @@ SphereMesh buildIcosphere(int frequency, const IcosphereOptions& options) {
     throw std::invalid_argument("icosphere frequency " + std::to_string(frequency) +
                                 " is out of range; allowed: 1 to " + std::to_string(kMaxFrequency));
   }
-  const Lattice lattice{uint32_t(frequency)};
+  const LatticeNumbering numbering(frequency);
+  const Lattice& lattice = numbering.lattice();
   const std::vector<double> g = spacingWeights(options.spacing, frequency);
 
   SphereMesh mesh;
@@ -201,7 +183,7 @@ SphereMesh buildIcosphere(int frequency, const IcosphereOptions& options) {
   mesh.spacing = options.spacing;
   resizeLarge(mesh.positions, 10 * size_t(frequency) * size_t(frequency) + 2);
   {
-    const Boundary boundary = numberBoundary(mesh, lattice, g);
+    const Boundary boundary = numberBoundary(mesh, numbering, g);
     const LatticeVertices vertex{lattice, boundary};
     placeInteriorVertices(mesh, lattice, g);
     buildFaces(mesh, lattice, vertex);

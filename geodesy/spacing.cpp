@@ -8,16 +8,14 @@
 #include <glm/common.hpp>
 
 #include "geodesy/icosahedron.h"
+#include "geodesy/lattice_numbering.h"
 
 namespace geodesy {
 
 std::vector<double> spacingWeights(Spacing spacing, int frequency) {
-  const double omega = icosahedron().edge_arc;
   std::vector<double> g(size_t(frequency) + 1);
-  for (int k = 0; k <= frequency; ++k) {
-    const double b = double(k) / double(frequency);
-    g[k] = spacing == Spacing::kFlat ? b : std::sin(omega * b);
-  }
+  for (int k = 0; k <= frequency; ++k)
+    g[k] = spacingWeight(spacing, uint64_t(k), uint64_t(frequency));
   return g;
 }
 

@@ -41,18 +41,36 @@ inline float grad(int h, float x, float y, float z) {
   return ((h & 1) ? -u : u) + ((h & 2) ? -v : v);
 }
 
+// A coordinate's lattice cell (its low 8 bits) and its place in the cell.
+inline void splitCoordinate(float c, int& cell, float& fraction) {
+  const float cx = inRange(c);
+  const int i = fastFloor(cx);
+  fraction = cx - float(i);
+  cell = i & 255;
+}
+// In double the fraction survives where a float's is gone (coordinates past 2^24). Clamped to
+// +-2^62 so the int64 floor never overflows.
+inline void splitCoordinate(double c, int& cell, float& fraction) {
+  constexpr double kMaxDouble = 4611686018427387904.0;
+  c = std::clamp(c, -kMaxDouble, kMaxDouble);
+  int64_t i = int64_t(c);
+  i -= c < double(i);
+  fraction = float(c - double(i));
+  cell = int(i & 255);
+}
+
 // Noise at N points. The scalar and batched paths both run this code, so they agree bit for
 // bit. Lookups are per lane; the arithmetic loop vectorises.
-template <int N>
-inline void noiseLanes(const uint8_t* perm, const float* px, const float* py, const float* pz,
-                       float* out) {
+template <int N, typename Coordinate>
+inline void noiseLanes(const uint8_t* perm, const Coordinate* px, const Coordinate* py,
+                       const Coordinate* pz, float* out) {
   float x[N], y[N], z[N];
   int h[8][N];
   for (int l = 0; l < N; ++l) {
-    const float cx = inRange(px[l]), cy = inRange(py[l]), cz = inRange(pz[l]);
-    const int ix = fastFloor(cx), iy = fastFloor(cy), iz = fastFloor(cz);
-    x[l] = cx - float(ix), y[l] = cy - float(iy), z[l] = cz - float(iz);
-    const int xi = ix & 255, yi = iy & 255, zi = iz & 255;
+    int xi, yi, zi;
+    splitCoordinate(px[l], xi, x[l]);
+    splitCoordinate(py[l], yi, y[l]);
+    splitCoordinate(pz[l], zi, z[l]);
     const int a = perm[xi] + yi, aa = perm[a] + zi, ab = perm[a + 1] + zi;
     const int b = perm[xi + 1] + yi, ba = perm[b] + zi, bb = perm[b + 1] + zi;
     h[0][l] = perm[aa], h[1][l] = perm[ba], h[2][l] = perm[ab], h[3][l] = perm[bb];
@@ -92,7 +110,17 @@ float PerlinNoise::noise(const glm::vec3& pos) const {
   return out;
 }
 
+float PerlinNoise::noise(const glm::dvec3& pos) const {
+  float out;
+  noiseLanes<1>(perm_.data(), &pos.x, &pos.y, &pos.z, &out);
+  return out;
+}
+
 void PerlinNoise::noise8(const float* x, const float* y, const float* z, float* out) const {
+  noiseLanes<8>(perm_.data(), x, y, z, out);
+}
+
+void PerlinNoise::noise8(const double* x, const double* y, const double* z, float* out) const {
   noiseLanes<8>(perm_.data(), x, y, z, out);
 }
 

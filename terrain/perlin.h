@@ -19,8 +19,16 @@ class PerlinNoise {
   // Zero at every integer lattice point.
   float noise(const glm::vec3& p) const;
 
+  // The same noise at a double-precision point: the cell is found in double, the rest runs in
+  // float as noise() does. For fine octaves, whose coordinates pass 2^24 where a float has no
+  // fraction left (tiles: about 2^23 cycles at a 1 m lattice on an Earth-sized planet). Equal
+  // to noise() at points a float holds exactly, inside +-2^24.
+  float noise(const glm::dvec3& p) const;
+
   // noise() at 8 points given as coordinate arrays; bit-identical to 8 calls of noise().
   void noise8(const float* x, const float* y, const float* z, float* out) const;
+  // The same for double coordinates (the dvec3 noise()).
+  void noise8(const double* x, const double* y, const double* z, float* out) const;
 
  private:
   // Permutation doubled so p[i + 256] needs no wrap.

@@ -19,7 +19,7 @@ struct Terrain::Impl {
 
   Impl(uint64_t seed, const TerrainParams& p)
       : params(p),
-        detail(geodesy::hash3(seed, 0x7e11a1, 0)),
+        detail(detailNoiseSeed(seed)),
         continent(geodesy::hash3(seed, 0x7e11a1, 1)),
         ridges(geodesy::hash3(seed, 0x7e11a1, 2)),
         warp_x(geodesy::hash3(seed, 0x7e11a1, 3)),
@@ -73,6 +73,10 @@ struct Terrain::Impl {
     }
   }
 };
+
+uint64_t detailNoiseSeed(uint64_t seed) {
+  return geodesy::hash3(seed, 0x7e11a1, 0);
+}
 
 Terrain::Terrain(uint64_t seed, const TerrainParams& params)
     : impl_(std::make_unique<Impl>(seed, params)) {}

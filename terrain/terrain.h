@@ -54,6 +54,10 @@ class Terrain {
   std::unique_ptr<Impl> impl_;
 };
 
+// The seed of the detail fBm's noise field (TerrainParams' octaves, frequency, lacunarity and
+// persistence): what tiles continue above the planet's resolution.
+uint64_t detailNoiseSeed(uint64_t seed);
+
 // Elevation at every position, parallel over vertices on the caller's oneTBB arena. If
 // mountain_belts is set, it receives the mountain-belt weight in [0, 1] of every position
 // (where the ridged mountains stand; the fluvial stage's uplift pattern).

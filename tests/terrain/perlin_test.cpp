@@ -46,3 +46,35 @@ TEST_CASE("noise: deterministic for a seed, different across seeds", "[planet]")
   }
   CHECK(differ > 900);
 }
+
+TEST_CASE(
+    "noise: the double-precision point is the float one where a float holds it, and keeps "
+    "its fraction past 2^24",
+    "[planet]") {
+  const terrain::PerlinNoise noise(77);
+  geodesy::HashStream rng(4, 5, 6);
+  for (int i = 0; i < 20000; ++i) {
+    const glm::vec3 p(float(rng.uniform() * 2e6 - 1e6), float(rng.uniform() * 200 - 100),
+                      float(rng.uniform() * 2 - 1));
+    REQUIRE(noise.noise(glm::dvec3(p)) == noise.noise(p));
+  }
+  // The 8-lane double path gives each lane the scalar's bits.
+  double x[8], y[8], z[8];
+  float out[8];
+  for (int l = 0; l < 8; ++l) {
+    x[l] = rng.uniform() * 1e9, y[l] = rng.uniform() * 1e3 - 500.0, z[l] = rng.uniform();
+  }
+  noise.noise8(x, y, z, out);
+  for (int l = 0; l < 8; ++l) CHECK(out[l] == noise.noise(glm::dvec3(x[l], y[l], z[l])));
+  // At 2^30 cycles (a 1 cm lattice on an Earth-sized planet) a float is whole numbers only, so
+  // float noise is 0 there; the double coordinate still moves through the cell.
+  const double far = 1073741824.0;
+  float lo = 1, hi = -1;
+  for (int k = 1; k < 64; ++k) {
+    const glm::dvec3 p(far + k / 64.0, -far + 0.3, far + 0.7);
+    CHECK(noise.noise(glm::vec3(p)) == 0.0f);
+    const float n = noise.noise(p);
+    lo = std::min(lo, n), hi = std::max(hi, n);
+  }
+  CHECK(hi - lo > 0.1f);
+}

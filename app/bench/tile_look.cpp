@@ -1,0 +1,396 @@
+// tile_look: a real planet's tiles, timed and drawn. Generates the planet of a config (or reads
+// it back from --cache), builds the tile generator, picks the steepest mountain slope, times one
+// tile at the level of --spacing-m, and writes hillshades (no vertical exaggeration) for
+// docs/tiles.md:
+//   tile_<spacing>m.png          the tile with its detail
+//   tile_<spacing>m_smooth.png   the same tile, planet surface only
+//   block_<spacing>m.png         the tile and the tiles around it
+//   region_<s>m_linear_xN.png    a tile ~25 planet spacings across, barycentric interpolation
+//                                of the planet, heights exaggerated N times (creases)
+//   region_<s>m_ct_xN.png        the same, the generator's Clough-Tocher surface (none)
+//   region_<s>m_detail.png       the generator's tile there, with detail, no exaggeration
+//
+//   tile_look --config configs/earthlike.toml --out DIR [--cache FILE] [--spacing-m 30]
+//             [--threads 2] [--repeat 5] [--hurst 0] [--region-exaggeration 10]
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <tbb/global_control.h>
+#include <glm/geometric.hpp>
+
+#include "export/png_io.h"
+#include "geodesy/lattice_numbering.h"
+#include "hydrology/flow_routing.h"
+#include "planet/config.h"
+#include "planet/pipeline.h"
+#include "terrain/terrain.h"
+#include "tiles/planet_triangle.h"
+#include "tiles/tile_generator.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct CachedPlanet {
+  int frequency = 0;
+  std::vector<float> elevation, water;
+};
+
+bool readCache(const std::filesystem::path& path, int frequency, CachedPlanet& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  int32_t f = 0;
+  uint64_t n = 0;
+  in.read(reinterpret_cast<char*>(&f), sizeof(f));
+  in.read(reinterpret_cast<char*>(&n), sizeof(n));
+  if (f != frequency || n != 10ull * f * f + 2) return false;
+  out.frequency = f;
+  out.elevation.resize(n);
+  out.water.resize(n);
+  in.read(reinterpret_cast<char*>(out.elevation.data()), std::streamsize(n * sizeof(float)));
+  in.read(reinterpret_cast<char*>(out.water.data()), std::streamsize(n * sizeof(float)));
+  return bool(in);
+}
+
+void writeCache(const std::filesystem::path& path, const CachedPlanet& planet) {
+  std::ofstream out(path, std::ios::binary);
+  const int32_t f = planet.frequency;
+  const uint64_t n = planet.elevation.size();
+  out.write(reinterpret_cast<const char*>(&f), sizeof(f));
+  out.write(reinterpret_cast<const char*>(&n), sizeof(n));
+  out.write(reinterpret_cast<const char*>(planet.elevation.data()),
+            std::streamsize(n * sizeof(float)));
+  out.write(reinterpret_cast<const char*>(planet.water.data()), std::streamsize(n * sizeof(float)));
+}
+
+// Hillshade of a triangle mesh seen from above its centre: light from the north-west, 45 degrees
+// up, normals interpolated per pixel; heights tint the grey slightly so valleys read.
+planet_export::RgbImage hillshade(const std::vector<glm::dvec3>& position,
+                                  const std::vector<glm::dvec3>& normal,
+                                  const std::vector<uint32_t>& indices, int size) {
+  glm::dvec3 centre(0.0);
+  for (const auto& p : position) centre += p;
+  centre /= double(position.size());
+  const glm::dvec3 up = glm::normalize(centre);
+  const glm::dvec3 east = glm::normalize(glm::cross(glm::dvec3(0, 1, 0), up));
+  const glm::dvec3 north = glm::cross(up, east);
+  std::vector<double> x(position.size()), y(position.size());
+  double lo_x = 1e300, hi_x = -1e300, lo_y = 1e300, hi_y = -1e300;
+  for (size_t v = 0; v < position.size(); ++v) {
+    x[v] = glm::dot(position[v] - centre, east);
+    y[v] = glm::dot(position[v] - centre, north);
+    lo_x = std::min(lo_x, x[v]), hi_x = std::max(hi_x, x[v]);
+    lo_y = std::min(lo_y, y[v]), hi_y = std::max(hi_y, y[v]);
+  }
+  const double scale = (size - 1) / std::max(hi_x - lo_x, hi_y - lo_y);
+  const double alt = 45.0 * M_PI / 180.0, az = 315.0 * M_PI / 180.0;
+  const glm::dvec3 light =
+      glm::normalize(std::cos(alt) * std::sin(az) * east + std::cos(alt) * std::cos(az) * north +
+                     std::sin(alt) * up);
+  planet_export::RgbImage image(size, size);
+  for (int py = 0; py < size; ++py)
+    for (int px = 0; px < size; ++px) image.set(px, py, {1.0f, 1.0f, 1.0f});
+  for (size_t t = 0; t + 2 < indices.size(); t += 3) {
+    const uint32_t a = indices[t], b = indices[t + 1], c = indices[t + 2];
+    const double ax = (x[a] - lo_x) * scale, ay = (hi_y - y[a]) * scale;
+    const double bx = (x[b] - lo_x) * scale, by = (hi_y - y[b]) * scale;
+    const double cx = (x[c] - lo_x) * scale, cy = (hi_y - y[c]) * scale;
+    const double det = (bx - ax) * (cy - ay) - (cx - ax) * (by - ay);
+    if (det == 0.0) continue;
+    const int x0 = std::max(0, int(std::floor(std::min({ax, bx, cx}))));
+    const int x1 = std::min(size - 1, int(std::ceil(std::max({ax, bx, cx}))));
+    const int y0 = std::max(0, int(std::floor(std::min({ay, by, cy}))));
+    const int y1 = std::min(size - 1, int(std::ceil(std::max({ay, by, cy}))));
+    for (int py = y0; py <= y1; ++py) {
+      for (int px = x0; px <= x1; ++px) {
+        const double qx = px + 0.5, qy = py + 0.5;
+        const double wb = ((qx - ax) * (cy - ay) - (cx - ax) * (qy - ay)) / det;
+        const double wc = ((bx - ax) * (qy - ay) - (qx - ax) * (by - ay)) / det;
+        const double wa = 1.0 - wb - wc;
+        if (wa < -1e-9 || wb < -1e-9 || wc < -1e-9) continue;
+        const glm::dvec3 n = glm::normalize(wa * normal[a] + wb * normal[b] + wc * normal[c]);
+        const float shade = float(std::max(0.0, glm::dot(n, light)));
+        image.set(px, py, {shade, shade, shade});
+      }
+    }
+  }
+  return image;
+}
+
+// Per-vertex normals of a tile grid from its own positions (ring of lattice neighbours inside
+// the tile; one-sided at the tile's edges): for surfaces the generator did not make.
+std::vector<glm::dvec3> gridNormals(const std::vector<glm::dvec3>& position, uint32_t t) {
+  auto index = [&](int u, int v) {
+    return size_t(v) * (t + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + u;
+  };
+  std::vector<glm::dvec3> normal(position.size());
+  const int steps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
+  for (int v = 0; v <= int(t); ++v) {
+    for (int u = 0; u + v <= int(t); ++u) {
+      const glm::dvec3& p = position[index(u, v)];
+      glm::dvec3 n(0.0);
+      for (int k = 0; k < 6; ++k) {
+        const int u1 = u + steps[k][0], v1 = v + steps[k][1];
+        const int u2 = u + steps[(k + 1) % 6][0], v2 = v + steps[(k + 1) % 6][1];
+        auto inside = [&](int uu, int vv) { return uu >= 0 && vv >= 0 && uu + vv <= int(t); };
+        if (!inside(u1, v1) || !inside(u2, v2)) continue;
+        n += glm::cross(position[index(u1, v1)] - p, position[index(u2, v2)] - p);
+      }
+      normal[index(u, v)] = glm::normalize(n);
+    }
+  }
+  return normal;
+}
+
+std::string arg(int argc, char** argv, const char* name, const std::string& fallback) {
+  for (int k = 1; k + 1 < argc; ++k)
+    if (std::strcmp(argv[k], name) == 0) return argv[k + 1];
+  return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string config_path = arg(argc, argv, "--config", "configs/earthlike.toml");
+  const std::filesystem::path out_dir = arg(argc, argv, "--out", "tile_look");
+  const std::string cache = arg(argc, argv, "--cache", "");
+  const double spacing_m = std::stod(arg(argc, argv, "--spacing-m", "30"));
+  const int threads = std::stoi(arg(argc, argv, "--threads", "2"));
+  const int repeat = std::stoi(arg(argc, argv, "--repeat", "5"));
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, size_t(threads));
+  std::filesystem::create_directories(out_dir);
+
+  const planet::Config config = planet::loadConfig(config_path);
+  const int f = config.planet.frequency;
+  CachedPlanet cached;
+  if (cache.empty() || !readCache(cache, f, cached)) {
+    const auto t0 = Clock::now();
+    planet::StageTimer timer;
+    const auto quiet = [](const std::string&) {};
+    planet::PlanetState state = planet::buildPlanet(config, timer, quiet);
+    planet::erodePlanet(state, config, timer, quiet);
+    const hydrology::FlowRouting routing =
+        hydrology::routeFlow(*state.mesh, state.elevation_m, state.sea_level_m);
+    cached.frequency = f;
+    cached.elevation = state.elevation_m;
+    cached.water = routing.water_level_m;
+    std::printf("planet f = %d made in %.1f s\n", f, secondsSince(t0));
+    if (!cache.empty()) writeCache(cache, cached);
+  }
+
+  tiles::TilePlanet planet;
+  planet.frequency = f;
+  planet.radius_m = config.planet.radius_m;
+  planet.sea_level_m = 0.0;
+  planet.elevation_m = cached.elevation;
+  planet.water_level_m = cached.water;
+  planet.spectrum = {terrain::detailNoiseSeed(config.planet.seed), config.terrain.frequency,
+                     config.terrain.lacunarity, config.terrain.persistence};
+  auto t0 = Clock::now();
+  tiles::TileParams params;
+  params.detail.hurst = std::stod(arg(argc, argv, "--hurst", "0"));
+  const tiles::TileGenerator generator(planet, params);
+  std::printf("generator built in %.3f s (T = %d)\n", secondsSince(t0),
+              generator.layout().tileEdge());
+  const tiles::TileGenerator smooth(planet, {256, {false}});
+
+  // The steepest land: the vertex with the largest relief over its ring, above 500 m.
+  const geodesy::LatticeNumbering numbering(f);
+  double best = -1.0;
+  glm::dvec3 where(1, 0, 0);
+  for (uint32_t base = 0; base < 20; ++base) {
+    for (uint32_t j = 1; j + 1 < uint32_t(f); ++j) {
+      for (uint32_t i = 1; i + j < uint32_t(f); ++i) {
+        const float h = cached.elevation[numbering.vertex(base, i, j)];
+        if (h < 500.0f) continue;
+        const float a = cached.elevation[numbering.vertex(base, i + 1, j)];
+        const float b = cached.elevation[numbering.vertex(base, i - 1, j)];
+        const float c = cached.elevation[numbering.vertex(base, i, j + 1)];
+        const float d = cached.elevation[numbering.vertex(base, i, j - 1)];
+        const double relief = std::abs(a - b) + std::abs(c - d);
+        if (relief > best) {
+          best = relief;
+          // The middle of the planet triangle (i, j), (i + 1, j), (i, j + 1): as far from the
+          // planet's vertices (where the detail is pinned to the planet) as can be.
+          where =
+              geodesy::latticePosition(geodesy::Spacing::kSineWeights, uint64_t(f), base, i, j) +
+              geodesy::latticePosition(geodesy::Spacing::kSineWeights, uint64_t(f), base, i + 1,
+                                       j) +
+              geodesy::latticePosition(geodesy::Spacing::kSineWeights, uint64_t(f), base, i, j + 1);
+          where = glm::normalize(where);
+        }
+      }
+    }
+  }
+  std::printf("steepest slope at lat %.3f lon %.3f (relief over 2 steps %.0f m)\n",
+              std::asin(where.y) * 180 / M_PI, std::atan2(-where.z, where.x) * 180 / M_PI, best);
+
+  const tiles::TileLayout& layout = generator.layout();
+  const int level = layout.levelForSpacing(spacing_m, planet.radius_m);
+  const tiles::TileId id = generator.tileAt(where, level);
+  std::vector<double> times;
+  tiles::TileMesh mesh;
+  for (int r = 0; r < repeat; ++r) {
+    t0 = Clock::now();
+    mesh = generator.generate(id);
+    times.push_back(secondsSince(t0));
+  }
+  std::sort(times.begin(), times.end());
+  std::printf(
+      "tile level %d (%.1f m spacing, %zu vertices): median %.1f ms, min %.1f ms on %d threads\n",
+      level, layout.levelSpacingRad(level) * planet.radius_m, mesh.vertexCount(),
+      1000 * times[times.size() / 2], 1000 * times[0], threads);
+
+  auto draw = [&](const tiles::TileMesh& m, const std::string& name) {
+    std::vector<glm::dvec3> p(m.vertexCount()), n(m.vertexCount());
+    float lo = 1e30f, hi = -1e30f;
+    for (size_t v = 0; v < m.vertexCount(); ++v) {
+      p[v] = m.position(v), n[v] = glm::dvec3(m.normals[v]);
+      lo = std::min(lo, m.height_m[v]), hi = std::max(hi, m.height_m[v]);
+    }
+    planet_export::writePngRgb8(out_dir / name, hillshade(p, n, m.topology->indices, 768));
+    std::printf("%s: heights %.0f .. %.0f m\n", name.c_str(), lo, hi);
+  };
+  // How rough: slopes from the normals, and the detail against the planet surface alone.
+  auto slopes = [&](const tiles::TileMesh& m) {
+    std::vector<double> deg(m.vertexCount());
+    for (size_t v = 0; v < m.vertexCount(); ++v) {
+      const glm::dvec3 up = glm::normalize(m.position(v));
+      deg[v] = std::acos(std::min(1.0, glm::dot(up, glm::dvec3(m.normals[v])))) * 180.0 / M_PI;
+    }
+    std::sort(deg.begin(), deg.end());
+    return std::array<double, 3>{deg[deg.size() / 2], deg[deg.size() * 9 / 10], deg.back()};
+  };
+  const tiles::TileMesh plain = smooth.generate(id);
+  double square = 0.0;
+  for (size_t v = 0; v < mesh.vertexCount(); ++v) {
+    const double d = double(mesh.height_m[v]) - double(plain.height_m[v]);
+    square += d * d;
+  }
+  const auto with_detail = slopes(mesh), without = slopes(plain);
+  std::printf(
+      "slope (deg) median / 90%% / max: %.1f / %.1f / %.1f with detail, %.1f / %.1f / %.1f "
+      "without; detail rms %.1f m\n",
+      with_detail[0], with_detail[1], with_detail[2], without[0], without[1], without[2],
+      std::sqrt(square / double(mesh.vertexCount())));
+  char name[64];
+  std::snprintf(name, sizeof(name), "tile_%.0fm.png", spacing_m);
+  draw(mesh, name);
+  std::snprintf(name, sizeof(name), "tile_%.0fm_smooth.png", spacing_m);
+  draw(plain, name);
+
+  // The detail's mean over planet triangles near the spot, at the 30 m level's lattice:
+  // 36 triangles, |mean| against the local relief (the planet's range over the corners and
+  // their rings).
+  {
+    const tiles::LatticePoint spot = layout.vertexPoint(id, 0, 0);
+    const uint64_t m = layout.levelFrequency(level) / uint64_t(f);
+    const uint32_t si = uint32_t(spot.i / m), sj = uint32_t(spot.j / m);
+    double worst = 0.0, rms_sum = 0.0, relief_sum = 0.0;
+    int count = 0;
+    const uint32_t q = 64;  // sample points per planet edge (the 30 m level has m of them)
+    for (uint32_t dj = 0; dj < 6; ++dj) {
+      for (uint32_t di = 0; di < 6; ++di) {
+        const uint32_t pi = si + di - 3, pj = sj + dj - 3;
+        if (pi + pj + 1 >= uint32_t(f)) continue;
+        const tiles::TriangleSamples samples =
+            tiles::planetTriangleSamples(layout, level, spot.base, pi, pj, q);
+        const std::vector<float> detailed = generator.heights(level, samples.points);
+        const std::vector<float> plain_h = smooth.heights(level, samples.points);
+        const tiles::TriangleMoments moments = tiles::differenceMoments(samples, detailed, plain_h);
+        const double relief = tiles::localRelief(numbering, cached.elevation, spot.base, pi, pj);
+        worst = std::max(worst, std::abs(moments.mean) / relief);
+        rms_sum += moments.rms;
+        relief_sum += relief;
+        ++count;
+      }
+    }
+    std::printf("detail over %d planet triangles: worst |mean| / relief %.4f, rms / relief %.3f\n",
+                count, worst, rms_sum / relief_sum);
+  }
+
+  // Seams: the tile and the tiles around it (its neighbours and theirs) in one picture.
+  {
+    std::vector<tiles::TileId> block{id};
+    for (const auto& a : layout.neighbours(id)) {
+      block.push_back(a.id);
+      for (const auto& b : layout.neighbours(a.id)) block.push_back(b.id);
+    }
+    std::sort(block.begin(), block.end(), [](const tiles::TileId& a, const tiles::TileId& b) {
+      return tiles::packTileId(a) < tiles::packTileId(b);
+    });
+    block.erase(std::unique(block.begin(), block.end()), block.end());
+    std::vector<glm::dvec3> p, n;
+    std::vector<uint32_t> indices;
+    for (const tiles::TileId& b : block) {
+      const tiles::TileMesh m = generator.generate(b);
+      const uint32_t first = uint32_t(p.size());
+      for (size_t v = 0; v < m.vertexCount(); ++v) {
+        p.push_back(m.position(v));
+        n.push_back(glm::dvec3(m.normals[v]));
+      }
+      for (uint32_t k : m.topology->indices) indices.push_back(first + k);
+    }
+    std::snprintf(name, sizeof(name), "block_%.0fm.png", spacing_m);
+    planet_export::writePngRgb8(out_dir / name, hillshade(p, n, indices, 1024));
+    std::printf("%s: %zu tiles\n", name, block.size());
+  }
+
+  // A region about 25 planet spacings across, planet surface only: barycentric interpolation
+  // of the planet's vertices against the generator's Clough-Tocher surface, both shaded from
+  // the same lattice normals with heights exaggerated (the planet's slopes at 14 km are a few
+  // degrees: the creases are there without it, but faint).
+  int region_level = 0;
+  while (region_level < layout.deepestLevel() &&
+         layout.levelFrequency(region_level) < uint64_t(f) * layout.tileEdge() / 25)
+    ++region_level;
+  const tiles::TileId region = generator.tileAt(where, region_level);
+  const double region_spacing = layout.levelSpacingRad(region_level) * planet.radius_m;
+  const double exaggeration = std::stod(arg(argc, argv, "--region-exaggeration", "10"));
+  const tiles::TileMesh ct = smooth.generate(region);
+  const uint64_t frequency = layout.levelFrequency(region_level), m = frequency / uint64_t(f);
+  const uint32_t t = uint32_t(layout.tileEdge());
+  std::vector<glm::dvec3> linear_p(ct.vertexCount()), ct_p(ct.vertexCount());
+  for (uint32_t v = 0; v <= t; ++v) {
+    for (uint32_t u = 0; u + v <= t; ++u) {
+      const tiles::LatticePoint q = layout.vertexPoint(region, u, v);
+      const uint32_t i = uint32_t(q.i / m), j = uint32_t(q.j / m);
+      const double fi = double(q.i % m) / m, fj = double(q.j % m) / m;
+      auto h = [&](uint32_t a, uint32_t b) {
+        return double(cached.elevation[numbering.vertex(q.base, a, b)]);
+      };
+      double height;
+      if (fi + fj <= 1.0) {
+        height = (1 - fi - fj) * h(i, j) + (fi > 0 ? fi * h(i + 1, j) : 0.0) +
+                 (fj > 0 ? fj * h(i, j + 1) : 0.0);
+      } else {
+        height = (1 - fj) * h(i + 1, j) + (fi + fj - 1) * h(i + 1, j + 1) + (1 - fi) * h(i, j + 1);
+      }
+      const size_t k = size_t(v) * (t + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + u;
+      linear_p[k] = generator.surfacePosition(region_level, q, float(exaggeration * height));
+      ct_p[k] = generator.surfacePosition(region_level, q, float(exaggeration * ct.height_m[k]));
+    }
+  }
+  std::snprintf(name, sizeof(name), "region_%.0fm_linear_x%.0f.png", region_spacing, exaggeration);
+  planet_export::writePngRgb8(
+      out_dir / name, hillshade(linear_p, gridNormals(linear_p, t), ct.topology->indices, 768));
+  std::snprintf(name, sizeof(name), "region_%.0fm_ct_x%.0f.png", region_spacing, exaggeration);
+  planet_export::writePngRgb8(out_dir / name,
+                              hillshade(ct_p, gridNormals(ct_p, t), ct.topology->indices, 768));
+  std::snprintf(name, sizeof(name), "region_%.0fm_detail.png", region_spacing);
+  draw(generator.generate(region), name);
+  return 0;
+}
