@@ -38,8 +38,9 @@ struct DetailParams {
   double sea_floor = 0.5;         // factor below sea level, in [0, 1]
   // Amplitude exponent of the finer octaves: amplitude ~ wavelength^hurst. 0: the terrain's
   // own, -log(persistence) / log(lacunarity) (1 for the usual 0.5 and 2: every octave as steep
-  // as the last). Below 1, slopes grow toward small scales as on real mountains.
-  double hurst = 0.0;
+  // as the last). Below 1, slopes grow toward small scales as on real mountains; 0.7 is what
+  // elevation models of mountains measure from tens of metres to kilometres (docs/tiles.md).
+  double hurst = 0.7;
 };
 
 struct TileParams {

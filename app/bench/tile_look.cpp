@@ -11,7 +11,7 @@
 //   region_<s>m_detail.png       the generator's tile there, with detail, no exaggeration
 //
 //   tile_look --config configs/earthlike.toml --out DIR [--cache FILE] [--spacing-m 30]
-//             [--threads 2] [--repeat 5] [--hurst 0] [--region-exaggeration 10]
+//             [--threads 2] [--repeat 5] [--hurst 0.7] [--region-exaggeration 10]
 
 #include <algorithm>
 #include <array>
@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
                      config.terrain.lacunarity, config.terrain.persistence};
   auto t0 = Clock::now();
   tiles::TileParams params;
-  params.detail.hurst = std::stod(arg(argc, argv, "--hurst", "0"));
+  params.detail.hurst = std::stod(arg(argc, argv, "--hurst", "0.7"));
   const tiles::TileGenerator generator(planet, params);
   std::printf("generator built in %.3f s (T = %d)\n", secondsSince(t0),
               generator.layout().tileEdge());
