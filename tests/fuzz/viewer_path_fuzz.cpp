@@ -55,7 +55,7 @@ struct Folder {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Folder folder;
   const std::string target(reinterpret_cast<const char*>(data), size);
-  const planet_export::RequestPath path = planet_export::parseRequestPath(target);
+  const app::RequestPath path = app::parseRequestPath(target);
   if (path.status != 200) {
     if (!path.segments.empty()) std::abort();
     return 0;
@@ -65,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         s.find('\0') != std::string::npos)
       std::abort();
   }
-  const int fd = planet_export::openBeneath(folder.fd, path.segments);
+  const int fd = app::openBeneath(folder.fd, path.segments);
   if (fd < 0) return 0;
   struct stat info {};
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) ||
