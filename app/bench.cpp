@@ -64,7 +64,7 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
       terrain::generateElevation(mesh.positions, config.planet.seed, config.terrain, &belts);
   printFigure("terrain_s", frequency, threads, secondsSince(t0), "s");
 
-  // The figure the issue names: a plain 8-octave fBm, without continents, ridges or warp.
+  // A plain 8-octave fBm, without continents, ridges or warp: the noise's own cost.
   {
     terrain::TerrainParams plain;
     plain.octaves = 8;

@@ -1,6 +1,7 @@
 #pragma once
 // Droplet (particle) hydraulic erosion on the icosphere, after Beyer 2015 eqs. 5.1-5.10
-// (docs/droplet_step.md), stepped in the tangent plane (Kelley 2020 §4.4).
+// (docs/erosion.md), stepped in the tangent plane (Kelley 2020 §4.4). One droplet's step, and the
+// lines where it changes heights: erosion/detail/droplet.cpp, DropletRun::stepLand.
 // Deterministic: the result is bit-identical for any thread count.
 
 #include <cstddef>
@@ -16,7 +17,8 @@ namespace erosion {
 
 // Defaults follow Lague's implementation of Beyer's algorithm; see docs/config.md for each meaning.
 // Lengths and heights are in the dimensionless frame of erosion/detail/droplet.h: one step = one
-// mean edge length, heights in edge lengths.
+// mean edge length, heights in edge lengths. The droplet reads them as floats in DropletContext
+// (erosion/detail/droplet.h), copied once per call by makeDropletContext (droplet.cpp).
 struct ErosionParams {
   double inertia = 0.05;        // [0,1] eq. 5.1
   double capacity = 4.0;        // > 0, eq. 5.4

@@ -118,6 +118,13 @@ KeySpec enumKey(std::string_view section, std::string_view key, Access access,
   }
 constexpr double kBig = 1e9;
 
+// FIELD(section.member) is a member of Config (planet/config.h). A stage's section is that
+// stage's Params struct, declared beside the function that reads it: [terrain]
+// terrain::TerrainParams (terrain/terrain.h), [ocean] terrain::OceanParams (terrain/ocean.h),
+// [erosion] erosion::ErosionParams (erosion/droplet_erosion.h), [fluvial] erosion::FluvialParams
+// (erosion/fluvial.h), [weather] weather::WeatherParams (weather/weather_params.h). The rest
+// (the rain mode, the droplet budget, hardness, [planet], [rivers], [export], [compare],
+// [limits]) are config.h's own structs, read by the pipeline (docs/architecture.md).
 const std::vector<KeySpec>& schema() {
   static const std::vector<KeySpec> rows = {
       intKey("planet", "seed", FIELD(planet.seed), 0, std::numeric_limits<int64_t>::max()),

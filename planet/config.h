@@ -79,13 +79,13 @@ struct OutputParams {
   planet_export::LandColour color = planet_export::LandColour::kBiome;  // COLOR_0
   bool heightmaps = true;  // heightmap.png (16-bit), .r16, .r32, .json, biome.png, normals.png
   int cube_size = 0;       // > 0: six 16-bit cube-map faces of this size
-  // Engine files (issue 20): see planet_export::GlbOptions.
+  // Engine files: see planet_export::GlbOptions.
   bool quantize = true;   // KHR_mesh_quantization
   bool meshopt = false;   // EXT_meshopt_compression
   bool tangents = false;  // TANGENT for normals.png on TEXCOORD_0
   FileUnits units = FileUnits::kMetres;
   planet_export::CollisionNames collision = planet_export::CollisionNames::kNone;
-  // Issue 19 (planet/masks_output.h): 16-bit texturing masks and climate maps + masks.json;
+  // planet/masks_output.h: 16-bit texturing masks and climate maps + masks.json;
   // the same fields as glb attributes (_FLOW, _WATER, _TEMPERATURE).
   bool masks = true;
   bool mask_attributes = false;

@@ -503,7 +503,7 @@ std::vector<std::string> writePlanet(const PlanetState& planet, const Config& co
     surface.equirect = &grid;
     timer.addPart("equirect_grid", planet::secondsSince(t0));
   }
-  // Rivers and masks (issue 19): the network is dropped once its files are staged; only the
+  // Rivers and masks: the network is dropped once its files are staged; only the
   // glb's water geometry (and the mask attributes, when asked for) stay for the writers.
   planet_export::WaterGeometry water;
   std::vector<MaskLayer> masks;

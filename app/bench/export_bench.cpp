@@ -1,5 +1,5 @@
-// Timing figures for docs/benchmarks.md (not a test): writes planet.glb, planet.obj and the maps of
-// a synthetic planet and prints sizes, times and throughput.
+// Timing figures for docs/performance.md (not a test): writes planet.glb, planet.obj and the maps
+// of a synthetic planet and prints sizes, times and throughput.
 //   export_bench [frequency=512] [out folder=/tmp/planetgen_export_bench] [map width=2048]
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// The run's texturing masks and climate layers (mask_*.png, climate_*.png, masks.json; issue 19)
+// The run's texturing masks and climate layers (mask_*.png, climate_*.png, masks.json)
 // read by the viewer, so the hover readout and the colour layers have discharge and temperature
 // without the optional glb attributes ([export] mask_attributes = false, the default).
 //

@@ -316,7 +316,7 @@ new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).load(
       render();
     });
     $('outlines').addEventListener('change', (e) => setOutlines(e.target.checked));
-    // Issue 19: rivers and lakes, vertical exaggeration, hover readout (water.js).
+    // Rivers and lakes, vertical exaggeration, hover readout (water.js).
     const planet = state.land.parent;  // the Planet node (the glTF scene is also named Planet)
     const water = waterNodes(gltf.scene);
     $('water').disabled = water.length === 0;

@@ -1,5 +1,5 @@
-// Rivers and lakes, vertical exaggeration and the hover readout of the planetgen viewer
-// (issue 19). Kept apart from viewer.js, which wires these into its controls.
+// Rivers and lakes, vertical exaggeration and the hover readout of the planetgen viewer.
+// Kept apart from viewer.js, which wires these into its controls.
 //
 // Frame: the Planet node's frame is planet-centred metres, +Y north, longitude 0 at +X and
 // east toward -Z (geodesy/sphere_mesh.h); its extras carry radius_m and sea_level_m.

@@ -90,7 +90,7 @@ class DropletRun {
   // Prefetches what the next land or fan step reads first: the ring around its locate's start
   // vertex. Call it a while before step(), once the links prefetched at the end of the last
   // step have had time to arrive. (A settle step's brush centre is prefetched when the
-  // droplet's walk ends; its brush rows are not: see docs/droplet_step.md.)
+  // droplet's walk ends; its brush rows are not: see docs/erosion.md.)
   void prefetchNext() const { prefetchNext(anchor_); }
   // The same for a locate that has moved on to `anchor` (runDroplets' lockstep).
   void prefetchNext(uint32_t anchor) const;

@@ -64,7 +64,7 @@ PLANETGEN_AVX2 inline __m256 maxOf(__m256 a, __m256 b) {
 }
 
 // Point (x, y, z) and height of the vertices ids[0 .. 8): eight 16-byte loads and a transpose,
-// not AVX2 gathers, which were slower (docs/droplet_step.md, "Measurements").
+// not AVX2 gathers, which were slower (docs/erosion.md, "Design decisions").
 struct Points8 {
   V3 x;
   __m256 h;

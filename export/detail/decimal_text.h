@@ -12,7 +12,7 @@ namespace planet_export {
 // std::to_chars(..., std::chars_format::fixed, 4), which spends about ten times as long: a
 // float times 10^4 is exact in double (24 + 14 bits), and rounding it to the nearest integer,
 // ties to even, is how to_chars rounds. Checked against to_chars for every float in [0, 1]
-// once (docs/performance.md, twelfth session); the test checks a sample and the ties.
+// once (docs/performance.md, "Design decisions"); the test checks a sample and the ties.
 // NaN and -0 (which to_chars writes with its sign) go to to_chars. Otherwise writes 6
 // characters; returns the end.
 inline char* putUnitFixed4(char* p, float value) {
@@ -39,7 +39,7 @@ inline char* putUnitFixed4(char* p, float value) {
 // rounding interval is at least 1/8 wide, so it reads back the same; no integer is (the
 // fraction is at least 1/8 away from both). Whole numbers ending in three or more zeros go to
 // to_chars, which may write them shorter in scientific form (1e+06). Checked against to_chars
-// for every float of those magnitudes (docs/performance.md, thirteenth session); writes at
+// for every float of those magnitudes (docs/performance.md, "Design decisions"); writes at
 // most 24 characters.
 inline char* putShortestFloat(char* p, float value) {
   constexpr float kLow = 1048576.0f, kHigh = 16777216.0f;  // 2^20, 2^24

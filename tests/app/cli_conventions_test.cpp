@@ -1,4 +1,4 @@
-// The command line's conventions (issue 22): --version, --quiet and --verbose, the closing
+// The command line's conventions: --version, --quiet and --verbose, the closing
 // summary, progress on a terminal, the built-in default config, "did you mean".
 #include <catch2/catch.hpp>
 

@@ -100,7 +100,7 @@ TEST_CASE("cli: generate writes the four files and a summary", "[cli]") {
   CHECK(r.output.find('\r') == std::string::npos);
 }
 
-TEST_CASE("cli: bench prints the erosion figures the issue asks for, one JSON line each", "[cli]") {
+TEST_CASE("cli: bench prints the erosion figures, one JSON line each", "[cli]") {
   const RunResult r = run("bench --frequency 16 --threads 1 2 --droplets 2000 --no-export");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
@@ -142,7 +142,7 @@ TEST_CASE("cli: the same seed gives the same elevations at 1 and 2 threads", "[c
   CHECK(readJson(out / "summary.json")["elevation_hash"] != hashes[0]);
 }
 
-// Issue 23: the outputs are written concurrently; every file's bytes must still be the same at
+// The outputs are written concurrently; every file's bytes must still be the same at
 // any thread count (summary.json aside: it holds timings, peak memory and the thread count).
 TEST_CASE("cli: every output file is byte-identical at 1, 2 and 4 threads", "[cli]") {
   const fs::path dir = freshDir("bytes_threads");
@@ -177,7 +177,7 @@ TEST_CASE("cli: every output file is byte-identical at 1, 2 and 4 threads", "[cl
   }
 }
 
-// Issue 23: bench times every stage of a run and every export output on its own.
+// bench times every stage of a run and every export output on its own.
 TEST_CASE("cli: bench prints every pipeline stage and export output, and memory per vertex",
           "[cli]") {
   const RunResult r = run("bench --frequency 16 --threads 2 --droplets 0 --no-export --no-fluvial");
@@ -307,8 +307,8 @@ TEST_CASE("cli: bad input exits 2, names the problem and leaves the output folde
        "",
        2,
        {"bad.toml:2", "collision", "\"godot\""}},
-      // Issue 21: 2^63 and more were clamped, "" meant 0. A helper's trial: 2^63 .. 2^64-1
-      // were taken, and the config the run recorded could not be read back.
+      // Seeds of 2^63 and more, and "", are refused, not clamped: a seed past 2^63 - 1 would go
+      // into a recorded config that cannot be read back.
       {"seed 2^64",
        "[planet]\nfrequency = 8\n",
        "--seed 18446744073709551616",
@@ -420,7 +420,7 @@ TEST_CASE("cli: planet_lodN.glb holds level N, planet.glb shows level 0", "[cli]
   }
 }
 
-// Issue 21: a bad --out failed only after all the work; bench aborted on out-of-range values.
+// A bad --out must fail before any work, and bench must report out-of-range values, not abort.
 TEST_CASE("cli: --out, --seed and bench arguments are checked before any work", "[cli]") {
   const fs::path dir = freshDir("args");
   const fs::path config = writeConfig(dir, "ok.toml", "[planet]\nfrequency = 8\n");
@@ -471,8 +471,8 @@ TEST_CASE("cli: --out, --seed and bench arguments are checked before any work", 
         summary["elevation_hash"]);
 }
 
-// Issue 21: values each key accepts but that fail together, and inputs that are not regular
-// files, were found late (exit 1, an internal message, or a hang). Each is refused up front
+// Values each key accepts but that fail together, and inputs that are not regular files, would
+// be found late (exit 1, an internal message, or a hang). Each is refused up front
 // with exit 2, naming the file or option, the key, the value and what is allowed.
 TEST_CASE("cli: joint constraints and input files are checked before any work", "[cli]") {
   const fs::path dir = freshDir("joint");

@@ -162,7 +162,7 @@ TEST_CASE("faults: an output path that is a file is an error, not a crash", "[fa
       runShell("", "generate --config " + writeConfig(dir, 8, 100).string() + " --out " +
                        (dir / "taken").string());
   INFO(output);
-  CHECK(code == 2);  // refused before the work (issue 21)
+  CHECK(code == 2);  // refused before the work
   CHECK(output.find("taken exists and is not a folder") != std::string::npos);
   CHECK(readFile(dir / "taken") == "keep me");
 }
@@ -224,13 +224,13 @@ TEST_CASE("faults: a signal during the commit says the folder holds the new run"
   CHECK_FALSE(hasTemporaries(out));
 }
 
-// Issue 21: SIGKILL during the final renames left 14 of 15 folders with some new and some old
-// files. Here a run is killed just before each change its commit makes to the file system
-// (PLANETGEN_KILL_AT_COMMIT_STEP, see io/atomic_file.cpp), over a folder that holds a
-// previous run with other files (planet.obj, LOD files, cube faces) and the user's own file
-// and folder. After every kill the folder must hold exactly one run's files, whole: the
-// elevation hash in summary.json names the run, and planet.glb and every other file listed
-// must be that run's bytes.
+// A commit that renames file by file leaves a mix of new and old files when killed between
+// renames (14 of 15 such folders were mixed). Here a run is killed just before each change its
+// commit makes to the file system (PLANETGEN_KILL_AT_COMMIT_STEP, see io/atomic_file.cpp), over a
+// folder that holds a previous run with other files (planet.obj, LOD files, cube faces) and the
+// user's own file and folder. After every kill the folder must hold exactly one run's files, whole:
+// the elevation hash in summary.json names the run, and planet.glb and every other file listed must
+// be that run's bytes.
 TEST_CASE("faults: SIGKILL at each step of a commit leaves the old or the new run whole",
           "[faults]") {
   const fs::path dir = freshDir("kill");

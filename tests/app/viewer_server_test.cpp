@@ -235,8 +235,8 @@ TEST_CASE("viewer server: symlinks, FIFOs and folders are never served", "[viewe
   }
 }
 
-// Issue 21: the server checked the path, then opened it; a link swapped in between served a
-// file outside the folder. Two links race here for 10 s: planet/swap.txt flips between a
+// A server that checks a path and then opens it by name serves a file outside the folder when a
+// link is swapped in between. Two links race here for 10 s: planet/swap.txt flips between a
 // regular file and a symlink to ../secret.txt, and viewer/dir between a folder and a symlink
 // to the root (so /dir/secret.txt is outside the viewer folder).
 TEST_CASE("viewer server: a symlink-swap race serves nothing from outside", "[viewer]") {
@@ -274,7 +274,8 @@ TEST_CASE("viewer server: a symlink-swap race serves nothing from outside", "[vi
   CHECK(inside > 0);  // the race was real: the regular file was there some of the time
 }
 
-// Issue 21: one slow reader of a large file stalled every other client for 92 s.
+// One slow reader of a large file must not stall the other clients (a single-threaded server
+// stalled them for 92 s).
 TEST_CASE("viewer server: a slow reader does not hold up 20 other requests", "[viewer]") {
   Served served;
   {

@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   surface.extras_json =
       R"({"seed": 1, "frequency": 48, "radius_m": 6371000.0, "sea_level_m": 0.0})";
   surface.biome = biome;
-  // Rivers and lakes (issue 19) from uniform runoff on this relief.
+  // Rivers and lakes from uniform runoff on this relief.
   const hydrology::FlowRouting routing = hydrology::routeFlow(mesh, elevation, 0.0);
   std::vector<double> runoff(mesh.vertexCount(), 0.0);
   for (uint32_t v : routing.order) runoff[v] = 1.0;

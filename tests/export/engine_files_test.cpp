@@ -1,6 +1,6 @@
-// Tests of the engine-facing parts of planet.glb (issue 20): texture coordinates and tangents,
-// the ocean over the sea floor, quantized attributes and uint16 indices, compression, units,
-// the default planet's files (the scene: export/engine_scene_test).
+// Tests of the engine-facing parts of planet.glb (docs/engines.md): texture coordinates and
+// tangents, the ocean over the sea floor, quantized attributes and uint16 indices, compression,
+// units, the default planet's files (the scene: export/engine_scene_test).
 
 #include <algorithm>
 #include <cmath>

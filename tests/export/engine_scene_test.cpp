@@ -1,5 +1,5 @@
-// Tests of the engine-facing scene of planet.glb (issue 20): collision meshes per chunk, flat
-// extras, one level in the default scene, coarser levels only through MSFT_lod.
+// Tests of the engine-facing scene of planet.glb (docs/engines.md): collision meshes per chunk,
+// flat extras, one level in the default scene, coarser levels only through MSFT_lod.
 
 #include <algorithm>
 #include <cmath>
@@ -107,7 +107,7 @@ TEST_CASE("engine: extras are flat and the scene holds one level", "[export][eng
   }
 }
 
-// Issue 20: a file with levels shows one level in an importer that ignores MSFT_lod. What each
+// A file with levels shows one level in an importer that ignores MSFT_lod. What each
 // importer walks (checked headless): three.js, assimp and tinygltf the scene from `scene`;
 // Godot 3.2 every node without a parent, minus those named "*-noimp" with their subtrees;
 // Blender 3.4 every node (docs/engines.md). So: the coarser levels are parentless, in no

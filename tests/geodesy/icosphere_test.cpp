@@ -306,7 +306,7 @@ TEST_CASE("icosphere: base edges carry equally spaced vertices", "[geodesy]") {
 }
 
 TEST_CASE("icosphere: edge-length spread", "[geodesy]") {
-  // The f = 256 figure the issue asks for; plain normalisation for comparison. The floor for
+  // The spread at f = 256 (docs/geodesy.md); plain normalisation for comparison. The floor for
   // any mapping is 2 sin 36 deg = 1.1756, set by the rings around the 12 corners.
   const SphereMesh sine = geodesy::buildIcosphere(256);
   const geodesy::EdgeLengthStats s = geodesy::edgeLengthStats(sine);

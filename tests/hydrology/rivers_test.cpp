@@ -1,5 +1,5 @@
 // Rivers and lakes as data (hydrology/rivers.h, planet/rivers_output.h): the network and the
-// lakes, the acceptance items of issue 19 that can be checked in-process (the files they are
+// lakes, what can be checked in-process (the files they are
 // written to: planet/rivers_output_test).
 #include <catch2/catch.hpp>
 

@@ -404,7 +404,7 @@ TEST_CASE("export: OutputTransaction commits all or nothing", "[export]") {
   }
 }
 
-// Issue 21: a run without obj or LOD files left the previous run's planet.obj,
+// A run without obj or LOD files must not leave the previous run's planet.obj,
 // planet_lod*.glb and cube_*.png beside its new files; the user's own files must stay.
 TEST_CASE("export: OutputTransaction drops the previous run's other files, keeps the user's",
           "[export]") {
@@ -491,7 +491,7 @@ TEST_CASE("export: OutputTransaction drops the previous run's other files, keeps
   }
 }
 
-// Issue 21: killed runs left hidden temporaries that no later run removed.
+// The hidden temporaries killed runs leave are removed by a later run.
 TEST_CASE("export: OutputTransaction recovers what killed runs left", "[export]") {
   TempDir dir;
   const fs::path out = dir.path / "out";
@@ -522,8 +522,8 @@ TEST_CASE("export: OutputTransaction recovers what killed runs left", "[export]"
   CHECK_FALSE(fs::exists(out / ".planet.glb.tmp.999999999.3"));
 }
 
-// A helper's trial (sixteenth session): entries of the user's that could not move back into the
-// new folder were deleted with the previous folder, or left in a hidden one no run removed.
+// Entries of the user's that cannot move back into the new folder must be neither deleted with
+// the previous folder nor left in a hidden one no run removes.
 TEST_CASE("export: OutputTransaction never deletes a user's entry it cannot move back",
           "[export]") {
   TempDir dir;

@@ -1,4 +1,4 @@
-// Property test (issue 7, "Numerical robustness"): 200 random configurations drawn from the
+// Property test of numerical robustness: 200 random configurations drawn from the
 // documented key ranges (docs/config.md), at small frequency,
 // each run through terrain, ocean, weather (uniform or clouds) and erosion in-process. Every
 // accepted configuration must end with finite elevations, mass conserved within docs/erosion.md's
@@ -47,7 +47,7 @@ using namespace metrics;
 namespace {
 
 constexpr uint64_t kSeed = 0x7072'6f70'6572'7479ull;  // "property"
-constexpr uint64_t kStream = 7;                       // issue 7
+constexpr uint64_t kStream = 7;                       // this test's hash stream
 constexpr int kCases = 200;
 // docs/erosion.md: |sum dh*A| / sum |dh*A| is ~1e-9 at f = 256; its tests ask for <= 1e-5.
 constexpr double kMassTolerance = 1e-5;

@@ -261,7 +261,7 @@ TEST_CASE("import: bad files give clear errors naming the file", "[export][impor
   const fs::path missing = dir.path / "missing.png";
   CHECK_THAT(message(missing),
              Catch::Contains(missing.string()) && Catch::Contains("does not exist"));
-  // Issue 21: a FIFO hung the read, a folder was reported as an empty file.
+  // A FIFO must not hang the read, nor a folder read as an empty file.
   REQUIRE(::mkfifo((dir.path / "fifo.png").c_str(), 0600) == 0);
   CHECK_THAT(message(dir.path / "fifo.png"),
              Catch::Contains("fifo.png") && Catch::Contains("not a regular file"));
@@ -336,4 +336,4 @@ TEST_CASE("import: the fuzz findings are refused with clear errors", "[export][i
   CHECK(sidecarMessage("-8000", "9000") == "no error");
 }
 
-// Issue 23: the maps and heightmaps of one size share one located grid (PlanetSurface::equirect).
+// The maps and heightmaps of one size share one located grid (PlanetSurface::equirect).

@@ -183,7 +183,7 @@ try {
   check(changedFraction(tint, night) > 0.05, 'moving the sun changes the lighting');
   await page.locator('#sun').fill('40');
 
-  // Issue 19: rivers and lakes toggle, vertical exaggeration, hover readout.
+  // Rivers and lakes toggle, vertical exaggeration, hover readout.
   check(!(await page.locator('#water').isDisabled()), 'the planet has rivers and lakes to show');
   await page.locator('#water').uncheck();
   const dry = await canvasStats();
