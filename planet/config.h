@@ -109,6 +109,11 @@ struct RiverConfig {
   int subdivisions = 4;            // points per mesh edge after smoothing (1 = none)
 };
 
+// Stage switches the pipeline reads (no algorithm does).
+struct PipelineParams {
+  bool fluvial = true;  // [fluvial] enabled: run the fluvial stage
+};
+
 struct LimitParams {
   double memory_cap_gib = 0.0;  // 0 = the machine's available memory
 };
@@ -123,6 +128,7 @@ struct Config {
   DropletBudget droplets;
   HardnessParams hardness;
   erosion::FluvialParams fluvial;
+  PipelineParams pipeline;
   WeatherConfig weather;
   OutputParams output;
   CompareParams compare;

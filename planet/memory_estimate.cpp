@@ -23,7 +23,7 @@ constexpr double kBytesPerVertex = 135.0;  // mesh, terrain, erosion, export buf
 constexpr double kCompareBytesPerVertex = 185.0;  // three planets share one mesh
 constexpr double kBytesPerVertexPerThread = 8.0;  // each worker's change buffer (erosion)
 constexpr double kBytesPerDroplet = 40.0;         // spawn list and its sorted copy
-// The fluvial stage's routing, discharge, sediment and drainage-metric arrays while it runs.
+// The fluvial stage's routing, discharge and relief arrays while it runs.
 constexpr double kFluvialBytesPerVertex = 120.0;
 // Per pixel of a width x width/2 map: the located grid all maps share (16 bytes) and the rest,
 // plus each thread's map in flight (the maps are written concurrently, one per thread at a
@@ -85,7 +85,7 @@ std::vector<Knob> knobs() {
          const double per_vertex =
              (kind == RunKind::kCompare ? kCompareBytesPerVertex : kBytesPerVertex) +
              kBytesPerVertexPerThread * threads +
-             (c.fluvial.enabled ? kFluvialBytesPerVertex : 0.0);
+             (c.pipeline.fluvial ? kFluvialBytesPerVertex : 0.0);
          return per_vertex * double(icosphereVertexCount(c.planet.frequency));
        },
        1, true, Stage::kWhole},
