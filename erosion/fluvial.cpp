@@ -8,6 +8,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "geodesy/hash.h"
 #include "hydrology/flow_routing.h"
 
 namespace erosion {
@@ -25,7 +26,7 @@ constexpr double kNoiseJitter = 0.99;
 constexpr int kUpliftPasses = 2;
 // Land lower than this share of the highest is uplifted as if it were this high: coastal
 // plains slope to the sea instead of lying flat.
-constexpr double kMinUpliftShare = 0.01;
+constexpr double kMinUpliftShare = 0.15;
 // Coarse levels: down to this frequency, each re-routed this often.
 constexpr int kCoarsestFrequency = 32;
 constexpr int kCoarseReroutings = 6;
@@ -33,6 +34,8 @@ constexpr int kCoarseReroutings = 6;
 // passes on the coarse mesh, then these on the land of the fine one.
 constexpr int kCoarseSmoothPasses = 2;
 constexpr int kGuideSmoothPasses = 4;
+constexpr double kGuideShake = 1.5;
+constexpr uint64_t kShakeStream = 0x7368616bull;  // "shak"
 // Jacobi passes of the hillslope relaxation: hillslopes are a few cells wide.
 constexpr int kHillslopePasses = 20;
 // Lakes of fewer vertices are pits, not lakes (as planet/drainage_metrics.h counts them).
@@ -150,7 +153,7 @@ double arcM(const Stage& s, uint32_t a, uint32_t b) {
 
 // The steady state on rt (Network's base, rise and kept).
 void steadyState(const Stage& s, const hydrology::FlowRouting& rt,
-                 const std::vector<uint8_t>& endorheic, Network& net) {
+                 const std::vector<uint8_t>& endorheic, std::span<const float> h, Network& net) {
   const auto& order = rt.order;
   const size_t land = order.size();
   net.base.assign(land, s.sea);
@@ -172,10 +175,37 @@ void steadyState(const Stage& s, const hydrology::FlowRouting& rt,
       });
   for (size_t i = 0; i < land; ++i) {
     const uint32_t r = net.down[i];
-    if (net.kept[i] || r == kOffLand) continue;
+    if (net.kept[i]) continue;
+    if (r == kOffLand) {
+      // The sea is the base level; a planet without sea drains to its lowest vertex, which
+      // stays where it is.
+      const uint32_t v = order[i];
+      if (rt.receiver[v] == v) net.base[i] = h[v], net.rise[i] = 0.0;
+      continue;
+    }
     net.base[i] = net.base[r];
     if (!net.kept[r]) net.rise[i] += net.rise[r];
   }
+}
+
+// The s for which the highest of base_i - sea + s x rise_i over the land not kept is `target`:
+// that highest is convex, piecewise linear and rising in s (bases are at or above the sea),
+// so Newton's steps from above converge in a few (each lands on the next line's root).
+template <typename Base, typename Rise>
+double fitScale(size_t count, const std::vector<uint8_t>& kept, double sea, double target,
+                double start, Base base, Rise rise) {
+  double s = start;
+  for (int k = 0; k < 16; ++k) {
+    double top = -std::numeric_limits<double>::infinity(), slope = 0.0;
+    for (size_t i = 0; i < count; ++i) {
+      if (kept[i]) continue;
+      const double x = base(i) - sea + s * rise(i);
+      if (x > top) top = x, slope = rise(i);
+    }
+    if (!(slope > 0.0) || std::abs(top - target) <= 1e-9 * target) break;
+    s -= (top - target) / slope;
+  }
+  return s;
 }
 
 // The planet's scale: the highest land (base + scale x rise) at the noise's highest.
@@ -184,19 +214,9 @@ double scaleOf(const Stage& s, const Network& net) {
   for (size_t i = 0; i < net.rise.size(); ++i)
     if (!net.kept[i]) top_rise = std::max(top_rise, net.rise[i]);
   if (top_rise <= 0.0 || s.target_m <= 0.0) return 0.0;
-  // base + scale x rise is highest where it is, for each scale, and its height grows with the
-  // scale: a few secant steps from target / top_rise.
-  double scale = s.target_m / top_rise;
-  for (int k = 0; k < 4; ++k) {
-    double top = 0.0;
-    for (size_t i = 0; i < net.rise.size(); ++i) {
-      if (net.kept[i]) continue;
-      top = std::max(top, double(net.base[i]) - s.sea + scale * net.rise[i]);
-    }
-    if (top <= 0.0) break;
-    scale *= s.target_m / top;
-  }
-  return scale;
+  return fitScale(
+      net.rise.size(), net.kept, s.sea, s.target_m, s.target_m / top_rise,
+      [&](size_t i) { return double(net.base[i]); }, [&](size_t i) { return net.rise[i]; });
 }
 
 // The stage's setup on input's mesh: land, scales, rain, the noise's low-pass and the uplift.
@@ -258,7 +278,7 @@ Solved solve(const Stage& s, std::span<const float> guide, int reroutings) {
     out.rt = hydrology::routeFlow(s.mesh, out.h, input.sea_level_m, rp);
     drain(s, out.rt, out.net);
     const std::vector<uint8_t> endorheic = endorheicLakes(s, out.rt, out.net);
-    steadyState(s, out.rt, endorheic, out.net);
+    steadyState(s, out.rt, endorheic, out.h, out.net);
     out.scale = scaleOf(s, out.net);
     // Kept lake floors stay as routed (the noise, or the coarse level's floor).
     for (size_t i = 0; i < out.rt.order.size(); ++i) {
@@ -351,8 +371,23 @@ std::vector<float> coarseGuide(const Stage& s, int& routings) {
         });
     for (size_t i = 0; i < land.size(); ++i) out[land[i]] = next[i];
   }
-  for (uint32_t v : land) out[v] += s.in.noise_m[v] - s.low_pass[v];
-  return out;
+  // Where the noise's detail is weak (lowlands), the smoothed coarse valleys still lead the
+  // flow straight: a hash-drawn shake of up to kGuideShake / 2 times each vertex's steepest step
+  // to a neighbour lets the first fine routing leave them (straight runs on earthlike: 6 %, 3 %).
+  std::vector<float> shaken(out);
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, land.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t i = r.begin(); i != r.end(); ++i) {
+          const uint32_t v = land[i];
+          float relief = 0.0f;
+          for (uint32_t j = fine.neighbour_offsets[v]; j < fine.neighbour_offsets[v + 1]; ++j)
+            relief = std::max(relief, std::abs(out[fine.neighbours[j]] - out[v]));
+          const double detail = double(s.in.noise_m[v]) - double(s.low_pass[v]);
+          const double u = geodesy::unitFromHash(geodesy::hash3(s.in.seed ^ kShakeStream, v, 0));
+          shaken[v] = float(double(out[v]) + detail + kGuideShake * (u - 0.5) * double(relief));
+        }
+      });
+  return shaken;
 }
 
 }  // namespace
@@ -364,6 +399,7 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   Stage s{mesh, input, params};
   setUp(s);
   FluvialStats stats;
+  if (s.target_m <= 0.0) return stats;  // nothing asks for relief: the land stays flat
   const std::vector<float> guide = coarseGuide(s, stats.routings);
   Solved solved = solve(s, guide, params.reroutings);
   stats.routings += solved.routings;
@@ -435,21 +471,10 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   // Hillslopes and texture moved the highest point: the rise above each base level is scaled
   // once more so that it is the noise's highest again.
   {
-    auto topAt = [&](double f) {
-      double top = 0.0;
-      for (size_t i = 0; i < rt.order.size(); ++i) {
-        if (net.kept[i]) continue;
-        const double base = net.base[i];
-        top = std::max(top, base + f * (double(h[rt.order[i]]) - base) - s.sea);
-      }
-      return top;
-    };
-    double f = 1.0;
-    for (int k = 0; k < 4; ++k) {
-      const double top = topAt(f);
-      if (top <= 0.0 || s.target_m <= 0.0) break;
-      f *= s.target_m / top;
-    }
+    const double f = fitScale(
+        rt.order.size(), net.kept, s.sea, s.target_m, 1.0,
+        [&](size_t i) { return double(net.base[i]); },
+        [&](size_t i) { return double(h[rt.order[i]]) - double(net.base[i]); });
     for (size_t i = 0; i < rt.order.size(); ++i) {
       if (net.kept[i]) continue;
       const uint32_t v = rt.order[i];
@@ -462,7 +487,7 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   // other depression and flat is filled with a gradient.
   stats.filled_m3 =
       r2 * hydrology::fillDepressionsEpsilon(mesh, h, input.sea_level_m, kMinLakeVertices, kept,
-                                             hydrology::fillStepM(mesh, input.radius_m));
+                                             hydrology::fillStepM(mesh, input.radius_m, input.noise_m, input.sea_level_m));
   for (size_t v = 0; v < n; ++v)
     if (s.land[v]) elevation_m[v] = h[v];
   return stats;

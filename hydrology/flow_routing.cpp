@@ -17,6 +17,7 @@ namespace {
 
 constexpr uint64_t kJitterStream = 0x72637672ull;  // "rcvr"
 constexpr uint64_t kLakeStream = 0x6c616b65ull;    // "lake"
+constexpr uint64_t kFillStream = 0x66696c6cull;    // "fill"
 
 // Great-circle angle between two unit vectors from their chord c: 2 asin(c / 2), by its series
 // c + c^3/24 + 3c^5/640 for mesh neighbours (relative error < 1e-13 below 0.05 rad).
@@ -310,8 +311,8 @@ double fillDepressionsEpsilon(const geodesy::SphereMesh& mesh, std::span<float> 
     const FlowRouting lakes = floodLakes(mesh, h, sea_level_m, nullptr);
     std::vector<uint8_t> kept(lakes.lakes.size(), 0);
     for (size_t l = 0; l < lakes.lakes.size(); ++l)
-      kept[l] = lakes.lakes[l].vertex_count >= keep_vertices && keep.empty();
-    if (!keep.empty()) {
+      kept[l] = keep_vertices > 0 && lakes.lakes[l].vertex_count >= keep_vertices && keep.empty();
+    if (keep_vertices > 0 && !keep.empty()) {
       for (uint32_t v : lakes.order) {
         const uint32_t l = lakes.lake_of[v];
         if (l != kNoLake && keep[v] && lakes.lakes[l].vertex_count >= keep_vertices) kept[l] = 1;
@@ -354,8 +355,12 @@ double fillDepressionsEpsilon(const geodesy::SphereMesh& mesh, std::span<float> 
       if (seen[m]) continue;
       seen[m] = 1;
       if (h[m] <= level) {
+        // A step of 1 to 2 times step_m, by a hash of the vertex: equal steps would grow the
+        // filled surface breadth-first, and steepest descent on it would run straight down the
+        // lattice; uneven ones make it wander as a random tree does.
+        const double u = geodesy::unitFromHash(geodesy::hash3(kFillStream, m, 0));
         const float raised = std::max(std::nextafter(level, std::numeric_limits<float>::infinity()),
-                                      float(double(level) + step_m));
+                                      float(double(level) + step_m * (1.0 + u)));
         added += (double(raised) - double(h[m])) * mesh.vertex_areas[m];
         h[m] = raised;
       }
@@ -365,11 +370,14 @@ double fillDepressionsEpsilon(const geodesy::SphereMesh& mesh, std::span<float> 
   return added;
 }
 
-double fillStepM(const geodesy::SphereMesh& mesh, double radius_m) {
+double fillStepM(const geodesy::SphereMesh& mesh, double radius_m,
+                 std::span<const float> elevation_m, double sea_level_m) {
   if (mesh.vertexCount() == 0) return 0.0;
   // The spacing of a hexagonal lattice whose cells have the mean vertex area.
   const double cell = 4.0 * M_PI * radius_m * radius_m / double(mesh.vertexCount());
-  return kFillSlope * std::sqrt(2.0 * cell / std::sqrt(3.0));
+  double relief = 0.0;
+  for (float h : elevation_m) relief = std::max(relief, double(h) - sea_level_m);
+  return std::min(kFillSlope * std::sqrt(2.0 * cell / std::sqrt(3.0)), kFillReliefShare * relief);
 }
 
 std::vector<float> receiverDistance(const geodesy::SphereMesh& mesh, const FlowRouting& routing) {

@@ -84,20 +84,24 @@ double fillSmallDepressions(const geodesy::SphereMesh& mesh, std::span<float> el
 // an optimal depression-filling and watershed-labeling algorithm", algorithm 3): raises every
 // land vertex that has no path of strictly falling heights to the sea or to a kept lake by the
 // least that gives it one, so steepest descent leaves every other depression and flat. Kept:
-// the closed depressions of at least keep_vertices vertices that hold a vertex flagged in
-// `keep` (one flag per vertex), or any such depression when `keep` is empty; their vertices
-// stay below their spill level (lakes). Each raised vertex ends at least step_m above the one
+// the closed depressions of at least keep_vertices vertices (0: none) that hold a vertex
+// flagged in `keep` (one flag per vertex), or any such depression when `keep` is empty; their
+// vertices stay below their spill level (lakes). Each raised vertex ends at least step_m above the one
 // it drains to (0: one float step). Returns the volume added in m * sr. Serial, O(L) over the
 // L land vertices.
 double fillDepressionsEpsilon(const geodesy::SphereMesh& mesh, std::span<float> elevation_m,
                               double sea_level_m, uint32_t keep_vertices,
                               std::span<const uint8_t> keep = {}, double step_m = 0.0);
 
-// The slope fillDepressionsEpsilon's callers in this project give filled flats, and the step
-// that makes it on mesh at radius_m (times the mean vertex spacing): a filled flat slopes like a
-// large lowland river, not the 1e-9 of one float step, which a slope-area fit reads as a gorge.
+// The step fillDepressionsEpsilon's callers in this project give filled flats: the mean vertex
+// spacing on mesh at radius_m times kFillSlope (a filled flat slopes like a large lowland river,
+// not the 1e-9 of one float step, which a slope-area fit reads as a gorge), but at most
+// kFillReliefShare of the land's relief in elevation_m (land: >= sea_level_m), so that on a
+// huge planet of little relief the steps stay small beside it.
 constexpr double kFillSlope = 1e-6;
-double fillStepM(const geodesy::SphereMesh& mesh, double radius_m);
+constexpr double kFillReliefShare = 1e-5;
+double fillStepM(const geodesy::SphereMesh& mesh, double radius_m,
+                 std::span<const float> elevation_m, double sea_level_m = 0.0);
 
 // Arc length (radians on the unit sphere) from every vertex to its receiver; 0 for outlets.
 std::vector<float> receiverDistance(const geodesy::SphereMesh& mesh, const FlowRouting& routing);

@@ -161,6 +161,8 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     river.erodibility = erodibility;
     river.seed = config.planet.seed;
     planet.fluvial_stats = erosion::erodeFluvial(river, config.fluvial, planet.elevation_m);
+    for (size_t v = 0; v < planet.change_m.size(); ++v)
+      planet.change_m[v] = planet.elevation_m[v] - planet.initial_elevation_m[v];
   }
   if (!spawns.empty()) {
     on_stage("erosion (droplets)");
@@ -171,20 +173,21 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     input.sea_level_m = planet.sea_level_m;
     input.erodibility = erodibility;
     input.seed = config.planet.seed;
-    planet.erosion_stats =
-        erosion::erodeDroplets(input, spawns, config.erosion, planet.elevation_m, {}, 0);
+    planet.erosion_stats = erosion::erodeDroplets(input, spawns, config.erosion,
+                                                  planet.elevation_m, planet.change_m, 0);
     std::vector<geodesy::DropletSpawn>().swap(spawns);
     std::vector<float>().swap(erodibility);
     // Droplets leave pits and flats: filled with an epsilon gradient, so that every vertex
     // outside a lake (kMinLakeVertices or more) drains again.
+    const std::vector<float> before = planet.elevation_m;
     const double r2 = config.planet.radius_m * config.planet.radius_m;
     planet.pit_fill_m3 =
         r2 * hydrology::fillDepressionsEpsilon(
                  *planet.mesh, planet.elevation_m, planet.sea_level_m, metrics::kMinLakeVertices,
-                 {}, hydrology::fillStepM(*planet.mesh, config.planet.radius_m));
+                 {}, hydrology::fillStepM(*planet.mesh, config.planet.radius_m, before, planet.sea_level_m));
+    for (size_t v = 0; v < before.size(); ++v)
+      planet.change_m[v] += planet.elevation_m[v] - before[v];
   }
-  for (size_t v = 0; v < planet.change_m.size(); ++v)
-    planet.change_m[v] = planet.elevation_m[v] - planet.initial_elevation_m[v];
   timer.stop();
 }
 
