@@ -66,9 +66,9 @@ struct Stage {
   double edge_m = 0.0;     // spacing of the hexagonal lattice with that cell area
   double target_m = 0.0;   // highest noise land above the sea
   double mean_rain = 0.0;  // over land; 0: uniform
-  std::vector<uint8_t> land;
-  std::vector<float> low_pass;  // the noise's low-pass (texture = noise - low_pass)
-  std::vector<float> uplift;    // pattern, > 0 on land
+  std::vector<uint8_t> land = {};
+  std::vector<float> low_pass = {};  // the noise's low-pass (texture = noise - low_pass)
+  std::vector<float> uplift = {};    // pattern, > 0 on land
 
   double rain(size_t v) const { return mean_rain > 0.0 ? double(in.rainfall[v]) / mean_rain : 1.0; }
   double erodibility(size_t v) const {
@@ -399,7 +399,10 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   Stage s{mesh, input, params};
   setUp(s);
   FluvialStats stats;
-  if (s.target_m <= 0.0) return stats;  // nothing asks for relief: the land stays flat
+  // Nothing asks for relief (the land is at one height): it stays flat.
+  const double fill_step_m =
+      hydrology::fillStepM(mesh, input.radius_m, input.noise_m, input.sea_level_m);
+  if (s.target_m <= 0.0 || fill_step_m <= 0.0) return stats;
   const std::vector<float> guide = coarseGuide(s, stats.routings);
   Solved solved = solve(s, guide, params.reroutings);
   stats.routings += solved.routings;
@@ -487,9 +490,13 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   // other depression and flat is filled with a gradient.
   stats.filled_m3 =
       r2 * hydrology::fillDepressionsEpsilon(mesh, h, input.sea_level_m, kMinLakeVertices, kept,
-                                             hydrology::fillStepM(mesh, input.radius_m, input.noise_m, input.sea_level_m));
-  for (size_t v = 0; v < n; ++v)
-    if (s.land[v]) elevation_m[v] = h[v];
+                                             fill_step_m);
+  for (size_t v = 0; v < n; ++v) {
+    if (!s.land[v]) continue;
+    stats.relief_change_m3 +=
+        (double(h[v]) - double(input.noise_m[v])) * double(mesh.vertex_areas[v]) * r2;
+    elevation_m[v] = h[v];
+  }
   return stats;
 }
 

@@ -72,6 +72,9 @@ struct FluvialStats {
   double hillslope_share = 0.0;   // of the land vertices
   double filled_m3 = 0.0;         // added by the epsilon fill
   double talus_lowered_m3 = 0.0;  // cut from slopes steeper than the talus angle
+  // The written land minus the noise, summed (m^3): the stage builds a relief, it does not
+  // move a volume, so this is what it added (< 0: removed).
+  double relief_change_m3 = 0.0;
 };
 
 // Builds the relief of input's land into elevation_m (one value per vertex; sea vertices are

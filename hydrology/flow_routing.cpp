@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 #include <deque>
 #include <queue>
 
@@ -375,8 +376,14 @@ double fillStepM(const geodesy::SphereMesh& mesh, double radius_m,
   if (mesh.vertexCount() == 0) return 0.0;
   // The spacing of a hexagonal lattice whose cells have the mean vertex area.
   const double cell = 4.0 * M_PI * radius_m * radius_m / double(mesh.vertexCount());
-  double relief = 0.0;
-  for (float h : elevation_m) relief = std::max(relief, double(h) - sea_level_m);
+  // The land's relief: from its lowest vertex (the sea, where there is sea) to its highest.
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (float h : elevation_m) {
+    if (double(h) < sea_level_m) continue;
+    lo = std::min(lo, double(h));
+    hi = std::max(hi, double(h));
+  }
+  const double relief = hi > lo ? hi - lo : 0.0;
   return std::min(kFillSlope * std::sqrt(2.0 * cell / std::sqrt(3.0)), kFillReliefShare * relief);
 }
 

@@ -96,8 +96,8 @@ double fillDepressionsEpsilon(const geodesy::SphereMesh& mesh, std::span<float> 
 // The step fillDepressionsEpsilon's callers in this project give filled flats: the mean vertex
 // spacing on mesh at radius_m times kFillSlope (a filled flat slopes like a large lowland river,
 // not the 1e-9 of one float step, which a slope-area fit reads as a gorge), but at most
-// kFillReliefShare of the land's relief in elevation_m (land: >= sea_level_m), so that on a
-// huge planet of little relief the steps stay small beside it.
+// kFillReliefShare of the land's relief in elevation_m (its highest minus its lowest vertex,
+// land: >= sea_level_m), so that on a huge planet of little relief the steps stay small beside it.
 constexpr double kFillSlope = 1e-6;
 constexpr double kFillReliefShare = 1e-5;
 double fillStepM(const geodesy::SphereMesh& mesh, double radius_m,

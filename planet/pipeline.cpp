@@ -178,15 +178,19 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     std::vector<geodesy::DropletSpawn>().swap(spawns);
     std::vector<float>().swap(erodibility);
     // Droplets leave pits and flats: filled with an epsilon gradient, so that every vertex
-    // outside a lake (kMinLakeVertices or more) drains again.
-    const std::vector<float> before = planet.elevation_m;
-    const double r2 = config.planet.radius_m * config.planet.radius_m;
-    planet.pit_fill_m3 =
-        r2 * hydrology::fillDepressionsEpsilon(
-                 *planet.mesh, planet.elevation_m, planet.sea_level_m, metrics::kMinLakeVertices,
-                 {}, hydrology::fillStepM(*planet.mesh, config.planet.radius_m, before, planet.sea_level_m));
-    for (size_t v = 0; v < before.size(); ++v)
-      planet.change_m[v] += planet.elevation_m[v] - before[v];
+    // outside a lake (kMinLakeVertices or more) drains again. Land without relief has nowhere
+    // to drain to and stays flat.
+    const double step_m = hydrology::fillStepM(*planet.mesh, config.planet.radius_m,
+                                               planet.elevation_m, planet.sea_level_m);
+    if (step_m > 0.0) {
+      const std::vector<float> before = planet.elevation_m;
+      const double r2 = config.planet.radius_m * config.planet.radius_m;
+      planet.pit_fill_m3 = r2 * hydrology::fillDepressionsEpsilon(
+                                    *planet.mesh, planet.elevation_m, planet.sea_level_m,
+                                    metrics::kMinLakeVertices, {}, step_m);
+      for (size_t v = 0; v < before.size(); ++v)
+        planet.change_m[v] += planet.elevation_m[v] - before[v];
+    }
   }
   timer.stop();
 }

@@ -36,6 +36,7 @@ void forEachStatsField(Stats& f, Visit&& visit) requires
   visit("hillslope_share", f.hillslope_share);
   visit("filled_m3", f.filled_m3);
   visit("talus_lowered_m3", f.talus_lowered_m3);
+  visit("relief_change_m3", f.relief_change_m3);
 }
 
 template <typename Stats, typename Visit>

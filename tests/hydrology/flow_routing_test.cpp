@@ -85,8 +85,8 @@ TEST_CASE("routing: a hand-made pit is a lake that spills at its rim", "[hydrolo
 namespace {
 
 // Every land vertex outside the lakes of `routing` (of at least min_lake vertices) has a
-// strictly lower neighbour (the sea counts as lower).
-bool everyVertexFalls(const geodesy::SphereMesh& mesh, const std::vector<float>& h, float sea,
+// strictly lower neighbour.
+bool everyVertexFalls(const geodesy::SphereMesh& mesh, const std::vector<float>& h,
                       const hydrology::FlowRouting& routing, uint32_t min_lake) {
   for (uint32_t v : routing.order) {
     const uint32_t l = routing.lake_of[v];
@@ -106,7 +106,7 @@ TEST_CASE("routing: the epsilon fill leaves every vertex a lower neighbour but i
   const geodesy::SphereMesh mesh = geodesy::buildIcosphere(32);
   const std::vector<float> before = roughPlanet(mesh);
   const hydrology::FlowRouting lakes_before = hydrology::routeFlow(mesh, before, 0.0);
-  REQUIRE(!everyVertexFalls(mesh, before, 0.0f, lakes_before, 1));  // it has pits
+  REQUIRE(!everyVertexFalls(mesh, before, lakes_before, 1));  // it has pits
   size_t big = 0;
   for (const hydrology::Lake& l : lakes_before.lakes) big += l.vertex_count >= 3;
   REQUIRE(big > 0);
@@ -118,7 +118,7 @@ TEST_CASE("routing: the epsilon fill leaves every vertex a lower neighbour but i
   CHECK(added > 0.0);
   const hydrology::FlowRouting after_all = hydrology::routeFlow(mesh, all, 0.0);
   CHECK(after_all.lakes.empty());
-  CHECK(everyVertexFalls(mesh, all, 0.0f, after_all, 1));
+  CHECK(everyVertexFalls(mesh, all, after_all, 1));
   bool never_lower = true, steps_kept = true;
   for (size_t v = 0; v < all.size(); ++v) {
     never_lower &= all[v] >= before[v];
@@ -135,7 +135,7 @@ TEST_CASE("routing: the epsilon fill leaves every vertex a lower neighbour but i
   std::vector<float> kept = before;
   hydrology::fillDepressionsEpsilon(mesh, kept, 0.0, 3);
   const hydrology::FlowRouting after_kept = hydrology::routeFlow(mesh, kept, 0.0);
-  CHECK(everyVertexFalls(mesh, kept, 0.0f, after_kept, 3));
+  CHECK(everyVertexFalls(mesh, kept, after_kept, 3));
   size_t kept_big = 0;
   for (const hydrology::Lake& l : after_kept.lakes) kept_big += l.vertex_count >= 3;
   CHECK(kept_big == big);
