@@ -488,9 +488,8 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
     if (s.land[v]) h[v] = std::max(h[v], s.sea);
   // The endorheic lakes stay (as lakes, if the relief around them still closes them); every
   // other depression and flat is filled with a gradient.
-  stats.filled_m3 =
-      r2 * hydrology::fillDepressionsEpsilon(mesh, h, input.sea_level_m, kMinLakeVertices, kept,
-                                             fill_step_m);
+  stats.filled_m3 = r2 * hydrology::fillDepressionsEpsilon(mesh, h, input.sea_level_m,
+                                                           kMinLakeVertices, kept, fill_step_m);
   for (size_t v = 0; v < n; ++v) {
     if (!s.land[v]) continue;
     stats.relief_change_m3 +=

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <limits>
 #include <deque>
+#include <limits>
 #include <queue>
 
 #include <tbb/parallel_for.h>

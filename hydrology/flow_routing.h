@@ -86,8 +86,8 @@ double fillSmallDepressions(const geodesy::SphereMesh& mesh, std::span<float> el
 // least that gives it one, so steepest descent leaves every other depression and flat. Kept:
 // the closed depressions of at least keep_vertices vertices (0: none) that hold a vertex
 // flagged in `keep` (one flag per vertex), or any such depression when `keep` is empty; their
-// vertices stay below their spill level (lakes). Each raised vertex ends at least step_m above the one
-// it drains to (0: one float step). Returns the volume added in m * sr. Serial, O(L) over the
+// vertices stay below their spill level (lakes). Each raised vertex ends at least step_m above the
+// one it drains to (0: one float step). Returns the volume added in m * sr. Serial, O(L) over the
 // L land vertices.
 double fillDepressionsEpsilon(const geodesy::SphereMesh& mesh, std::span<float> elevation_m,
                               double sea_level_m, uint32_t keep_vertices,

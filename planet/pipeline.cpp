@@ -173,8 +173,8 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     input.sea_level_m = planet.sea_level_m;
     input.erodibility = erodibility;
     input.seed = config.planet.seed;
-    planet.erosion_stats = erosion::erodeDroplets(input, spawns, config.erosion,
-                                                  planet.elevation_m, planet.change_m, 0);
+    planet.erosion_stats = erosion::erodeDroplets(input, spawns, config.erosion, planet.elevation_m,
+                                                  planet.change_m, 0);
     std::vector<geodesy::DropletSpawn>().swap(spawns);
     std::vector<float>().swap(erodibility);
     // Droplets leave pits and flats: filled with an epsilon gradient, so that every vertex

@@ -26,9 +26,14 @@ TEST_CASE("routing: every land vertex drains to the sea through a topological or
   size_t land = 0;
   for (size_t v = 0; v < h.size(); ++v) land += h[v] >= 0.0f;
   CHECK(routing.order.size() == land);
-  bool topological = true, drains = true, levels = true;
+  bool topological = true, drains = true, levels = true, downhill = true;
   for (uint32_t v : routing.order) {
     const uint32_t r = routing.receiver[v];
+    // Receivers never go uphill: outside lakes on the heights, and everywhere on the water
+    // surface (a lake's vertices lead to its spill point).
+    const float water_r = h[r] < 0.0f ? 0.0f : routing.water_level_m[r];
+    downhill &= water_r <= routing.water_level_m[v];
+    if (routing.lake_of[v] == hydrology::kNoLake) downhill &= h[r] <= h[v];
     topological &= r != v && (h[r] < 0.0f || position[r] < position[v]);
     uint32_t w = v;
     for (size_t steps = 0; steps <= land && h[w] >= 0.0f; ++steps) w = routing.receiver[w];
@@ -40,6 +45,7 @@ TEST_CASE("routing: every land vertex drains to the sea through a topological or
   CHECK(topological);
   CHECK(drains);
   CHECK(levels);
+  CHECK(downhill);
   CHECK(!routing.lakes.empty());  // the rough planet has closed depressions
   // Drainage area: what reaches the sea is all the land.
   std::vector<double> area(mesh.vertexCount(), 0.0);

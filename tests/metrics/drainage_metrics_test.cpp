@@ -75,6 +75,19 @@ TEST_CASE("rivers: the default planet drains, keeps its coast and its peaks", "[
   CHECK(planet.fluvial_stats.routings > config.fluvial.reroutings);
 }
 
+TEST_CASE("rivers: under cloud rain the wettest quarter's channels are 1.5x the driest's in depth",
+          "[rivers]") {
+  // Within elevation bands (both parts with the same elevations), so that the comparison is
+  // of rain, not of height.
+  const Config config = configAt("default.toml", 96);
+  const PlanetState planet = eroded(config);
+  const nlohmann::json d = drainageSummary(planet, config);
+  const auto& matched = d["elevation_matched_quarters"];
+  INFO(matched.dump(1));
+  CHECK(matched["wettest"]["mean_channel_depth_m"].get<double>() >=
+        1.5 * matched["driest"]["mean_channel_depth_m"].get<double>());
+}
+
 TEST_CASE("rivers: clouds, fluvial stage and droplets bit-identical at 1, 2 and 4 threads",
           "[rivers]") {
   // f = 128: the fluvial stage's coarse level (32) runs too.

@@ -371,7 +371,8 @@ TEST_CASE("property: 200 random configurations stay finite, conserve mass, bound
     net -= planet.pit_fill_m3 / (config.planet.radius_m * config.planet.radius_m);
     // So does the fluvial stage, which builds a new relief instead of moving volume: what it
     // added is its own figure, and the droplets after it must conserve the rest.
-    net -= planet.fluvial_stats.relief_change_m3 / (config.planet.radius_m * config.planet.radius_m);
+    net -=
+        planet.fluvial_stats.relief_change_m3 / (config.planet.radius_m * config.planet.radius_m);
     for (size_t v = 0; v < before.size(); ++v) {
       net += double(planet.change_m[v]) * mesh.vertex_areas[v];
       gross += std::abs(double(planet.change_m[v])) * mesh.vertex_areas[v];
