@@ -19,6 +19,7 @@
 #include "app/bench.h"
 #include "app/cli_progress.h"
 #include "app/cli_suggest.h"
+#include "app/tiles_command.h"
 #include "app/viewer_server.h"
 #include "io/atomic_file.h"
 #include "io/signals.h"
@@ -258,6 +259,9 @@ int runCli(int argc, char** argv) {
   view->add_option("--port", view_port, "Port on 127.0.0.1 (0 = any free port)")
       ->check(CLI::Range(0, 65535));
 
+  TilesArgs tiles_args;
+  auto* tiles_cmd = addTilesCommand(app, tiles_args);
+
   BenchOptions bench;
   std::vector<std::string> bench_threads;
   auto* bench_cmd = app.add_subcommand("bench", "Print speed and memory figures as JSON lines");
@@ -313,6 +317,7 @@ int runCli(int argc, char** argv) {
     return kExitOk;
   }
   if (*view) return runView(view_dir, view_port);
+  if (*tiles_cmd) return runTiles(tiles_args, verbosity);
   if (*bench_cmd) {
     if (!bench_threads.empty()) {
       bench.threads.clear();

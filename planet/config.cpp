@@ -265,6 +265,15 @@ const std::vector<KeySpec>& schema() {
       intKey("compare", "globe_views", FIELD(compare.globe_views), 1, 12),
       realKey("compare", "globe_lat_deg", FIELD(compare.globe_lat_deg), -90, 90),
 
+      intKey("tiles", "tile_edge", FIELD(tiles.generator.tile_edge), 2, 8192),
+      boolKey("tiles", "detail", FIELD(tiles.generator.detail.enabled)),
+      realKey("tiles", "relief_roughness", FIELD(tiles.generator.detail.relief_roughness), 0, 10),
+      realKey("tiles", "valley_floor", FIELD(tiles.generator.detail.valley_floor), 0, 1),
+      realKey("tiles", "lake_bed", FIELD(tiles.generator.detail.lake_bed), 0, 1),
+      realKey("tiles", "sea_floor", FIELD(tiles.generator.detail.sea_floor), 0, 1),
+      realKey("tiles", "hurst", FIELD(tiles.generator.detail.hurst), 0, 2),
+      boolKey("tiles", "skirts", FIELD(tiles.skirts)),
+
       realKey("limits", "memory_cap_gib", FIELD(limits.memory_cap_gib), 0, kBig),
   };
   return rows;

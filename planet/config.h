@@ -15,6 +15,7 @@
 #include "export/mesh_export.h"
 #include "terrain/ocean.h"
 #include "terrain/terrain.h"
+#include "tiles/tile_planet.h"
 #include "weather/weather_params.h"
 
 namespace planet {
@@ -109,6 +110,13 @@ struct RiverConfig {
   int subdivisions = 4;            // points per mesh edge after smoothing (1 = none)
 };
 
+// [tiles]: the tiles `planetgen tiles` and planetgen::makeTileGenerator make of the planet
+// (docs/tiles.md).
+struct TileConfig {
+  tiles::TileParams generator;  // tile edge and the detail above the planet's resolution
+  bool skirts = true;           // tile glbs get skirts under their edges
+};
+
 struct LimitParams {
   double memory_cap_gib = 0.0;  // 0 = the machine's available memory
 };
@@ -127,6 +135,7 @@ struct Config {
   OutputParams output;
   CompareParams compare;
   RiverConfig rivers;
+  TileConfig tiles;
   LimitParams limits;
   // Not a config key: `--heightmap FILE.png` replaces the noise terrain with this image.
   std::string heightmap_file;

@@ -169,6 +169,10 @@ double TileGenerator::radiusM() const {
   return model_->radius_m;
 }
 
+geodesy::Spacing TileGenerator::spacing() const {
+  return model_->spacing;
+}
+
 glm::dvec3 TileGenerator::surfacePosition(int level, const LatticePoint& p, float height_m) const {
   checkLevel(model_->layout, level);
   const uint64_t f = model_->layout.levelFrequency(level);

@@ -61,6 +61,12 @@ struct TileMesh {
   glm::dvec3 position(size_t v) const { return centre_m + glm::dvec3(positions_m[v]); }
 };
 
+// Heights in metres above the radius.
+struct HeightRange {
+  double min_m = 0.0;
+  double max_m = 0.0;
+};
+
 class TileGenerator {
  public:
   // Copies what it needs from the planet (elevation; derives the detail amplitude per vertex),
@@ -75,6 +81,8 @@ class TileGenerator {
 
   const TileLayout& layout() const;
   double radiusM() const;
+  // How lattice points are placed on the sphere (the planet's, TilePlanet::spacing).
+  geodesy::Spacing spacing() const;
   const std::shared_ptr<const TileTopology>& topology() const { return topology_; }
 
   // The tile `id`: a pure function of (planet, parameters, id). Thread-safe: a const call
@@ -94,6 +102,14 @@ class TileGenerator {
   // tile edge, either tile). For finding the tiles that cover a region. Throws
   // std::invalid_argument for a level that does not exist.
   TileId tileAt(const glm::dvec3& direction, int level) const;
+
+  // A range that holds every height of the tile `id` and of every finer level's lattice points
+  // inside its triangle (its descendants, made or not), from the planet's arrays alone: for
+  // bounding volumes written before the tiles are made (3D Tiles: a parent's volume encloses its
+  // children's content). Guaranteed but loose: with the detail on, several times the detail's
+  // real spread (tiles/tile_bounds.cpp derives it). Thread-safe. Throws std::invalid_argument for
+  // an id that names no tile.
+  HeightRange heightBounds(const TileId& id) const;
 
   // Position in metres (double) of a lattice point of `level` standing height_m above the
   // radius (the generator's own position for a vertex: a tile's centre_m + positions_m[v]
