@@ -274,6 +274,10 @@ int runCli(int argc, char** argv) {
   bench_cmd->add_flag("!--no-fluvial", bench.fluvial, "Skip the fluvial stage figures");
   bench_cmd->add_flag("!--no-pipeline", bench.pipeline,
                       "Skip the default config's whole run (stage_*, export_* figures)");
+  bench_cmd
+      ->add_option("--tiles-region-km", bench.tiles_region_km,
+                   "Radius of the region baked as tiles at 30 m (tiles_region_s; 0 skips it)")
+      ->check(CLI::Range(0.0, 20000.0));
 
   // -q and -v may come after the subcommand too.
   for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();

@@ -31,8 +31,8 @@ struct BadFlag {
 
 [[noreturn]] void bad(const std::string& flag, const std::string& value,
                       const std::string& allowed) {
-  throw BadFlag{flag + " " + (value.empty() ? "''" : value) + " is not allowed; allowed: " +
-                allowed + "."};
+  throw BadFlag{flag + " " + (value.empty() ? "''" : value) +
+                " is not allowed; allowed: " + allowed + "."};
 }
 
 std::string number(double x) {
@@ -153,8 +153,7 @@ CLI::App* addTilesCommand(CLI::App& app, TilesArgs& args) {
                   "TOML config file (default: the built-in configs/default.toml)");
   cmd->add_option("--planet", args.planet_file,
                   "Planet file (planetgen::savePlanet) instead of generating the planet");
-  cmd->add_option("--center", args.center, "Centre of the region: LAT,LON in degrees")
-      ->required();
+  cmd->add_option("--center", args.center, "Centre of the region: LAT,LON in degrees")->required();
   cmd->add_option("--radius-km", args.radius_km, "Radius of the region (km along the surface)")
       ->required();
   cmd->add_option("--spacing-m", args.spacing_m,
@@ -207,8 +206,7 @@ int runTiles(const TilesArgs& args, Verbosity verbosity) {
                                      ? std::string(planet::kDefaultConfigOrigin)
                                      : args.config_file);
       if (verbosity == Verbosity::kVerbose)
-        std::cerr << "planetgen: generating the planet (f = " << settings.planet.frequency
-                  << ")\n";
+        std::cerr << "planetgen: generating the planet (f = " << settings.planet.frequency << ")\n";
       planet = planetgen::generate(settings);
     }
   } catch (const BadFlag& e) {
@@ -256,9 +254,8 @@ int runTiles(const TilesArgs& args, Verbosity verbosity) {
     std::printf(
         "planetgen: baked %zu of %zu tiles (level %d, %.3g m spacing; %zu at that level cover "
         "the region), %llu vertices, to %s in %.1f s on %d threads",
-        result.shard_tiles, result.plan_tiles, result.level, result.spacing_m,
-        result.region_tiles, static_cast<unsigned long long>(result.vertices),
-        args.out_dir.c_str(), seconds, threads);
+        result.shard_tiles, result.plan_tiles, result.level, result.spacing_m, result.region_tiles,
+        static_cast<unsigned long long>(result.vertices), args.out_dir.c_str(), seconds, threads);
     if (checked.shards > 1) std::printf(" (shard %d/%d)", checked.shard, checked.shards);
     std::printf("\n");
   }

@@ -92,12 +92,12 @@ void writeTileGlb(const std::filesystem::path& path, const TileGlb& tile) {
   attributes["_HEIGHT"] = glb.addAccessor(height_view, 0, Component::kFloat, false, n, "SCALAR");
   attributes["_PARENT_HEIGHT"] =
       glb.addAccessor(parent_view, 0, Component::kFloat, false, n, "SCALAR");
-  const int index_accessor = glb.addAccessor(
-      index_view, 0, narrow ? Component::kUnsignedShort : Component::kUnsignedInt, false,
-      index_count, "SCALAR");
+  const int index_accessor =
+      glb.addAccessor(index_view, 0, narrow ? Component::kUnsignedShort : Component::kUnsignedInt,
+                      false, index_count, "SCALAR");
 
-  const std::string name = "tile_" + std::to_string(tile.level) + "_" +
-                           std::to_string(tile.base) + "_" + std::to_string(tile.index);
+  const std::string name = "tile_" + std::to_string(tile.level) + "_" + std::to_string(tile.base) +
+                           "_" + std::to_string(tile.index);
   Json gltf;
   gltf["asset"] = {{"version", "2.0"}, {"generator", "planetgen"}};
   gltf["scene"] = 0;
@@ -115,11 +115,11 @@ void writeTileGlb(const std::filesystem::path& path, const TileGlb& tile) {
                                  {"primitives", Json::array({{{"attributes", attributes},
                                                               {"indices", index_accessor},
                                                               {"material", 0}}})}}});
-  gltf["materials"] = Json::array(
-      {{{"name", "terrain"},
-        {"pbrMetallicRoughness",
-         {{"baseColorFactor", {0.55, 0.53, 0.48, 1.0}}, {"metallicFactor", 0.0},
-          {"roughnessFactor", 1.0}}}}});
+  gltf["materials"] = Json::array({{{"name", "terrain"},
+                                    {"pbrMetallicRoughness",
+                                     {{"baseColorFactor", {0.55, 0.53, 0.48, 1.0}},
+                                      {"metallicFactor", 0.0},
+                                      {"roughnessFactor", 1.0}}}}});
   glb.write(path, std::move(gltf));
 }
 

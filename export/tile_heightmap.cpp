@@ -21,7 +21,7 @@ using Json = nlohmann::ordered_json;
 void check(const TileHeightmap& map) {
   if (map.size < 2 || map.height_m.size() != size_t(map.size) * size_t(map.size))
     throw std::invalid_argument("tile heightmap: the heights do not fill a square of its size");
-  for (float h : map.height_m) {
+  for (double h : map.height_m) {
     if (!std::isfinite(h)) throw std::invalid_argument("tile heightmap: a height is not finite");
   }
 }

@@ -19,8 +19,10 @@
 namespace planet_export {
 
 struct TileHeightmap {
-  int size = 0;                  // samples per side (2^n + 1)
-  std::vector<float> height_m;   // size * size, row-major from the north-west corner
+  int size = 0;  // samples per side (2^n + 1)
+  // size * size, row-major from the north-west corner; double, so that a 16-bit step of a
+  // flat tile (below a float's resolution at kilometres of height) still counts
+  std::vector<double> height_m;
   double spacing_m = 0.0;        // between neighbouring samples, in the tangent plane
   double radius_m = 0.0;         // the planet's
   glm::dvec3 up{0.0, 1.0, 0.0};  // unit: the square's centre direction (planet frame)

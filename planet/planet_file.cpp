@@ -60,7 +60,7 @@ void pad(std::string& bytes) {
 struct ArrayRef {
   const char* name;
   std::vector<float> planet::PlanetState::*member;  // null: Planet::Impl::water_level_m
-  bool required;  // one value per vertex; else that or none
+  bool required;                                    // one value per vertex; else that or none
 };
 constexpr ArrayRef kArrays[] = {
     {"elevation_m", &planet::PlanetState::elevation_m, true},
@@ -143,13 +143,17 @@ void savePlanet(const Planet& planet, const std::filesystem::path& file) {
   // arrays out after a header padded to a fixed budget of room for them.
   Json arrays = Json::array();
   for (const ArrayRef& a : kArrays)
-    arrays.push_back({{"name", a.name}, {"offset", 0}, {"count", arrayOf(impl.state, impl.water_level_m, a).size()}});
+    arrays.push_back({{"name", a.name},
+                      {"offset", 0},
+                      {"count", arrayOf(impl.state, impl.water_level_m, a).size()}});
   header["arrays"] = arrays;
   const size_t room = header.dump().size() + 32 * std::size(kArrays);
   size_t offset = (16 + room + kAlign - 1) / kAlign * kAlign;
   for (size_t i = 0; i < std::size(kArrays); ++i) {
     header["arrays"][i]["offset"] = offset;
-    offset += (arrayOf(impl.state, impl.water_level_m, kArrays[i]).size() * sizeof(float) + kAlign - 1) / kAlign * kAlign;
+    offset +=
+        (arrayOf(impl.state, impl.water_level_m, kArrays[i]).size() * sizeof(float) + kAlign - 1) /
+        kAlign * kAlign;
   }
   std::string text = header.dump();
   text.resize(room, ' ');  // JSON allows trailing white space

@@ -109,9 +109,10 @@ TileBakeResult bakeTiles(const tiles::TileGenerator& generator, const TileBakeOp
   result.level = level;
   result.spacing_m = tileGeometricError(generator, level);
   if (result.spacing_m > options.spacing_m) {
-    throw std::invalid_argument(
-        "a spacing of " + std::to_string(options.spacing_m) + " m needs a level past the deepest, " +
-        std::to_string(layout.deepestLevel()) + " (" + std::to_string(result.spacing_m) + " m)");
+    throw std::invalid_argument("a spacing of " + std::to_string(options.spacing_m) +
+                                " m needs a level past the deepest, " +
+                                std::to_string(layout.deepestLevel()) + " (" +
+                                std::to_string(result.spacing_m) + " m)");
   }
   const TileBakePlan plan = planTileBake(generator, options.region, level);
   result.plan_tiles = plan.tiles.size();
@@ -132,34 +133,29 @@ TileBakeResult bakeTiles(const tiles::TileGenerator& generator, const TileBakeOp
   size_t next = 0, done = 0;
   tbb::parallel_pipeline(
       size_t(std::max(1, options.threads)),
-      tbb::make_filter<void, Job>(tbb::filter_mode::serial_in_order,
-                                  [&](tbb::flow_control& control) {
-                                    Job job;
-                                    if (next == mine.size()) {
-                                      control.stop();
-                                      return job;
-                                    }
-                                    job.k = mine[next++];
-                                    const std::string stem =
-                                        tileFileStem(plan.tiles[job.k].id);
-                                    job.png_name = stem + "_height.png";
-                                    job.glb = transaction.temporaryFor(stem + ".glb");
-                                    job.png = transaction.temporaryFor(job.png_name);
-                                    job.sidecar = transaction.temporaryFor(stem + "_height.json");
-                                    return job;
-                                  }) &
-          tbb::make_filter<Job, Job>(tbb::filter_mode::parallel,
-                                     [&](Job job) {
-                                       job.vertices = bakeOne(generator, plan.tiles[job.k].id,
-                                                              options.skirts, job.glb, job.png,
-                                                              job.sidecar, job.png_name);
-                                       return job;
-                                     }) &
-          tbb::make_filter<Job, void>(tbb::filter_mode::serial_in_order, [&](const Job& job) {
-            result.vertices += job.vertices;
-            ++done;
-            if (options.on_tile) options.on_tile(done, mine.size());
-          }));
+      tbb::make_filter<void, Job>(tbb::filter_mode::serial_in_order, [&](tbb::flow_control&
+                                                                             control) {
+        Job job;
+        if (next == mine.size()) {
+          control.stop();
+          return job;
+        }
+        job.k = mine[next++];
+        const std::string stem = tileFileStem(plan.tiles[job.k].id);
+        job.png_name = stem + "_height.png";
+        job.glb = transaction.temporaryFor(stem + ".glb");
+        job.png = transaction.temporaryFor(job.png_name);
+        job.sidecar = transaction.temporaryFor(stem + "_height.json");
+        return job;
+      }) & tbb::make_filter<Job, Job>(tbb::filter_mode::parallel, [&](Job job) {
+        job.vertices = bakeOne(generator, plan.tiles[job.k].id, options.skirts, job.glb, job.png,
+                               job.sidecar, job.png_name);
+        return job;
+      }) & tbb::make_filter<Job, void>(tbb::filter_mode::serial_in_order, [&](const Job& job) {
+        result.vertices += job.vertices;
+        ++done;
+        if (options.on_tile) options.on_tile(done, mine.size());
+      }));
   if (options.shard == 0) {
     transaction.stage("tileset.json", tilesetJsonOf(generator, plan, options.skirts));
   }

@@ -34,12 +34,12 @@ struct TileBakeOptions {
 };
 
 struct TileBakeResult {
-  int level = 0;            // the finest level
-  double spacing_m = 0.0;   // its lattice spacing
-  size_t plan_tiles = 0;    // tiles in the tileset
-  size_t shard_tiles = 0;   // tiles this shard made
-  size_t region_tiles = 0;  // tiles of the finest level meeting the region
-  uint64_t vertices = 0;    // vertices this shard made (without skirts)
+  int level = 0;                      // the finest level
+  double spacing_m = 0.0;             // its lattice spacing
+  size_t plan_tiles = 0;              // tiles in the tileset
+  size_t shard_tiles = 0;             // tiles this shard made
+  size_t region_tiles = 0;            // tiles of the finest level meeting the region
+  uint64_t vertices = 0;              // vertices this shard made (without skirts)
   std::vector<std::string> warnings;  // the output transaction's, for the user
 };
 

@@ -189,7 +189,7 @@ planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator
       }
       h += w[m] * value;
     }
-    map.height_m[k] = float(h);
+    map.height_m[k] = h;
   });
   return map;
 }

@@ -102,7 +102,8 @@ std::array<double, 12> tileBox(const tiles::TileGenerator& generator, const tile
   const tiles::HeightRange heights = generator.heightBounds(id);
   const double radius = generator.radiusM();
   const double skirt =
-      skirts ? (heights.max_m - heights.min_m) + 0.01 * layout.levelSpacingRad(level) * radius : 0.0;
+      skirts ? (heights.max_m - heights.min_m) + 0.01 * layout.levelSpacingRad(level) * radius
+             : 0.0;
   const double low = radius + heights.min_m - skirt;
   const double high = radius + heights.max_m;
   const auto c = cornerDirections(generator, id);

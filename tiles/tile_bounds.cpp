@@ -53,7 +53,8 @@ HeightRange TileGenerator::heightBounds(const TileId& id) const {
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (const LatticePoint& c : corners) {
     const double along[3] = {c.i * scale, c.j * scale, (double(c.i) + double(c.j)) * scale};
-    for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], along[a]), hi[a] = std::max(hi[a], along[a]);
+    for (int a = 0; a < 3; ++a)
+      lo[a] = std::min(lo[a], along[a]), hi[a] = std::max(hi[a], along[a]);
   }
   const int64_t i0 = std::max<int64_t>(0, int64_t(std::floor(lo[0])) - 1);
   const int64_t i1 = std::min<int64_t>(f, int64_t(std::ceil(hi[0])) + 1);

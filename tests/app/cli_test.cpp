@@ -101,7 +101,8 @@ TEST_CASE("cli: generate writes the four files and a summary", "[cli]") {
 }
 
 TEST_CASE("cli: bench prints the erosion figures, one JSON line each", "[cli]") {
-  const RunResult r = run("bench --frequency 16 --threads 1 2 --droplets 2000 --no-export");
+  const RunResult r =
+      run("bench --frequency 16 --threads 1 2 --droplets 2000 --no-export --tiles-region-km 0");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   // figure -> thread counts it was printed for, with a positive value
@@ -180,7 +181,8 @@ TEST_CASE("cli: every output file is byte-identical at 1, 2 and 4 threads", "[cl
 // bench times every stage of a run and every export output on its own.
 TEST_CASE("cli: bench prints every pipeline stage and export output, and memory per vertex",
           "[cli]") {
-  const RunResult r = run("bench --frequency 16 --threads 2 --droplets 0 --no-export --no-fluvial");
+  const RunResult r = run(
+      "bench --frequency 16 --threads 2 --droplets 0 --no-export --no-fluvial --tiles-region-km 0");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   std::map<std::string, double> value;

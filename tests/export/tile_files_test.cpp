@@ -117,9 +117,8 @@ TEST_CASE("export: a tile glb on an Earth-radius equator reads back within 1 mm"
     for (uint32_t u = 0; u + v <= edge; ++u, ++k) {
       const glm::dvec3 read =
           centre + glm::dvec3(position[3 * k], position[3 * k + 1], position[3 * k + 2]);
-      const glm::dvec3 exact = g.surfacePosition(int(mesh.id.level),
-                                                 g.layout().vertexPoint(mesh.id, u, v),
-                                                 mesh.height_m[k]);
+      const glm::dvec3 exact = g.surfacePosition(
+          int(mesh.id.level), g.layout().vertexPoint(mesh.id, u, v), mesh.height_m[k]);
       worst = std::max(worst, glm::length(read - exact));
       same_attributes += height[k] == mesh.height_m[k] && parent[k] == mesh.parent_height_m[k] &&
                          normal[3 * k] == mesh.normals[k].x &&

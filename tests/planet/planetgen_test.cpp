@@ -257,8 +257,7 @@ TEST_CASE("planetgen: a loaded planet makes the generated planet's tiles, bit fo
     CHECK(sameFloats(a.height_m, b.height_m));
     CHECK(sameFloats(a.parent_height_m, b.parent_height_m));
     CHECK(std::memcmp(a.normals.data(), b.normals.data(), a.normals.size() * 12) == 0);
-    CHECK(std::memcmp(a.positions_m.data(), b.positions_m.data(), a.positions_m.size() * 12) ==
-          0);
+    CHECK(std::memcmp(a.positions_m.data(), b.positions_m.data(), a.positions_m.size() * 12) == 0);
     CHECK(a.centre_m == b.centre_m);
   }
   // Other tile parameters than the config's: still the same for both.

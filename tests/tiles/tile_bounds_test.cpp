@@ -34,8 +34,8 @@ struct RoughPlanet {
           const glm::dvec3 p =
               geodesy::latticePosition(geodesy::Spacing::kSineWeights, uint64_t(f), base, i, j);
           const double noise = geodesy::unitFromHash(geodesy::hash3(3, 4, v)) - 0.5;
-          elevation[v] = float(2500.0 * std::sin(3.0 * p.x) * std::cos(2.0 * p.y) +
-                               1500.0 * noise + 200.0);
+          elevation[v] =
+              float(2500.0 * std::sin(3.0 * p.x) * std::cos(2.0 * p.y) + 1500.0 * noise + 200.0);
         }
       }
     }
@@ -82,8 +82,8 @@ TEST_CASE("tiles: heightBounds holds a tile's heights and its descendants'", "[t
         subtreeRange(generator, id, level == 0 ? 2 : 3, lo, hi);
         const tiles::HeightRange bounds = generator.heightBounds(id);
         INFO("detail " << detail << ", level " << level << ", base " << base << ": heights " << lo
-                       << " .. " << hi << " m, bounds " << bounds.min_m << " .. "
-                       << bounds.max_m << " m");
+                       << " .. " << hi << " m, bounds " << bounds.min_m << " .. " << bounds.max_m
+                       << " m");
         CHECK(bounds.min_m <= lo);
         CHECK(bounds.max_m >= hi);
         // Not absurd: without detail the surface overshoots its vertices by at most half their
@@ -100,7 +100,6 @@ TEST_CASE("tiles: heightBounds refuses ids that name no tile", "[tiles]") {
   const tiles::TileGenerator generator(roughPlanet().planet, {kTileEdge, {}});
   CHECK_THROWS_AS(generator.heightBounds({20, 0, 0}), std::invalid_argument);
   CHECK_THROWS_AS(generator.heightBounds({0, 1, 4}), std::invalid_argument);
-  CHECK_THROWS_AS(
-      generator.heightBounds({0, uint32_t(generator.layout().deepestLevel() + 1), 0}),
-      std::invalid_argument);
+  CHECK_THROWS_AS(generator.heightBounds({0, uint32_t(generator.layout().deepestLevel() + 1), 0}),
+                  std::invalid_argument);
 }
