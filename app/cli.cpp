@@ -282,11 +282,12 @@ int runCli(int argc, char** argv) {
   // -q and -v may come after the subcommand too.
   for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();
 
-  const std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+  const std::vector<std::string> args = joinNegativeValues({argv + std::min(argc, 1), argv + argc});
   if (const std::string problem = unknownArgumentMessage(app, args); !problem.empty())
     return fail(kExitBadInput, problem + ".");
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11's order
+    app.parse(reversed);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

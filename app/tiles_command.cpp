@@ -1,7 +1,9 @@
 #include "app/tiles_command.h"
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -146,6 +148,20 @@ int fail(int code, const std::string& message) {
 
 }  // namespace
 
+std::vector<std::string> joinNegativeValues(std::vector<std::string> args) {
+  for (size_t k = 0; k + 1 < args.size(); ++k) {
+    const std::string& next = args[k + 1];
+    const bool negative = next.size() > 1 && next[0] == '-' &&
+                          (std::isdigit(static_cast<unsigned char>(next[1])) || next[1] == '.');
+    if (negative &&
+        (args[k] == "--center" || args[k] == "--radius-km" || args[k] == "--spacing-m")) {
+      args[k] += "=" + next;
+      args.erase(args.begin() + std::ptrdiff_t(k) + 1);
+    }
+  }
+  return args;
+}
+
 CLI::App* addTilesCommand(CLI::App& app, TilesArgs& args) {
   CLI::App* cmd = app.add_subcommand(
       "tiles", "Bake a region of a planet as 3D Tiles (glb) with per-tile heightmaps");
@@ -208,6 +224,10 @@ int runTiles(const TilesArgs& args, Verbosity verbosity) {
       if (verbosity == Verbosity::kVerbose)
         std::cerr << "planetgen: generating the planet (f = " << settings.planet.frequency << ")\n";
       planet = planetgen::generate(settings);
+      if (verbosity == Verbosity::kVerbose)
+        std::cerr << "planetgen: planet ready after "
+                  << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+                  << " s\n";
     }
   } catch (const BadFlag& e) {
     return fail(kExitBadInput, e.message);

@@ -7,6 +7,7 @@
 // from that config), or is generated from --config (the built-in default without either).
 
 #include <string>
+#include <vector>
 
 #include "app/cli_progress.h"
 
@@ -27,6 +28,12 @@ struct TilesArgs {
   std::string threads;
   std::string tile_edge;
 };
+
+// The arguments with "--center -33.9,18.4" (and --radius-km, --spacing-m followed by a value
+// that starts with a minus sign and a digit) joined into "--center=-33.9,18.4": the command-line
+// parser would take the value for an option of its own (southern latitudes, western
+// longitudes).
+std::vector<std::string> joinNegativeValues(std::vector<std::string> args);
 
 // Adds the subcommand to app; its options fill args.
 CLI::App* addTilesCommand(CLI::App& app, TilesArgs& args);

@@ -187,6 +187,8 @@ TEST_CASE(
        {"--radius-km 30000 is not allowed", "half the planet's circumference"}},
       {with_config + " --center 91,20 --radius-km 30 --spacing-m 2000",
        {"--center 91,20 is not allowed", "latitude in [-90, 90]"}},
+      {with_config + " --center -91,-20 --radius-km 30 --spacing-m 2000",
+       {"--center -91,-20 is not allowed", "latitude in [-90, 90]"}},
       {with_config + " --center 10,181 --radius-km 30 --spacing-m 2000",
        {"--center 10,181 is not allowed", "longitude in [-180, 180]"}},
       {with_config + " --center north --radius-km 30 --spacing-m 2000",

@@ -273,7 +273,7 @@ TEST_CASE("tiles bake: a tile's heightmap reads back by libpng as the meshes' su
   CHECK(worst <= 1.0);
 }
 
-TEST_CASE("tiles bake: shards write disjoint files that add up to one bake's; all or nothing",
+TEST_CASE("tiles bake: shards write disjoint files that add up to one bake's, all or nothing",
           "[planet][tiles]") {
   TempDir dir("tiles_bake");
   const tiles::TileGenerator& g = smallTiles();
