@@ -21,6 +21,7 @@
 #include "geodesy/latlon.h"
 #include "geodesy/lattice_numbering.h"
 #include "support/glb_read.h"
+#include "support/lattice_planet.h"
 #include "support/png16_read.h"
 #include "support/support.h"
 #include "tiles/tile_generator.h"
@@ -37,19 +38,10 @@ struct HillPlanet {
 
   HillPlanet() {
     const int f = 16;
-    const geodesy::LatticeNumbering numbering(f);
-    elevation.resize(10 * size_t(f) * size_t(f) + 2);
-    for (uint32_t base = 0; base < 20; ++base) {
-      for (uint32_t j = 0; j <= uint32_t(f); ++j) {
-        for (uint32_t i = 0; i + j <= uint32_t(f); ++i) {
-          const glm::dvec3 p =
-              geodesy::latticePosition(geodesy::Spacing::kSineWeights, uint64_t(f), base, i, j);
-          const uint32_t v = numbering.vertex(base, i, j);
-          elevation[v] = float(1800.0 * std::sin(4.0 * p.x + 1.0) * std::cos(3.0 * p.z) +
-                               400.0 * (geodesy::unitFromHash(geodesy::hash3(1, 2, v)) - 0.5));
-        }
-      }
-    }
+    elevation = latticeField(f, [](const glm::dvec3& p, uint32_t v) {
+      return 1800.0 * std::sin(4.0 * p.x + 1.0) * std::cos(3.0 * p.z) +
+             400.0 * (geodesy::unitFromHash(geodesy::hash3(1, 2, v)) - 0.5);
+    });
     planet.frequency = f;
     planet.radius_m = 6371000.0;
     planet.elevation_m = elevation;

@@ -23,6 +23,7 @@
 #include "planet/tile_bake.h"
 #include "planet/tile_heightmap_grid.h"
 #include "planet/tile_region.h"
+#include "support/lattice_planet.h"
 #include "support/png16_read.h"
 #include "support/support.h"
 
@@ -38,19 +39,10 @@ struct MountainPlanet {
 
   MountainPlanet() {
     const int f = 16;
-    const geodesy::LatticeNumbering numbering(f);
-    elevation.resize(10 * size_t(f) * size_t(f) + 2);
-    for (uint32_t base = 0; base < 20; ++base) {
-      for (uint32_t j = 0; j <= uint32_t(f); ++j) {
-        for (uint32_t i = 0; i + j <= uint32_t(f); ++i) {
-          const glm::dvec3 p =
-              geodesy::latticePosition(geodesy::Spacing::kSineWeights, uint64_t(f), base, i, j);
-          const uint32_t v = numbering.vertex(base, i, j);
-          elevation[v] = float(2200.0 * std::sin(5.0 * p.x + 0.5) * std::cos(4.0 * p.y) +
-                               900.0 * (geodesy::unitFromHash(geodesy::hash3(5, 6, v)) - 0.5));
-        }
-      }
-    }
+    elevation = latticeField(f, [](const glm::dvec3& p, uint32_t v) {
+      return 2200.0 * std::sin(5.0 * p.x + 0.5) * std::cos(4.0 * p.y) +
+             900.0 * (geodesy::unitFromHash(geodesy::hash3(5, 6, v)) - 0.5);
+    });
     planet.frequency = f;
     planet.radius_m = 6371000.0;
     planet.elevation_m = elevation;

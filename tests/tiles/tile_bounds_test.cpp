@@ -10,6 +10,7 @@
 
 #include "geodesy/hash.h"
 #include "geodesy/lattice_numbering.h"
+#include "support/lattice_planet.h"
 #include "tiles/tile_generator.h"
 
 namespace {
@@ -24,21 +25,11 @@ struct RoughPlanet {
 
   RoughPlanet() {
     const int f = kPlanetFrequency;
-    const geodesy::LatticeNumbering numbering(f);
     const size_t n = 10 * size_t(f) * size_t(f) + 2;
-    elevation.resize(n);
-    for (uint32_t base = 0; base < 20; ++base) {
-      for (uint32_t j = 0; j <= uint32_t(f); ++j) {
-        for (uint32_t i = 0; i + j <= uint32_t(f); ++i) {
-          const uint32_t v = numbering.vertex(base, i, j);
-          const glm::dvec3 p =
-              geodesy::latticePosition(geodesy::Spacing::kSineWeights, uint64_t(f), base, i, j);
-          const double noise = geodesy::unitFromHash(geodesy::hash3(3, 4, v)) - 0.5;
-          elevation[v] =
-              float(2500.0 * std::sin(3.0 * p.x) * std::cos(2.0 * p.y) + 1500.0 * noise + 200.0);
-        }
-      }
-    }
+    elevation = test_support::latticeField(f, [](const glm::dvec3& p, uint32_t v) {
+      const double noise = geodesy::unitFromHash(geodesy::hash3(3, 4, v)) - 0.5;
+      return 2500.0 * std::sin(3.0 * p.x) * std::cos(2.0 * p.y) + 1500.0 * noise + 200.0;
+    });
     water = elevation;
     for (size_t v = 0; v < n; v += 5) water[v] = std::max(water[v], elevation[v] + 30.0f);
     planet.frequency = f;
