@@ -1,5 +1,6 @@
 #include "tiles/detail/window_chart.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdlib>
 
