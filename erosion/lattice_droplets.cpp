@@ -283,7 +283,7 @@ class Runner {
       const Sample t = sample(na, nb);
       if (!t.valid) return;  // left the patch: what it carries leaves with it
       ++stats.steps;
-      const float dh = t.h - s.h;  // eq. 5.3
+      const float dh = t.h - s.h;                                                    // eq. 5.3
       const float capacity = std::max(-dh, min_slope_) * speed * water * capacity_;  // eq. 5.4
       if (dh > 0.0f || sediment > capacity) {
         // Uphill: fill the pit behind, at most dh; else eq. 5.5.

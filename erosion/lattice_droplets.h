@@ -52,7 +52,7 @@ struct LatticeDropletInput {
 struct LatticeDropletStats {
   uint64_t droplets = 0;
   uint64_t steps = 0;
-  double eroded_m3 = 0.0;    // taken by the brushes
+  double eroded_m3 = 0.0;     // taken by the brushes
   double deposited_m3 = 0.0;  // laid down (inside the patch)
 };
 

@@ -95,7 +95,7 @@ class PatchNeighbours {
 
   std::array<int64_t, 6> offsets_{};
   const PatchCell* cells_ = nullptr;
-  std::vector<uint8_t> special_;        // empty without copies; else 1 where a list is kept
+  std::vector<uint8_t> special_;         // empty without copies; else 1 where a list is kept
   std::vector<uint32_t> special_cells_;  // sorted
   std::vector<List> lists_;              // one per special cell
 };

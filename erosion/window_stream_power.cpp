@@ -90,8 +90,8 @@ PatchFlow routePatch(const PatchFlowInput& input) {
       const uint64_t id = input.point_id[c];
       neighbours.forEach(c, [&](uint32_t m) {
         if (!(water[m] < water[c])) return;
-        const double u =
-            geodesy::unitFromHash(geodesy::hash3(input.seed ^ kJitterStream, id, input.point_id[m]));
+        const double u = geodesy::unitFromHash(
+            geodesy::hash3(input.seed ^ kJitterStream, id, input.point_id[m]));
         const double slope = (double(water[c]) - double(water[m])) * (1.0 - jitter * u);
         const uint64_t mid = input.point_id[m];
         if (best == UINT32_MAX || slope > best_slope || (slope == best_slope && mid < best_id)) {
@@ -111,9 +111,9 @@ PatchFlow routePatch(const PatchFlowInput& input) {
   for (const PatchInflow& in : input.inflows) {
     uint32_t cell = in.cell;
     if (patch.cells[cell] == PatchCell::kCopy) {
-      const auto it = std::lower_bound(
-          patch.copies.begin(), patch.copies.end(), cell,
-          [](const CellCopy& copy, uint32_t value) { return copy.cell < value; });
+      const auto it =
+          std::lower_bound(patch.copies.begin(), patch.copies.end(), cell,
+                           [](const CellCopy& copy, uint32_t value) { return copy.cell < value; });
       cell = it->owner;
     }
     area[cell] += in.area_m2;

@@ -29,7 +29,7 @@ namespace tiles {
 namespace detail {
 struct SurfaceModel;
 class ErosionModel;
-}
+}  // namespace detail
 
 // What every tile of one tile edge T shares: the triangle list and the edge vertex lists.
 // Vertex (u, v) of a tile (u, v >= 0, u + v <= T; TileLayout::vertexPoint) has index

@@ -132,10 +132,14 @@ size_t checkSeams(const std::vector<TileId>& ids) {
     const TileMesh mesh = eroded().generate(id);
     REQUIRE(mesh.masks.flow_m2.size() == mesh.vertexCount());
     for (size_t v = 0; v < mesh.vertexCount(); ++v) {
-      const Seen here{mesh.height_m[v],      mesh.parent_height_m[v],
-                      mesh.masks.flow_m2[v], mesh.masks.wear_m[v],
-                      mesh.masks.deposition_m[v], mesh.masks.water[v],
-                      mesh.normals[v],       mesh.centre_m + glm::dvec3(mesh.positions_m[v]),
+      const Seen here{mesh.height_m[v],
+                      mesh.parent_height_m[v],
+                      mesh.masks.flow_m2[v],
+                      mesh.masks.wear_m[v],
+                      mesh.masks.deposition_m[v],
+                      mesh.masks.water[v],
+                      mesh.normals[v],
+                      mesh.centre_m + glm::dvec3(mesh.positions_m[v]),
                       glm::length(glm::dvec3(mesh.positions_m[v]))};
       const auto [it, inserted] = seen.try_emplace(mesh.lattice_ids[v], here);
       if (inserted) continue;
@@ -177,8 +181,7 @@ TileId middleTile(uint32_t base, uint32_t level) {
 
 }  // namespace
 
-TEST_CASE("tile erosion: it changes the ground, by more at finer levels than the first",
-          "[tiles][erosion]") {
+TEST_CASE("tile erosion: it changes the ground: metres worn and laid down", "[tiles][erosion]") {
   const TileId id = middleTile(5, 3);
   const TileMesh a = eroded().generate(id);
   const TileMesh b = plain().generate(id);
@@ -226,7 +229,7 @@ TEST_CASE("tile erosion: the five tiles around an icosahedron corner agree", "[t
 
 TEST_CASE("tile erosion: the same bits in any order, from a fresh generator, on 1, 2, 4 threads",
           "[tiles][erosion]") {
-  const TileId id = middleTile(12, 3);
+  const TileId id = middleTile(12, 2);
   const TileMesh first = eroded().generate(id);
   const tiles::TileLayout& layout = eroded().layout();
   for (int threads : {1, 2, 4}) {
@@ -294,13 +297,17 @@ namespace {
 // Mean |second difference| across lattice lines of a 4T x 4T rhombus of level `level` (a block
 // of 4 x 4 tile pairs), of the three line directions, split into lines on tile edges and lines
 // inside tiles. The second difference across a line is the hillshade's slope change there.
+// Lines along the planet's own edges are left out of both: the planet's surface bends more
+// there (on this small rough planet the plain surface's contrast is 3 times that inside), with
+// or without erosion, and at level 3 every tile edge is one.
 struct LineContrast {
   double edges = 0.0, interior = 0.0;
 };
 
-LineContrast lineContrast(const TileGenerator& generator, uint32_t base, int level,
-                          uint32_t i0, uint32_t j0, bool change_only) {
+LineContrast lineContrast(const TileGenerator& generator, uint32_t base, int level, uint32_t i0,
+                          uint32_t j0, bool change_only) {
   const int64_t t = kTileEdge, n = 4 * t;
+  const int64_t planet_step = int64_t(generator.layout().levelFrequency(level)) / kPlanetFrequency;
   // The rhombus plus one point around it.
   std::vector<LatticePoint> points;
   for (int64_t j = -1; j <= n + 1; ++j) {
@@ -326,6 +333,7 @@ LineContrast lineContrast(const TileGenerator& generator, uint32_t base, int lev
                                 at(i + 1, j + 1) - 2 * at(i, j) + at(i - 1, j - 1)};
       const int64_t line[3] = {int64_t(i0) + i, int64_t(j0) + j, int64_t(i0 + j0) + i + j};
       for (int d = 0; d < 3; ++d) {
+        if (line[d] % planet_step == 0) continue;
         if (line[d] % t == 0) {
           sum_edge += std::abs(across[d]), ++count_edge;
         } else {
@@ -340,7 +348,8 @@ LineContrast lineContrast(const TileGenerator& generator, uint32_t base, int lev
 }  // namespace
 
 TEST_CASE("tile erosion: a hillshade of 4 x 4 tiles cannot find their edges", "[tiles][erosion]") {
-  const int level = 3;
+  // Level 5: a planet edge is 64 steps, two tiles, so half the tile edges are not on one.
+  const int level = 5;
   const uint64_t f = eroded().layout().levelFrequency(level);
   // Tile corners inside base face 5, away from its edges.
   const uint32_t i0 = uint32_t(f / 4), j0 = uint32_t(f / 8);

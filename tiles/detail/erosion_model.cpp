@@ -14,6 +14,7 @@
 #include "erosion/lattice_patch.h"
 #include "erosion/window_stream_power.h"
 #include "geodesy/hash.h"
+#include "geodesy/icosahedron.h"
 #include "geodesy/lattice_numbering.h"
 #include "tiles/detail/erosion_window.h"
 #include "tiles/detail/level_sampler.h"
@@ -96,7 +97,8 @@ class WeightTable {
     for (const auto& [base, three] : ranges) {
       for (const auto& [lo, hi] : three) {
         Range r{lo, {}};
-        for (uint64_t k = lo; k <= hi; ++k) r.g.push_back(geodesy::spacingWeight(spacing, k, frequency));
+        for (uint64_t k = lo; k <= hi; ++k)
+          r.g.push_back(geodesy::spacingWeight(spacing, k, frequency));
         ranges_.push_back(std::move(r));
       }
     }
@@ -118,30 +120,59 @@ class WeightTable {
   std::vector<Range> ranges_;
 };
 
-// Hat weights of the window lattice (spacing `core`) at point p of frequency F (canonical):
-// the corners of the window-lattice triangle holding p and p's barycentric weights for them.
-int hatWeights(uint64_t frequency, uint32_t core, const LatticePoint& p, LatticePoint* corners,
-               double* weights) {
-  const uint64_t i = p.i / core, j = p.j / core;
-  const uint64_t ri = p.i - i * core, rj = p.j - j * core;
-  const double inv = 1.0 / double(core);
-  uint64_t ci[3], cj[3];
-  double w[3];
-  if (ri + rj <= core) {
-    ci[0] = i, cj[0] = j, ci[1] = i + 1, cj[1] = j, ci[2] = i, cj[2] = j + 1;
-    w[0] = double(core - ri - rj) * inv, w[1] = double(ri) * inv, w[2] = double(rj) * inv;
+// The partition of unity's bump: (1 - r^2 / R^2)^3 inside R, 0 outside; C2 where it ends.
+// r2 is r^2 / R^2.
+double bump(double r2) {
+  if (r2 >= 1.0) return 0.0;
+  const double u = 1.0 - r2;
+  return u * u * u;
+}
+
+// Squared length of chart offset (x, y) in lattice steps (the lattice is equilateral).
+double squaredSteps(double x, double y) {
+  return x * x + x * y + y * y;
+}
+
+// The window centres that can hold canonical point p of frequency F inside their bump's
+// radius `reach` (in lattice steps): the corners of the window-lattice triangle (spacing
+// `core`) that holds p and the three corners across its edges, named in p's face's chart and
+// kept when that flat distance is below reach (with a margin: near an icosahedron corner the
+// window's own chart decides). A centre beyond a corner of p's face is left out.
+int windowCandidates(uint64_t frequency, uint32_t core, double reach, const LatticePoint& p,
+                     LatticePoint* centres) {
+  const int64_t c = core;
+  const int64_t i = int64_t(p.i) / c, j = int64_t(p.j) / c;
+  const int64_t ri = int64_t(p.i) - i * c, rj = int64_t(p.j) - j * c;
+  int64_t cand[6][2];
+  if (ri + rj <= c) {
+    const int64_t up[6][2] = {{i, j},         {i + 1, j},     {i, j + 1},
+                              {i + 1, j + 1}, {i + 1, j - 1}, {i - 1, j + 1}};
+    std::copy(&up[0][0], &up[0][0] + 12, &cand[0][0]);
   } else {
-    ci[0] = i + 1, cj[0] = j, ci[1] = i + 1, cj[1] = j + 1, ci[2] = i, cj[2] = j + 1;
-    w[0] = double(core - rj) * inv, w[1] = double(ri + rj - core) * inv;
-    w[2] = double(core - ri) * inv;
+    const int64_t down[6][2] = {{i + 1, j}, {i + 1, j + 1}, {i, j + 1},
+                                {i, j},     {i + 2, j},     {i, j + 2}};
+    std::copy(&down[0][0], &down[0][0] + 12, &cand[0][0]);
   }
+  const int64_t f = int64_t(frequency);
+  const double limit = 1.1 * reach * 1.1 * reach;
   int count = 0;
-  for (int k = 0; k < 3; ++k) {
-    if (w[k] == 0.0) continue;
-    corners[count] =
-        canonicalPoint(frequency, {p.base, uint32_t(ci[k] * core), uint32_t(cj[k] * core)});
-    weights[count] = w[k];
-    ++count;
+  for (const auto& q : cand) {
+    const int64_t qi = q[0] * c, qj = q[1] * c;
+    const double dx = double(int64_t(p.i) - qi), dy = double(int64_t(p.j) - qj);
+    if (squaredSteps(dx, dy) >= limit) continue;
+    const int64_t a[3] = {f - qi - qj, qi, qj};
+    const int negative = (a[0] < 0) + (a[1] < 0) + (a[2] < 0);
+    if (negative > 1) continue;
+    if (negative == 1) {
+      const int k = a[0] < 0 ? 0 : (a[1] < 0 ? 1 : 2);
+      // Across edge (k + 1) % 3 of the face; beyond the adjacent face too: left out.
+      const int e = (k + 1) % 3;
+      const geodesy::Icosahedron& ico = geodesy::icosahedron();
+      const std::array<int64_t, 3> b =
+          acrossBaseEdge({a[0], a[1], a[2]}, e, ico.adjacent_edge[p.base][e]);
+      if (b[0] < 0 || b[1] < 0 || b[2] < 0) continue;
+    }
+    centres[count++] = pointInChart(frequency, p.base, qi, qj);
   }
   return count;
 }
@@ -174,10 +205,9 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
   const uint32_t t = uint32_t(layout.tileEdge());
   if (params.window_subdivision < 0 || (t >> params.window_subdivision) < 2 ||
       (t % (1u << params.window_subdivision)) != 0) {
-    throw std::invalid_argument("tile erosion window_subdivision " +
-                                std::to_string(params.window_subdivision) +
-                                " does not divide the tile edge " + std::to_string(t) +
-                                " into cores of 2 steps or more");
+    throw std::invalid_argument(
+        "tile erosion window_subdivision " + std::to_string(params.window_subdivision) +
+        " does not divide the tile edge " + std::to_string(t) + " into cores of 2 steps or more");
   }
   if (params.halo < 4 || params.halo > 4096) {
     throw std::invalid_argument("tile erosion halo " + std::to_string(params.halo) +
@@ -203,21 +233,23 @@ ErosionModel::~ErosionModel() = default;
 int ErosionModel::windowsAt(int level, const LatticePoint& p, WeightedWindow* out) const {
   const TileLayout& layout = surface_.layout;
   const uint64_t f = layout.levelFrequency(level);
-  LatticePoint corners[3];
-  double weights[3];
-  const int count = hatWeights(f, core_, p, corners, weights);
+  LatticePoint centres[6];
+  const int count = windowCandidates(f, core_, bumpRadius(), p, centres);
   for (int k = 0; k < count; ++k) {
-    out[k].centre = corners[k];
-    out[k].key = {uint32_t(level), layout.latticeId(level, corners[k])};
-    out[k].weight = weights[k];
+    out[k].centre = centres[k];
+    out[k].key = {uint32_t(level), layout.latticeId(level, centres[k])};
+    out[k].weight = 0.0;
   }
   std::sort(out, out + count,
             [](const WeightedWindow& a, const WeightedWindow& b) { return a.key < b.key; });
-  return count;
+  return int(
+      std::unique(out, out + count,
+                  [](const WeightedWindow& a, const WeightedWindow& b) { return a.key == b.key; }) -
+      out);
 }
 
 std::shared_ptr<const WindowResult> ErosionModel::window(int level,
-                                                        const LatticePoint& centre) const {
+                                                         const LatticePoint& centre) const {
   const WindowKey key{uint32_t(level), surface_.layout.latticeId(level, centre)};
   return cache_.get(key, [&] { return makeWindow(level, centre); });
 }
@@ -281,13 +313,17 @@ void ErosionModel::sample(int level, std::span<const LatticePoint> points,
 void ErosionModel::sampleLevel(int level, std::span<const LatticePoint> points,
                                std::span<PointErosion> out) const {
   // The windows the points need, each once, made in parallel (or taken from the cache).
-  std::vector<WeightedWindow> weighted(points.size() * 3);
+  constexpr size_t kMost = 6;
+  std::vector<WeightedWindow> weighted(points.size() * kMost);
   std::vector<uint8_t> counts(points.size());
-  parallelFor(points.size(), 256,
-              [&](size_t k) { counts[k] = uint8_t(windowsAt(level, points[k], &weighted[3 * k])); });
+  parallelFor(points.size(), 256, [&](size_t k) {
+    counts[k] = uint8_t(windowsAt(level, points[k], &weighted[kMost * k]));
+  });
   std::vector<std::pair<WindowKey, LatticePoint>> needed;
   for (size_t k = 0; k < points.size(); ++k) {
-    for (int w = 0; w < counts[k]; ++w) needed.push_back({weighted[3 * k + w].key, weighted[3 * k + w].centre});
+    for (int w = 0; w < counts[k]; ++w) {
+      needed.push_back({weighted[kMost * k + w].key, weighted[kMost * k + w].centre});
+    }
   }
   std::sort(needed.begin(), needed.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -297,24 +333,32 @@ void ErosionModel::sampleLevel(int level, std::span<const LatticePoint> points,
   std::vector<std::shared_ptr<const WindowResult>> windows(needed.size());
   parallelFor(needed.size(), 1, [&](size_t k) { windows[k] = window(level, needed[k].second); });
 
+  // Each window's bump at the point, from the point's offset in the window's own chart, then
+  // the normalised sum in key order.
+  const double inv_r2 = 1.0 / (bumpRadius() * bumpRadius());
   parallelFor(points.size(), 256, [&](size_t k) {
     double sum[5] = {0, 0, 0, 0, 0};
+    double total = 0.0;
     for (int w = 0; w < counts[k]; ++w) {
-      const WeightedWindow& ww = weighted[3 * k + w];
-      const auto it = std::lower_bound(needed.begin(), needed.end(), ww.key,
-                                       [](const auto& a, const WindowKey& b) { return a.first < b; });
+      const WeightedWindow& ww = weighted[kMost * k + w];
+      const auto it =
+          std::lower_bound(needed.begin(), needed.end(), ww.key,
+                           [](const auto& a, const WindowKey& b) { return a.first < b; });
       const WindowResult& win = *windows[size_t(it - needed.begin())];
       int64_t x = 0, y = 0;
-      const bool found = win.chart.offsetOf(points[k], win.core, x, y);
-      assert(found);
-      if (!found) continue;
+      if (!win.chart.offsetOf(points[k], win.core, x, y)) continue;
+      const double weight = bump(squaredSteps(double(x), double(y)) * inv_r2);
+      if (weight == 0.0) continue;
       const size_t c = win.index(x, y);
-      const double weight = ww.weight;
+      total += weight;
       sum[0] += weight * win.change_m[c], sum[1] += weight * win.flow_m2[c];
       sum[2] += weight * win.wear_m[c], sum[3] += weight * win.deposition_m[c];
       sum[4] += weight * (win.water[c] ? 1.0 : 0.0);
     }
-    out[k] = {float(sum[0]), float(sum[1]), float(sum[2]), float(sum[3]), float(sum[4])};
+    assert(total > 0.0);
+    const double inv = total > 0.0 ? 1.0 / total : 0.0;
+    out[k] = {float(sum[0] * inv), float(sum[1] * inv), float(sum[2] * inv), float(sum[3] * inv),
+              float(sum[4] * inv)};
   });
 }
 
@@ -462,8 +506,7 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
     bool water = double(in[c]) < sea_level_m_;
     if (!water && !water_level_m_.empty()) {
       water = place.interpolate(water_level_m_) > double(in[c]) &&
-              place.interpolate(water_level_m_) >
-                  place.interpolate(surface_.elevation_m) + 0.5;
+              place.interpolate(water_level_m_) > place.interpolate(surface_.elevation_m) + 0.5;
     }
     base_level[c] = water ? 1 : 0;
     droplets[c] = float(density * double(rain[c]));

@@ -5,11 +5,13 @@
 // lattice points whose coordinates are multiples of the core radius C = T / 2^s. Window w
 // erodes the points within C + halo steps of its centre (its chart: window_chart.h), each a
 // pure function of the window's key, and keeps its core (within C). Its weight at a point p is
-// p's barycentric coordinate for w's centre in the triangle of the window lattice (spacing C)
-// holding p: a hat, exact from p's integer coordinates, 0 on the far edges of the core, the
-// three weights of a triangle summing to 1. A point's erosion is the weighted sum over the (one
-// to three) windows whose weight there is not 0, in the order of their keys: two tiles that
-// share a point compute the same windows and the same sum, bit for bit.
+// a smooth bump of p's distance r from the centre in the window's own chart, (1 - r^2/R^2)^3
+// with R the core's inradius (sqrt(3)/2 C: the bump ends inside what the window keeps, and
+// every point is within 0.58 C of some centre), divided by the sum of the bumps of the windows
+// around p. The weights sum to 1 and are C2 (the plain barycentric hat of the window lattice is
+// only C0: the slope of the blend would jump along every window line, tile edges among them). A
+// point's erosion is that sum over the (one to six) windows in reach, in the order of their keys:
+// two tiles that share a point compute the same windows and the same sum, bit for bit.
 //
 // Levels. A window of level L erodes the surface of level L (planet + detail, as the tile
 // generator makes it) plus the change that levels coarser than L made there (their change at
@@ -65,12 +67,16 @@ class ErosionModel {
   bool erodes(int level) const { return level >= first_level_ && first_level_ <= last_level_; }
   uint32_t coreRadius() const { return core_; }
   uint32_t windowRadius() const { return core_ + halo_; }
+  // Radius of a window's bump in the partition of unity, lattice steps: the core hexagon's
+  // inradius (sqrt(3)/2 of the core radius), so the bump stays where the window keeps values.
+  double bumpRadius() const { return 0.8660254037844386 * double(core_); }
 
   // Erosion at canonical points of `level`, into out (one per point). Parallel on the caller's
   // oneTBB arena; computes the windows it needs that are not cached.
   void sample(int level, std::span<const LatticePoint> points, std::span<PointErosion> out) const;
 
-  // The windows with weight at canonical point p of eroded level `level`, in key order (1 to 3).
+  // The windows that may have weight at canonical point p of eroded level `level`, in key
+  // order (1 to 6; weight left 0: sample() takes it from the window's own chart).
   int windowsAt(int level, const LatticePoint& p, WeightedWindow* out) const;
   // The window of `key` (centre: canonical point of `level`), from the cache or made.
   std::shared_ptr<const WindowResult> window(int level, const LatticePoint& centre) const;

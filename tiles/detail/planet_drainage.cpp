@@ -33,9 +33,9 @@ PlanetDrainage planetDrainage(std::span<const float> elevation_m, double sea_lev
   std::vector<uint32_t> inflowing(n, 0);
   for (size_t v = 0; v < n; ++v) {
     if (receiver[v] >= n) {
-      throw std::invalid_argument("planet receiver " + std::to_string(receiver[v]) +
-                                  " of vertex " + std::to_string(v) +
-                                  " is not a vertex; allowed: 0 to " + std::to_string(n - 1));
+      throw std::invalid_argument("planet receiver " + std::to_string(receiver[v]) + " of vertex " +
+                                  std::to_string(v) + " is not a vertex; allowed: 0 to " +
+                                  std::to_string(n - 1));
     }
     out.area_m2[v] = out.cell_m2 * (out.rain.empty() ? 1.0 : double(out.rain[v]));
     if (receiver[v] != v) ++inflowing[receiver[v]];

@@ -13,10 +13,10 @@
 namespace tiles::detail {
 
 struct PlanetDrainage {
-  std::vector<float> rain;           // per vertex, 1 = the mean over land; empty = 1 everywhere
-  std::vector<uint32_t> receiver;    // per vertex; empty = no routing given
-  std::vector<double> area_m2;       // per vertex: rain-weighted drainage area; empty likewise
-  double cell_m2 = 0.0;              // the planet's mean vertex cell area
+  std::vector<float> rain;         // per vertex, 1 = the mean over land; empty = 1 everywhere
+  std::vector<uint32_t> receiver;  // per vertex; empty = no routing given
+  std::vector<double> area_m2;     // per vertex: rain-weighted drainage area; empty likewise
+  double cell_m2 = 0.0;            // the planet's mean vertex cell area
 };
 
 // rainfall, receiver: per vertex or empty. uniform: the same rain everywhere (rain stays empty

@@ -1,17 +1,13 @@
 #include "tiles/detail/window_cache.h"
 
-#include <tbb/collaborative_call_once.h>
-
 #include "geodesy/hash.h"
 #include "tiles/detail/erosion_window.h"
 
 namespace tiles::detail {
 
 struct WindowCache::Entry {
-  tbb::collaborative_once_flag once;
   std::shared_ptr<const WindowResult> result;
   std::list<WindowKey>::iterator position;
-  bool counted = false;  // its bytes are in bytes_
 };
 
 size_t WindowCache::Hash::operator()(const WindowKey& key) const {
@@ -28,40 +24,40 @@ size_t WindowCache::bytes() const {
 
 std::shared_ptr<const WindowResult> WindowCache::get(const WindowKey& key,
                                                      const std::function<WindowResult()>& make) {
-  std::shared_ptr<Entry> entry;
   {
     std::lock_guard lock(mutex_);
-    auto [it, inserted] = entries_.try_emplace(key);
-    if (inserted) {
-      it->second = std::make_shared<Entry>();
-      recent_.push_front(key);
-      it->second->position = recent_.begin();
-    } else {
+    const auto it = entries_.find(key);
+    if (it != entries_.end()) {
       recent_.splice(recent_.begin(), recent_, it->second->position);
+      return it->second->result;
     }
-    entry = it->second;
   }
-  tbb::collaborative_call_once(entry->once, [&] {
-    entry->result = std::make_shared<const WindowResult>(make());
-  });
+  // Made outside the lock, without waiting for anyone: a thread that waited for a window
+  // another thread is making could hold, lower on its own stack, a window that one needs
+  // (work stealing nests tasks), and wait for ever. Two threads may make the same window at
+  // once; both make the same bits, and the first one kept is returned to both.
+  auto made = std::make_shared<const WindowResult>(make());
   std::lock_guard lock(mutex_);
-  const auto it = entries_.find(key);
-  if (it != entries_.end() && it->second == entry && !entry->counted) {
-    entry->counted = true;
-    bytes_ += entry->result->bytes();
+  auto [it, inserted] = entries_.try_emplace(key);
+  if (!inserted) {
+    recent_.splice(recent_.begin(), recent_, it->second->position);
+    return it->second->result;
   }
-  // The least recent ready windows go while the bound is passed; windows still being made,
-  // and this one, stay (a window larger than the bound is still made and returned).
-  auto at = recent_.end();
-  while (bytes_ > max_bytes_ && at != recent_.begin()) {
-    --at;
-    const auto victim = entries_.find(*at);
-    if (victim->second == entry || !victim->second->counted) continue;
-    bytes_ -= victim->second->result->bytes();
-    entries_.erase(victim);
-    at = recent_.erase(at);
+  it->second = std::make_shared<Entry>();
+  it->second->result = made;
+  recent_.push_front(key);
+  it->second->position = recent_.begin();
+  bytes_ += made->bytes();
+  // The least recently used windows go while the bound is passed (this one stays: a window
+  // larger than the bound is still returned).
+  while (bytes_ > max_bytes_ && recent_.size() > 1) {
+    const WindowKey victim = recent_.back();
+    const auto at = entries_.find(victim);
+    bytes_ -= at->second->result->bytes();
+    entries_.erase(at);
+    recent_.pop_back();
   }
-  return entry->result;
+  return made;
 }
 
 }  // namespace tiles::detail

@@ -1,9 +1,10 @@
 #pragma once
 // Eroded windows kept for the tiles that share them, bounded in bytes. Thread-safe: a window
-// asked for by several threads at once is made once, the others joining its parallel work
-// (tbb::collaborative_call_once, so a thread never waits on work its own stack holds); the
-// least recently used ready windows go first when the bound is passed. A window is a pure
-// function of its key, so nothing that comes out depends on what is cached.
+// not kept is made by the thread that asks for it, outside the lock, without waiting for a
+// thread that may be making it too (waiting deadlocked: 8 threads asking for overlapping tiles
+// hung with tbb::collaborative_call_once, each stack holding a window another needed); the
+// least recently used windows go first when the bound is passed. A window is a pure function of
+// its key, so nothing that comes out depends on what is cached or who made it.
 
 #include <cstddef>
 #include <cstdint>
@@ -34,7 +35,7 @@ class WindowCache {
   WindowCache(const WindowCache&) = delete;
   WindowCache& operator=(const WindowCache&) = delete;
 
-  // The window of `key`, made by make() if it is not kept (make runs once per key at a time).
+  // The window of `key`, made by make() if it is not kept.
   std::shared_ptr<const WindowResult> get(const WindowKey& key,
                                           const std::function<WindowResult()>& make);
 

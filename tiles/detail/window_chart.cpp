@@ -111,8 +111,7 @@ std::optional<LatticePoint> WindowChart::unfold(int64_t x, int64_t y) const {
   return LatticePoint{face, uint32_t(a[1]), uint32_t(a[2])};
 }
 
-bool WindowChart::offsetOf(const LatticePoint& p, uint32_t within, int64_t& x,
-                           int64_t& y) const {
+bool WindowChart::offsetOf(const LatticePoint& p, uint32_t within, int64_t& x, int64_t& y) const {
   const geodesy::Icosahedron& ico = geodesy::icosahedron();
   const int64_t f = int64_t(frequency_);
   // Every name of p: its own, the face across the base edge it lies on, the five faces of the
@@ -149,8 +148,7 @@ bool WindowChart::offsetOf(const LatticePoint& p, uint32_t within, int64_t& x,
       // The chart reaches this offset through this face (not through the empty wedge, and not
       // through another face that happens to share the name's base).
       const std::optional<LatticePoint> back = unfold(cx, cy);
-      if (!back || back->base != names[n].base || back->i != names[n].i ||
-          back->j != names[n].j)
+      if (!back || back->base != names[n].base || back->i != names[n].i || back->j != names[n].j)
         continue;
       x = cx, y = cy;
       return true;
