@@ -9,9 +9,14 @@
 //                                of the planet, heights exaggerated N times (creases)
 //   region_<s>m_ct_xN.png        the same, the generator's Clough-Tocher surface (none)
 //   region_<s>m_detail.png       the generator's tile there, with detail, no exaggeration
+//   erosion_<s>m_off.png, erosion_<s>m_on.png  (--erosion 1) a block of 4 x 4 tile pairs
+//                                around the tile, without and with the tiles' erosion (the
+//                                planet's rivers entering the windows; uniform rain when the
+//                                planet comes from --cache, which keeps no rain)
 //
 //   tile_look --config configs/earthlike.toml --out DIR [--cache FILE] [--spacing-m 30]
 //             [--threads 2] [--repeat 5] [--hurst 0.7] [--region-exaggeration 10]
+//             [--erosion 0|1] [--halo 40]
 
 #include <algorithm>
 #include <array>
@@ -29,6 +34,7 @@
 
 #include "export/png_io.h"
 #include "geodesy/lattice_numbering.h"
+#include "geodesy/sphere_mesh.h"
 #include "hydrology/flow_routing.h"
 #include "planet/config.h"
 #include "planet/pipeline.h"
@@ -47,6 +53,7 @@ double secondsSince(Clock::time_point t0) {
 struct CachedPlanet {
   int frequency = 0;
   std::vector<float> elevation, water;
+  std::vector<float> rainfall;  // empty when read from the cache
 };
 
 bool readCache(const std::filesystem::path& path, int frequency, CachedPlanet& out) {
@@ -161,6 +168,75 @@ std::string arg(int argc, char** argv, const char* name, const std::string& fall
   return fallback;
 }
 
+// Draws a block of 4 x 4 tile pairs (the rhombus of 4 x 4 tile slots from the tile's own) as
+// one hillshade, 1024 pixels.
+void drawBlock(const tiles::TileGenerator& generator, const tiles::TileId& id,
+               const std::filesystem::path& path) {
+  const uint64_t n = uint64_t(1) << id.level;
+  const tiles::TileSlot slot = tiles::slotOf(n, id.index);
+  std::vector<glm::dvec3> p, nn;
+  std::vector<uint32_t> indices;
+  for (uint64_t dj = 0; dj < 4; ++dj) {
+    for (uint64_t di = 0; di < 4; ++di) {
+      for (bool down : {false, true}) {
+        const uint64_t i = slot.i + di, j = slot.j + dj;
+        if (i + j + (down ? 1 : 0) >= n) continue;
+        const tiles::TileMesh m =
+            generator.generate({id.base, id.level, tiles::slotIndex(n, {i, j, down})});
+        const uint32_t first = uint32_t(p.size());
+        for (size_t v = 0; v < m.vertexCount(); ++v) {
+          p.push_back(m.position(v));
+          nn.push_back(glm::dvec3(m.normals[v]));
+        }
+        for (uint32_t k : m.topology->indices) indices.push_back(first + k);
+      }
+    }
+  }
+  planet_export::writePngRgb8(path, hillshade(p, nn, indices, 1024));
+}
+
+// The tiles' erosion on the tile: its cost (its own level's windows not cached, then cached),
+// and the 4 x 4 block without and with it.
+void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TileParams& plain_params,
+                     const CachedPlanet& cached, const tiles::TileId& id, double spacing_m,
+                     int argc, char** argv, const std::filesystem::path& out_dir) {
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(cached.frequency);
+  const hydrology::FlowRouting routing = hydrology::routeFlow(mesh, cached.elevation, 0.0);
+  tiles::TilePlanet planet = plain_planet;
+  planet.receiver = routing.receiver;
+  planet.rainfall = cached.rainfall;
+  tiles::TileParams params = plain_params;
+  params.erosion.enabled = true;
+  params.erosion.halo = std::stoi(arg(argc, argv, "--halo", "40"));
+  const tiles::TileGenerator plain(plain_planet, plain_params);
+  const tiles::TileGenerator eroded(planet, params);
+  auto t0 = Clock::now();
+  const tiles::TileMesh first = eroded.generate(id);
+  const double uncached = secondsSince(t0);
+  t0 = Clock::now();
+  (void)eroded.generate(id);
+  const double cached_s = secondsSince(t0);
+  double worn = 0.0, laid = 0.0, change = 0.0;
+  const tiles::TileMesh before = plain.generate(id);
+  for (size_t v = 0; v < first.vertexCount(); ++v) {
+    worn = std::max(worn, double(first.masks.wear_m[v]));
+    laid = std::max(laid, double(first.masks.deposition_m[v]));
+    const double d = double(first.height_m[v]) - double(before.height_m[v]);
+    change += d * d;
+  }
+  std::printf(
+      "eroded tile: %.2f s with nothing cached (every level's windows made), %.3f s again "
+      "(cached); most worn %.1f m, most laid %.1f m, change rms %.2f m\n",
+      uncached, cached_s, worn, laid, std::sqrt(change / double(first.vertexCount())));
+  char name[64];
+  std::snprintf(name, sizeof(name), "erosion_%.0fm_off.png", spacing_m);
+  drawBlock(plain, id, out_dir / name);
+  t0 = Clock::now();
+  std::snprintf(name, sizeof(name), "erosion_%.0fm_on.png", spacing_m);
+  drawBlock(eroded, id, out_dir / name);
+  std::printf("eroded 4 x 4 block (32 tiles) drawn in %.1f s\n", secondsSince(t0));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -187,6 +263,7 @@ int main(int argc, char** argv) {
     cached.frequency = f;
     cached.elevation = state.elevation_m;
     cached.water = routing.water_level_m;
+    cached.rainfall = state.rainfall;
     std::printf("planet f = %d made in %.1f s\n", f, secondsSince(t0));
     if (!cache.empty()) writeCache(cache, cached);
   }
@@ -392,5 +469,7 @@ int main(int argc, char** argv) {
                               hillshade(ct_p, gridNormals(ct_p, t), ct.topology->indices, 768));
   std::snprintf(name, sizeof(name), "region_%.0fm_detail.png", region_spacing);
   draw(generator.generate(region), name);
+  if (std::stoi(arg(argc, argv, "--erosion", "0")) != 0)
+    erosionPictures(planet, params, cached, id, spacing_m, argc, argv, out_dir);
   return 0;
 }

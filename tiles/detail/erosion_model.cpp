@@ -209,6 +209,11 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
         "tile erosion window_subdivision " + std::to_string(params.window_subdivision) +
         " does not divide the tile edge " + std::to_string(t) + " into cores of 2 steps or more");
   }
+  if (!(params.min_spacing_m > 0.0) || !(params.max_spacing_m >= params.min_spacing_m)) {
+    throw std::invalid_argument(
+        "tile erosion spacings min " + std::to_string(params.min_spacing_m) + " m, max " +
+        std::to_string(params.max_spacing_m) + " m; allowed: 0 < min <= max");
+  }
   if (params.halo < 4 || params.halo > 4096) {
     throw std::invalid_argument("tile erosion halo " + std::to_string(params.halo) +
                                 " is out of range; allowed: 4 to 4096 lattice steps");
@@ -220,7 +225,8 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
   // where a window fits well inside a base face, with the planet's vertices near it in reach.
   first_level_ = layout.planetLevel() + 1;
   while (first_level_ <= layout.deepestLevel() &&
-         2 * (uint64_t(core_ + halo_) + 2) >= layout.levelFrequency(first_level_))
+         (2 * (uint64_t(core_ + halo_) + 2) >= layout.levelFrequency(first_level_) ||
+          layout.levelSpacingRad(first_level_) * surface.radius_m > params.max_spacing_m))
     ++first_level_;
   last_level_ = first_level_ - 1;
   while (last_level_ + 1 <= layout.deepestLevel() &&

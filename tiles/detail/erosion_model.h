@@ -1,5 +1,5 @@
 #pragma once
-// Erosion at every level finer than the planet (docs/tiles.md, "Erosion at every scale").
+// Erosion at every level finer than the planet (docs/tile_erosion.md).
 //
 // Windows. Level L's windows sit at the tile corners of level L + s (s = window_subdivision):
 // lattice points whose coordinates are multiples of the core radius C = T / 2^s. Window w
