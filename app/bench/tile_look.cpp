@@ -195,6 +195,43 @@ void drawBlock(const tiles::TileGenerator& generator, const tiles::TileId& id,
   planet_export::writePngRgb8(path, hillshade(p, nn, indices, 1024));
 }
 
+// Mean |second difference| across the lattice lines of the 4T x 4T rhombus drawBlock draws,
+// on tile edges and inside tiles (lines on the planet's own edges left out of both): how
+// strongly a hillshade shows a line. Prints both and their ratio.
+void lineContrast(const tiles::TileGenerator& generator, const tiles::TileId& id, int f,
+                  const char* what) {
+  const tiles::TileLayout& layout = generator.layout();
+  const int64_t t = layout.tileEdge(), n = 4 * t;
+  const tiles::TileSlot slot = tiles::slotOf(uint64_t(1) << id.level, id.index);
+  const int64_t i0 = int64_t(slot.i) * t, j0 = int64_t(slot.j) * t;
+  const int64_t planet_step = int64_t(layout.levelFrequency(int(id.level))) / f;
+  std::vector<tiles::LatticePoint> points;
+  for (int64_t j = -1; j <= n + 1; ++j)
+    for (int64_t i = -1; i <= n + 1; ++i)
+      points.push_back({id.base, uint32_t(i0 + i), uint32_t(j0 + j)});
+  const std::vector<float> h = generator.heights(int(id.level), points);
+  const int64_t w = n + 3;
+  auto at = [&](int64_t i, int64_t j) { return double(h[size_t((j + 1) * w + (i + 1))]); };
+  double sum[2] = {0, 0};
+  size_t count[2] = {0, 0};
+  for (int64_t j = 0; j <= n; ++j) {
+    for (int64_t i = 0; i <= n; ++i) {
+      const double across[3] = {at(i + 1, j) - 2 * at(i, j) + at(i - 1, j),
+                                at(i, j + 1) - 2 * at(i, j) + at(i, j - 1),
+                                at(i + 1, j + 1) - 2 * at(i, j) + at(i - 1, j - 1)};
+      const int64_t line[3] = {i0 + i, j0 + j, i0 + j0 + i + j};
+      for (int d = 0; d < 3; ++d) {
+        if (line[d] % planet_step == 0) continue;
+        const int k = line[d] % t == 0 ? 0 : 1;
+        sum[k] += std::abs(across[d]), ++count[k];
+      }
+    }
+  }
+  const double edges = sum[0] / double(count[0]), inside = sum[1] / double(count[1]);
+  std::printf("%s: slope change across tile edges %.3f m, inside tiles %.3f m, ratio %.3f\n", what,
+              edges, inside, edges / inside);
+}
+
 // The tiles' erosion on the tile: its cost (its own level's windows not cached, then cached),
 // and the 4 x 4 block without and with it.
 void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TileParams& plain_params,
@@ -235,6 +272,8 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   std::snprintf(name, sizeof(name), "erosion_%.0fm_on.png", spacing_m);
   drawBlock(eroded, id, out_dir / name);
   std::printf("eroded 4 x 4 block (32 tiles) drawn in %.1f s\n", secondsSince(t0));
+  lineContrast(plain, id, cached.frequency, "4 x 4 block, erosion off");
+  lineContrast(eroded, id, cached.frequency, "4 x 4 block, erosion on");
 }
 
 }  // namespace
