@@ -321,7 +321,7 @@ int main(int argc, char** argv) {
   const tiles::TileGenerator generator(planet, params);
   std::printf("generator built in %.3f s (T = %d)\n", secondsSince(t0),
               generator.layout().tileEdge());
-  const tiles::TileGenerator smooth(planet, {256, {false}});
+  const tiles::TileGenerator smooth(planet, {256, {false}, {}});
 
   // The steepest land: the vertex with the largest relief over its ring, above 500 m.
   const geodesy::LatticeNumbering numbering(f);
