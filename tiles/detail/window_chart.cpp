@@ -112,7 +112,6 @@ std::optional<LatticePoint> WindowChart::unfold(int64_t x, int64_t y) const {
 }
 
 bool WindowChart::offsetOf(const LatticePoint& p, uint32_t within, int64_t& x, int64_t& y) const {
-  const geodesy::Icosahedron& ico = geodesy::icosahedron();
   const int64_t f = int64_t(frequency_);
   // Every name of p: its own, the face across the base edge it lies on, the five faces of the
   // corner it is.
