@@ -16,7 +16,7 @@
 //
 //   tile_look --config configs/earthlike.toml --out DIR [--cache FILE] [--spacing-m 30]
 //             [--threads 2] [--repeat 5] [--hurst 0.7] [--region-exaggeration 10]
-//             [--erosion 0|1] [--halo 40]
+//             [--erosion 0|1] [--halo 40] [--droplets-per-point 0.3]
 
 #include <algorithm>
 #include <array>
@@ -245,6 +245,7 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   tiles::TileParams params = plain_params;
   params.erosion.enabled = true;
   params.erosion.halo = std::stoi(arg(argc, argv, "--halo", "40"));
+  params.erosion.droplets_per_point = std::stod(arg(argc, argv, "--droplets-per-point", "0.3"));
   const tiles::TileGenerator plain(plain_planet, plain_params);
   const tiles::TileGenerator eroded(planet, params);
   auto t0 = Clock::now();
