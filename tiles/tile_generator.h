@@ -28,7 +28,8 @@ namespace tiles {
 
 namespace detail {
 struct SurfaceModel;
-}
+class ErosionModel;
+}  // namespace detail
 
 // What every tile of one tile edge T shares: the triangle list and the edge vertex lists.
 // Vertex (u, v) of a tile (u, v >= 0, u + v <= T; TileLayout::vertexPoint) has index
@@ -43,6 +44,15 @@ struct TileTopology {
   std::array<std::vector<uint32_t>, 3> edges;
 };
 
+// Per-vertex masks of what erosion did (the texture splats engines blend), seamless like the
+// heights (blended from the same windows). Empty when the generator erodes nothing.
+struct TileMasks {
+  std::vector<float> flow_m2;       // rain-weighted drainage area at this level's lattice, m^2
+  std::vector<float> wear_m;        // depth taken away by erosion at this level and coarser
+  std::vector<float> deposition_m;  // depth laid down at this level and coarser
+  std::vector<float> water;         // 1 under the sea, a lake or a river of the planet's size
+};
+
 struct TileMesh {
   TileId id;
   // Positions are centre_m + positions_m[v] (double + float): centre_m is the middle of the
@@ -55,6 +65,7 @@ struct TileMesh {
   std::vector<float> height_m;         // elevation above the planet radius
   std::vector<float> parent_height_m;  // the parent level's surface here (own at level 0)
   std::vector<uint64_t> lattice_ids;   // TileLayout::latticeId
+  TileMasks masks;
   std::shared_ptr<const TileTopology> topology;
 
   size_t vertexCount() const { return height_m.size(); }
@@ -119,6 +130,9 @@ class TileGenerator {
  private:
   std::unique_ptr<const detail::SurfaceModel> model_;
   std::shared_ptr<const TileTopology> topology_;
+  // Erosion at the tiles' scales (TileParams::erosion), or null. Const: its window cache
+  // changes no result and is thread-safe.
+  std::unique_ptr<const detail::ErosionModel> erosion_;
 };
 
 }  // namespace tiles

@@ -72,8 +72,8 @@ const SyntheticPlanet& smallPlanet() {
 }
 
 const TileGenerator& generatorOf(bool detail = true) {
-  static const TileGenerator with(smallPlanet().planet, {kTileEdge, {}});
-  static const TileGenerator without(smallPlanet().planet, {kTileEdge, {false}});
+  static const TileGenerator with(smallPlanet().planet, {kTileEdge, {}, {}});
+  static const TileGenerator without(smallPlanet().planet, {kTileEdge, {false}, {}});
   return detail ? with : without;
 }
 
@@ -278,7 +278,7 @@ TEST_CASE("tiles: at the planet's vertices a tile has the planet's elevation", "
   const geodesy::LatticeNumbering numbering(kPlanetFrequency);
   // T = 32: every level is finer than the planet (F = 32, 64, ...); T = 8: level 0 is coarser
   // (F = 8, a subset of the planet's vertices), level 1 is the planet's own lattice.
-  const TileGenerator coarse(planet.planet, {8, {}});
+  const TileGenerator coarse(planet.planet, {8, {}, {}});
   for (const TileGenerator* generator : {&generatorOf(), &coarse}) {
     const tiles::TileLayout& layout = generator->layout();
     const uint32_t t = uint32_t(layout.tileEdge());
@@ -373,7 +373,7 @@ TEST_CASE("tiles: detail is zero-mean over each planet triangle, within 2% of th
 
 TEST_CASE("tiles: float positions about a double centre are within 1 mm on Earth", "[tiles]") {
   static const SyntheticPlanet earth(kPlanetFrequency, 6371000.0);
-  const TileGenerator generator(earth.planet, {256, {}});
+  const TileGenerator generator(earth.planet, {256, {}, {}});
   const tiles::TileLayout& layout = generator.layout();
   // A T = 256 tile of about 30 m spacing (6.9 km across), the one holding the point on the
   // equator at longitude 0 (+X).
