@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/erosion_bench.h"
+#include "app/standard_output.h"
 #include "erosion/fluvial.h"
 #include "export/mesh_export.h"
 #include "geodesy/latlon.h"
@@ -45,8 +46,8 @@ void printFigure(const char* figure, int frequency, int threads, double value, c
   j["threads"] = threads;
   j["value"] = value;
   j["unit"] = unit;
-  std::printf("%s\n", j.dump().c_str());
-  std::fflush(stdout);
+  // A figure that cannot be written ends the bench (an error, exit 1): its output is the point.
+  printToStdout(j.dump() + "\n");
 }
 
 void benchOne(int frequency, int threads, const BenchOptions& options) {

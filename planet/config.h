@@ -148,7 +148,12 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Loads `file`, then applies each override "section.key=value" in order. Throws ConfigError.
+// The largest config file loadConfig reads (a config is a few kilobytes); a larger file is
+// refused before any of it is read.
+inline constexpr uint64_t kMaxConfigFileBytes = uint64_t(1) << 20;
+
+// Loads `file`, then applies each override "section.key=value" in order. Throws ConfigError,
+// also for a file that is not a regular file or is larger than kMaxConfigFileBytes.
 Config loadConfig(const std::filesystem::path& file, std::span<const std::string> overrides = {});
 
 // As loadConfig, for a config already in memory; origin names it in error messages (a file

@@ -211,8 +211,8 @@ not change the planet; a planet file records them, so a loaded planet makes the 
       {"limits",
        R"md(The estimate counts every setting that costs memory: the frequency and threads, the droplet
 budget, cloud rain (`spawn_rate`, `ticks`, `epochs`, `cloud_lifetime`), `map_width`,
-`cube_size`, `chunks` and, for `compare`, its three planets and `globe_size_px`; it is within
-30 % of the measured peak ([reliability](reliability.md)).)md"},
+`cube_size`, `chunks` and, for `compare`, its three planets and `globe_size_px`; it is at least
+the measured peak and within 30 % of it ([reliability](reliability.md)).)md"},
   };
   return rows;
 }

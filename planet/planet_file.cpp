@@ -234,7 +234,8 @@ Planet loadPlanet(const std::filesystem::path& file) {
         throw ConfigError(name + " is corrupt (array " + std::to_string(i) + ")");
       std::vector<float>& v = arrayOf(p.state, p.water_level_m, kArrays[i]);
       v.resize(count);
-      std::memcpy(v.data(), bytes.data() + offset, count * sizeof(float));
+      // An empty array's data() may be null, which memcpy must not get even for 0 bytes.
+      if (count != 0) std::memcpy(v.data(), bytes.data() + offset, count * sizeof(float));
     }
   } catch (const Json::exception& e) {
     throw ConfigError(name + " is corrupt (its header: " + e.what() + ")");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -186,8 +187,15 @@ glm::dvec3 TileGenerator::surfacePosition(int level, const LatticePoint& p, floa
 TileId TileGenerator::tileAt(const glm::dvec3& direction, int level) const {
   const TileLayout& layout = model_->layout;
   checkLevel(layout, level);
+  const double length = glm::length(direction);
+  if (!(length > 0.0) || !std::isfinite(length)) {
+    char text[96];
+    std::snprintf(text, sizeof text, "tile direction (%g, %g, %g) is zero or not finite",
+                  direction.x, direction.y, direction.z);
+    throw std::invalid_argument(text);
+  }
   const geodesy::Icosahedron& ico = geodesy::icosahedron();
-  const glm::dvec3 p = glm::normalize(direction);
+  const glm::dvec3 p = direction / length;
   uint32_t base = 0;
   for (uint32_t b = 1; b < 20; ++b) {
     if (glm::dot(p, ico.centres[b]) > glm::dot(p, ico.centres[base])) base = b;

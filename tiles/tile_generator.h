@@ -83,8 +83,8 @@ class TileGenerator {
   // Copies what it needs from the planet (elevation; derives the detail amplitude per vertex),
   // so `planet`'s arrays may be released afterwards. Parallel on the caller's oneTBB arena.
   // Throws std::invalid_argument for a planet or parameters it cannot use (array sizes that do
-  // not match the frequency, a tile edge out of range, ...), naming the value and what is
-  // allowed.
+  // not match the frequency, an elevation, water level or sea level that is not finite, a tile
+  // edge or detail parameter out of range, ...), naming the value and what is allowed.
   TileGenerator(const TilePlanet& planet, const TileParams& params);
   ~TileGenerator();
   TileGenerator(TileGenerator&&) noexcept;
@@ -109,9 +109,9 @@ class TileGenerator {
   // std::invalid_argument for a level that does not exist.
   std::vector<float> heights(int level, std::span<const LatticePoint> points) const;
 
-  // The tile of `level` whose triangle holds the direction `direction` (finite, non-zero; on a
-  // tile edge, either tile). For finding the tiles that cover a region. Throws
-  // std::invalid_argument for a level that does not exist.
+  // The tile of `level` whose triangle holds the direction `direction` (on a tile edge, either
+  // tile). For finding the tiles that cover a region. Throws std::invalid_argument for a level
+  // that does not exist or a direction that is zero or not finite.
   TileId tileAt(const glm::dvec3& direction, int level) const;
 
   // A range that holds every height of the tile `id` and of every finer level's lattice points

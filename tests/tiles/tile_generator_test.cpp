@@ -8,7 +8,10 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -423,5 +426,84 @@ TEST_CASE("tiles: a planet whose arrays do not fit its frequency is refused", "[
   } catch (const std::invalid_argument& e) {
     CHECK(std::string(e.what()).find("a planet of frequency 17 has 2892 vertices") !=
           std::string::npos);
+  }
+}
+
+namespace {
+
+std::string refusal(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+// What a corrupt planet file or a careless caller can hand the generator: a NaN or infinite
+// elevation, water level or sea level (each would spread through every tile that samples it),
+// detail parameters out of range, and a direction that names no point (zero, NaN: turned into
+// a lattice index, undefined behaviour).
+TEST_CASE("tiles: values that are not finite and directions that name no point are refused",
+          "[tiles]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const SyntheticPlanet& good = smallPlanet();
+  SECTION("the planet's arrays and sea level") {
+    std::vector<float> elevation = good.elevation, water = good.water;
+    elevation[17] = float(nan);
+    tiles::TilePlanet bad = good.planet;
+    bad.elevation_m = elevation;
+    CHECK(refusal([&] {
+            (void)TileGenerator(bad, {kTileEdge, {}});
+          }) == "planet elevation at vertex 17 is nan; allowed: finite numbers (metres)");
+    bad = good.planet;
+    water[5] = -inf;
+    bad.water_level_m = water;
+    CHECK(refusal([&] {
+            (void)TileGenerator(bad, {kTileEdge, {}});
+          }) == "planet water level at vertex 5 is -inf; allowed: finite numbers (metres)");
+    bad = good.planet;
+    bad.sea_level_m = nan;
+    CHECK(refusal([&] {
+            (void)TileGenerator(bad, {kTileEdge, {}});
+          }) == "planet sea level nan m is not finite");
+    bad = good.planet;
+    bad.radius_m = 0.0;
+    CHECK(refusal([&] {
+            (void)TileGenerator(bad, {kTileEdge, {}});
+          }) == "planet radius 0 m is not a positive number");
+  }
+  SECTION("detail parameters") {
+    tiles::TileParams params{kTileEdge, {}};
+    params.detail.relief_roughness = -1.0;
+    CHECK(refusal([&] { (void)TileGenerator(good.planet, params); }) ==
+          "detail relief_roughness -1 is not a finite number of at least 0");
+    params = {kTileEdge, {}};
+    params.detail.lake_bed = 1.5;
+    CHECK(refusal([&] { (void)TileGenerator(good.planet, params); }) ==
+          "detail lake_bed 1.5 is out of range; allowed: 0 to 1");
+    params = {kTileEdge, {}};
+    params.detail.valley_floor = nan;
+    CHECK(refusal([&] { (void)TileGenerator(good.planet, params); }) ==
+          "detail valley_floor nan is out of range; allowed: 0 to 1");
+    params = {kTileEdge, {}};
+    params.detail.hurst = double(inf);
+    CHECK(refusal([&] { (void)TileGenerator(good.planet, params); }).find("detail hurst inf") == 0);
+    params = {1, {}};
+    CHECK(refusal([&] {
+            (void)TileGenerator(good.planet, params);
+          }).find("tile edge 1 is out of range") == 0);
+  }
+  SECTION("directions") {
+    const TileGenerator& generator = generatorOf();
+    CHECK(generator.tileAt({0.0, 0.0, 2.0}, 1) == generator.tileAt({0.0, 0.0, 1.0}, 1));
+    for (const glm::dvec3& direction :
+         {glm::dvec3(0.0), glm::dvec3(nan, 0.0, 1.0), glm::dvec3(0.0, double(inf), 0.0)}) {
+      CHECK(refusal([&] { (void)generator.tileAt(direction, 1); }).find("is zero or not finite") !=
+            std::string::npos);
+    }
   }
 }
