@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "support/support.h"
@@ -48,7 +50,8 @@ RunResult run(const std::string& args) {
 }
 
 fs::path freshDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("planetgen_cli_" + name);
+  const fs::path dir =
+      fs::temp_directory_path() / ("planetgen_cli_" + std::to_string(getpid()) + "_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

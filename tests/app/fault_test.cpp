@@ -27,7 +27,8 @@ namespace {
 const fs::path kBinary = fs::path(PLANETGEN_BINARY_DIR) / "planetgen";
 
 fs::path freshDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("planetgen_fault_" + name);
+  const fs::path dir =
+      fs::temp_directory_path() / ("planetgen_fault_" + std::to_string(getpid()) + "_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
