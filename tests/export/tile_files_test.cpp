@@ -51,7 +51,7 @@ struct HillPlanet {
 
 const tiles::TileGenerator& generator() {
   static const HillPlanet planet;
-  static const tiles::TileGenerator g(planet.planet, {256, {}});
+  static const tiles::TileGenerator g(planet.planet, {256, {}, {}});
   return g;
 }
 

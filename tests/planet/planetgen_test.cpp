@@ -261,10 +261,10 @@ TEST_CASE("planetgen: a loaded planet makes the generated planet's tiles, bit fo
     CHECK(a.centre_m == b.centre_m);
   }
   // Other tile parameters than the config's: still the same for both.
-  const tiles::TileParams coarse{64, {}};
+  const tiles::TileParams coarse{64, {}, {}};
   CHECK(sameFloats(planetgen::makeTileGenerator(planet, coarse).generate(ids[1]).height_m,
                    planetgen::makeTileGenerator(back, coarse).generate(ids[1]).height_m));
-  CHECK_THROWS_AS(planetgen::makeTileGenerator(planet, tiles::TileParams{1, {}}),
+  CHECK_THROWS_AS(planetgen::makeTileGenerator(planet, tiles::TileParams{1, {}, {}}),
                   planetgen::ConfigError);
   CHECK_THROWS_AS(planetgen::makeTileGenerator(planetgen::Planet{}), planetgen::ConfigError);
 }

@@ -57,7 +57,7 @@ const MountainPlanet& mountains() {
 
 // Small tiles (T = 16: 153 vertices) keep the bakes below fast.
 const tiles::TileGenerator& smallTiles() {
-  static const tiles::TileGenerator g(mountains().planet, {16, {}});
+  static const tiles::TileGenerator g(mountains().planet, {16, {}, {}});
   return g;
 }
 

@@ -62,7 +62,7 @@ void subtreeRange(const tiles::TileGenerator& generator, const tiles::TileId& id
 
 TEST_CASE("tiles: heightBounds holds a tile's heights and its descendants'", "[tiles]") {
   for (const bool detail : {true, false}) {
-    const tiles::TileGenerator generator(roughPlanet().planet, {kTileEdge, {detail}});
+    const tiles::TileGenerator generator(roughPlanet().planet, {kTileEdge, {detail}, {}});
     // Level 0 and 1 are coarser than the planet (f = 16, T = 8: the planet level is 1), 2 and 3
     // finer; each tile sits where the planet is steepest in its face or at a random index.
     for (uint32_t level = 0; level <= 3; ++level) {
@@ -88,7 +88,7 @@ TEST_CASE("tiles: heightBounds holds a tile's heights and its descendants'", "[t
 }
 
 TEST_CASE("tiles: heightBounds refuses ids that name no tile", "[tiles]") {
-  const tiles::TileGenerator generator(roughPlanet().planet, {kTileEdge, {}});
+  const tiles::TileGenerator generator(roughPlanet().planet, {kTileEdge, {}, {}});
   CHECK_THROWS_AS(generator.heightBounds({20, 0, 0}), std::invalid_argument);
   CHECK_THROWS_AS(generator.heightBounds({0, 1, 4}), std::invalid_argument);
   CHECK_THROWS_AS(generator.heightBounds({0, uint32_t(generator.layout().deepestLevel() + 1), 0}),

@@ -17,9 +17,11 @@
 #include <glm/geometric.hpp>
 
 #include "geodesy/hash.h"
-#include "geodesy/lattice_numbering.h"
+#include "support/lattice_planet.h"
+#include "support/tile_blocks.h"
 #include "tiles/tile_generator.h"
 
+using test_support::middleTile;
 using tiles::LatticePoint;
 using tiles::TileGenerator;
 using tiles::TileId;
@@ -38,24 +40,16 @@ struct SyntheticPlanet {
   tiles::TilePlanet planet;
 
   explicit SyntheticPlanet(int f) {
-    const geodesy::LatticeNumbering numbering(f);
     const size_t n = 10 * size_t(f) * size_t(f) + 2;
-    elevation.resize(n), rain.resize(n);
     std::vector<glm::dvec3> position(n);
-    for (uint32_t base = 0; base < 20; ++base) {
-      for (uint32_t j = 0; j <= uint32_t(f); ++j) {
-        for (uint32_t i = 0; i + j <= uint32_t(f); ++i) {
-          const uint32_t v = numbering.vertex(base, i, j);
-          const glm::dvec3 p =
-              geodesy::latticePosition(geodesy::Spacing::kSineWeights, uint64_t(f), base, i, j);
-          position[v] = p;
-          const double noise = geodesy::unitFromHash(geodesy::hash3(11, 22, v)) - 0.5;
-          elevation[v] = float(2000.0 * std::sin(3.0 * p.x) * std::cos(2.0 * p.y) +
-                               800.0 * std::sin(7.0 * p.z + p.x) + 600.0 * noise + 300.0);
-          rain[v] = float(1.0 + 0.8 * p.x);
-        }
-      }
-    }
+    elevation = test_support::latticeField(f, [&](const glm::dvec3& p, uint32_t v) {
+      position[v] = p;
+      const double noise = geodesy::unitFromHash(geodesy::hash3(11, 22, v)) - 0.5;
+      return 2000.0 * std::sin(3.0 * p.x) * std::cos(2.0 * p.y) +
+             800.0 * std::sin(7.0 * p.z + p.x) + 600.0 * noise + 300.0;
+    });
+    rain = test_support::latticeField(
+        f, [](const glm::dvec3& p, uint32_t) { return 1.0 + 0.8 * p.x; });
     water = elevation;
     for (size_t v = 0; v < n; v += 7) water[v] = std::max(water[v], elevation[v] + 20.0f);
     // Steepest descent to the nearest-lower vertex (the six lattice neighbours by distance).
@@ -163,23 +157,9 @@ size_t checkSeams(const std::vector<TileId>& ids) {
   return compared;
 }
 
+// The block of about 3 x 3 tiles around `centre` (tests/support/tile_blocks.h).
 std::vector<TileId> blockAround(const TileId& centre) {
-  const tiles::TileLayout& layout = eroded().layout();
-  std::vector<TileId> out{centre};
-  for (const auto& a : layout.neighbours(centre)) {
-    out.push_back(a.id);
-    for (const auto& b : layout.neighbours(a.id)) out.push_back(b.id);
-  }
-  std::sort(out.begin(), out.end(), [](const TileId& x, const TileId& y) {
-    return tiles::packTileId(x) < tiles::packTileId(y);
-  });
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-TileId middleTile(uint32_t base, uint32_t level) {
-  const uint64_t n = uint64_t(1) << level;
-  return {base, level, tiles::slotIndex(n, {n / 4, n / 4, true})};
+  return test_support::blockAround(eroded().layout(), centre);
 }
 
 }  // namespace

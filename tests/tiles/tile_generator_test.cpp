@@ -23,9 +23,12 @@
 
 #include "geodesy/hash.h"
 #include "geodesy/lattice_numbering.h"
+#include "support/lattice_planet.h"
+#include "support/tile_blocks.h"
 #include "tiles/planet_triangle.h"
 #include "tiles/tile_generator.h"
 
+using test_support::middleTile;
 using tiles::LatticePoint;
 using tiles::TileGenerator;
 using tiles::TileId;
@@ -43,21 +46,12 @@ struct SyntheticPlanet {
   tiles::TilePlanet planet;
 
   explicit SyntheticPlanet(int f, double radius_m = 6371000.0) {
-    const geodesy::LatticeNumbering numbering(f);
     const size_t n = 10 * size_t(f) * size_t(f) + 2;
-    elevation.resize(n);
-    for (uint32_t base = 0; base < 20; ++base) {
-      for (uint32_t j = 0; j <= uint32_t(f); ++j) {
-        for (uint32_t i = 0; i + j <= uint32_t(f); ++i) {
-          const uint32_t v = numbering.vertex(base, i, j);
-          const glm::dvec3 p =
-              geodesy::latticePosition(geodesy::Spacing::kSineWeights, uint64_t(f), base, i, j);
-          const double noise = geodesy::unitFromHash(geodesy::hash3(11, 22, v)) - 0.5;
-          elevation[v] = float(2000.0 * std::sin(3.0 * p.x) * std::cos(2.0 * p.y) +
-                               800.0 * std::sin(7.0 * p.z + p.x) + 600.0 * noise + 300.0);
-        }
-      }
-    }
+    elevation = test_support::latticeField(f, [](const glm::dvec3& p, uint32_t v) {
+      const double noise = geodesy::unitFromHash(geodesy::hash3(11, 22, v)) - 0.5;
+      return 2000.0 * std::sin(3.0 * p.x) * std::cos(2.0 * p.y) +
+             800.0 * std::sin(7.0 * p.z + p.x) + 600.0 * noise + 300.0;
+    });
     water = elevation;
     for (size_t v = 0; v < n; v += 7) water[v] = std::max(water[v], elevation[v] + 20.0f);
     planet.frequency = f;
@@ -117,25 +111,9 @@ size_t checkSeams(const std::vector<TileId>& ids) {
   return compared;
 }
 
-// A tile, its neighbours and theirs: the tiles around one in a block of about 3 x 3.
+// The block of about 3 x 3 tiles around `centre` (tests/support/tile_blocks.h).
 std::vector<TileId> blockAround(const TileId& centre) {
-  const tiles::TileLayout& layout = generatorOf().layout();
-  std::vector<TileId> out{centre};
-  for (const auto& a : layout.neighbours(centre)) {
-    out.push_back(a.id);
-    for (const auto& b : layout.neighbours(a.id)) out.push_back(b.id);
-  }
-  std::sort(out.begin(), out.end(), [](const TileId& x, const TileId& y) {
-    return tiles::packTileId(x) < tiles::packTileId(y);
-  });
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-// A tile of `level` in the middle of base face `base`.
-TileId middleTile(uint32_t base, uint32_t level) {
-  const uint64_t n = uint64_t(1) << level;
-  return {base, level, level == 0 ? 0 : tiles::slotIndex(n, {n / 4, n / 4, true})};
+  return test_support::blockAround(generatorOf().layout(), centre);
 }
 
 }  // namespace
@@ -457,42 +435,42 @@ TEST_CASE("tiles: values that are not finite and directions that name no point a
     tiles::TilePlanet bad = good.planet;
     bad.elevation_m = elevation;
     CHECK(refusal([&] {
-            (void)TileGenerator(bad, {kTileEdge, {}});
+            (void)TileGenerator(bad, {kTileEdge, {}, {}});
           }) == "planet elevation at vertex 17 is nan; allowed: finite numbers (metres)");
     bad = good.planet;
     water[5] = -inf;
     bad.water_level_m = water;
     CHECK(refusal([&] {
-            (void)TileGenerator(bad, {kTileEdge, {}});
+            (void)TileGenerator(bad, {kTileEdge, {}, {}});
           }) == "planet water level at vertex 5 is -inf; allowed: finite numbers (metres)");
     bad = good.planet;
     bad.sea_level_m = nan;
     CHECK(refusal([&] {
-            (void)TileGenerator(bad, {kTileEdge, {}});
+            (void)TileGenerator(bad, {kTileEdge, {}, {}});
           }) == "planet sea level nan m is not finite");
     bad = good.planet;
     bad.radius_m = 0.0;
     CHECK(refusal([&] {
-            (void)TileGenerator(bad, {kTileEdge, {}});
+            (void)TileGenerator(bad, {kTileEdge, {}, {}});
           }) == "planet radius 0 m is not a positive number");
   }
   SECTION("detail parameters") {
-    tiles::TileParams params{kTileEdge, {}};
+    tiles::TileParams params{kTileEdge, {}, {}};
     params.detail.relief_roughness = -1.0;
     CHECK(refusal([&] { (void)TileGenerator(good.planet, params); }) ==
           "detail relief_roughness -1 is not a finite number of at least 0");
-    params = {kTileEdge, {}};
+    params = {kTileEdge, {}, {}};
     params.detail.lake_bed = 1.5;
     CHECK(refusal([&] { (void)TileGenerator(good.planet, params); }) ==
           "detail lake_bed 1.5 is out of range; allowed: 0 to 1");
-    params = {kTileEdge, {}};
+    params = {kTileEdge, {}, {}};
     params.detail.valley_floor = nan;
     CHECK(refusal([&] { (void)TileGenerator(good.planet, params); }) ==
           "detail valley_floor nan is out of range; allowed: 0 to 1");
-    params = {kTileEdge, {}};
+    params = {kTileEdge, {}, {}};
     params.detail.hurst = double(inf);
     CHECK(refusal([&] { (void)TileGenerator(good.planet, params); }).find("detail hurst inf") == 0);
-    params = {1, {}};
+    params = {1, {}, {}};
     CHECK(refusal([&] {
             (void)TileGenerator(good.planet, params);
           }).find("tile edge 1 is out of range") == 0);
