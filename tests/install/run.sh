@@ -6,6 +6,8 @@
 #  2. builds examples/ against it with find_package(planetgen) and runs the README's program
 #     (examples/planet_from_code.cpp, which README.md quotes whole): its planet must have the
 #     elevation hash of `planetgen generate`'s default planet, and its files must be there;
+#     then examples/tile_stream.cpp loads the planet file it saved and streams tiles from orbit
+#     down to 2 m (a line per camera height, the last on a level of at most 2 m spacing);
 #  3. runs the installed planetgen: --version, and `view`, which finds the viewer (every page
 #     and script of app/viewer) in share/planetgen/viewer beside bin/ and, with three.js
 #     removed, says so.
