@@ -1,6 +1,6 @@
 #pragma once
 // Fluvial landscape evolution on the icosphere: the erosion that makes drainage networks at
-// planet scale, where droplets only plane their paths (docs/fluvial_stage.md).
+// planet scale, where droplets only plane their paths (docs/fluvial.md).
 // Per time step, on the routing of hydrology/flow_routing.h:
 //  - uplift U (m/yr) towards a ceiling (the initial terrain), so ranges stand and no height
 //    rises above the terrain the stage started from;

@@ -69,7 +69,7 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
 metrics::DrainageInput drainageInputOf(const PlanetState& planet, const Config& config);
 
 // Drainage metrics before and after erosion, by rain quarter, and at the coast: summary.json's
-// "drainage" section (docs/fluvial_stage.md), as a JSON text.
+// "drainage" section (docs/fluvial.md), as a JSON text.
 nlohmann::json drainageSummary(const PlanetState& planet, const Config& config);
 // The same, with the network of planet's current terrain already routed
 // (drainageOf(drainageInputOf(planet, config))), so callers that need it too route it once.

@@ -1,5 +1,5 @@
 // The fluvial stage in the pipeline (planet/pipeline.h): what a user of the shipped configs gets
-// (docs/fluvial_stage.md).
+// (docs/fluvial.md).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
