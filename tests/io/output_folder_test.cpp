@@ -624,9 +624,10 @@ TEST_CASE("output folder: a folder named like a staging folder is never taken fo
   OutputTransaction transaction(out);
   transaction.stage("planet.glb", "new");
   transaction.commit();
-  for (const auto& [folder, names] : before) {
+  for (const auto& entry : before) {
+    const std::string& folder = entry.first;  // a name a lambda can capture (clang 14)
     INFO(folder);
-    CHECK(TempDir::namesOf(folder) == names);
+    CHECK(TempDir::namesOf(folder) == entry.second);
     CHECK(std::count_if(transaction.warnings().begin(), transaction.warnings().end(),
                         [&](const std::string& w) {
                           return w.find(folder + " alone") != std::string::npos;
