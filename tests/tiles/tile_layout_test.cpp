@@ -243,8 +243,9 @@ TEST_CASE("tile layout: spacings and radii that are not positive numbers are ref
   CHECK(layout.levelForSpacing(1e-9, 6371000.0) == layout.deepestLevel());
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  for (const auto& [spacing, shown] : std::vector<std::pair<double, std::string>>{
+  for (const auto& [bad, shown] : std::vector<std::pair<double, std::string>>{
            {0.0, "0"}, {-30.0, "-30"}, {nan, "nan"}, {inf, "inf"}, {-inf, "-inf"}}) {
+    const double spacing = bad;  // a name a lambda can capture (clang 14)
     INFO(shown);
     CHECK(thrownBy([&] { (void)layout.levelForSpacing(spacing, 6371000.0); }) ==
           "tile spacing " + shown + " m is not a positive number");
