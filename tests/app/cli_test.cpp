@@ -639,7 +639,8 @@ TEST_CASE("cli: output that cannot be written is an error, not exit 0", "[cli]")
       "config --print-reference",
       "--version",
       "--help",
-      "bench --frequency 8 --threads 1 --droplets 100 --no-export --no-fluvial --no-pipeline",
+      "bench --frequency 8 --threads 1 --droplets 100 --no-export --no-fluvial --no-pipeline "
+      "--tiles-region-km 0",
       "generate --config " + config.string() + " --out " + (dir / "out").string(),
   };
   for (const std::string& command : commands) {
