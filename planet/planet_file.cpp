@@ -21,6 +21,7 @@
 
 #include "io/atomic_file.h"
 #include "io/file_writer.h"
+#include "planet/detail/planet_file_checksum.h"
 #include "planet/detail/planet_impl.h"
 #include "planet/detail/stats_fields.h"
 #include "planetgen_version.h"
@@ -40,15 +41,7 @@ constexpr size_t kAlign = 16;
 constexpr uint64_t kMaxFileBytes = uint64_t(64) << 30;
 
 uint64_t checksum(const char* data, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t word;
-    std::memcpy(&word, data + i, 8);
-    h = (h ^ word) * 1099511628211ull;
-  }
-  for (; i < n; ++i) h = (h ^ uint8_t(data[i])) * 1099511628211ull;
-  return h ^ (h >> 29);
+  return planet::detail::planetFileChecksum(data, n);
 }
 
 void pad(std::string& bytes) {

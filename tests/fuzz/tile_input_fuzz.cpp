@@ -38,6 +38,7 @@
 
 #include <unistd.h>
 
+#include "planet/detail/planet_file_checksum.h"
 #include "planet/planetgen.h"
 #include "terrain/terrain.h"
 #include "tiles/tile_generator.h"
@@ -73,18 +74,8 @@ std::string readBytes(const fs::path& file) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// The planet file's checksum (planet/planet_file.cpp's layout comment): FNV-1a over 64-bit
-// little-endian words, then the remaining bytes, folded.
 uint64_t checksum(const char* data, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t word;
-    std::memcpy(&word, data + i, 8);
-    h = (h ^ word) * 1099511628211ull;
-  }
-  for (; i < n; ++i) h = (h ^ uint8_t(data[i])) * 1099511628211ull;
-  return h ^ (h >> 29);
+  return planet::detail::planetFileChecksum(data, n);
 }
 
 struct Start {
