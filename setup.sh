@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 
 packages=(build-essential cmake ninja-build pkg-config git
   libtbb-dev libglm-dev libtinyobjloader-dev libtinygltf-dev catch2 nlohmann-json3-dev
-  libstb-dev libpng-dev libtomlplusplus-dev libcli11-dev libmeshoptimizer-dev libcpp-httplib-dev
+  libstb-dev libpng-dev libtomlplusplus-dev libcli11-dev libmeshoptimizer-dev
   assimp-utils chromium)
 # Only for `./setup.sh test`: .ci/sanitizers and tests/fuzz/run.sh (clang with libFuzzer and its
 # sanitizer runtimes, llvm-symbolizer for file:line in reports, dpkg-source for `apt-get source`

@@ -12,13 +12,16 @@
 #include <nlohmann/json.hpp>
 
 #include "app/erosion_bench.h"
+#include "app/standard_output.h"
 #include "erosion/fluvial.h"
 #include "export/mesh_export.h"
+#include "geodesy/latlon.h"
 #include "geodesy/sphere_mesh.h"
 #include "planet/config.h"
 #include "planet/detail/stopwatch.h"
 #include "planet/pipeline.h"
 #include "planet/run_stats.h"
+#include "planet/tile_bake.h"
 #include "terrain/hardness.h"
 #include "terrain/ocean.h"
 #include "terrain/terrain.h"
@@ -43,8 +46,8 @@ void printFigure(const char* figure, int frequency, int threads, double value, c
   j["threads"] = threads;
   j["value"] = value;
   j["unit"] = unit;
-  std::printf("%s\n", j.dump().c_str());
-  std::fflush(stdout);
+  // A figure that cannot be written ends the bench (an error, exit 1): its output is the point.
+  printToStdout(j.dump() + "\n");
 }
 
 void benchOne(int frequency, int threads, const BenchOptions& options) {
@@ -109,6 +112,46 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
     }
     std::sort(times.begin(), times.end());
     printFigure("tile_s", frequency, threads, times[times.size() / 2], "s");
+
+    // The same tile with the tiles' erosion (docs/tile_erosion.md): once with nothing cached
+    // (every eroding level's windows made), then again with its windows cached.
+    tiles::TileParams eroding;
+    eroding.erosion.enabled = true;
+    const tiles::TileGenerator eroded(tile_planet, eroding);
+    t0 = Clock::now();
+    (void)eroded.generate(id);
+    printFigure("tile_eroded_s", frequency, threads, secondsSince(t0), "s");
+    t0 = Clock::now();
+    (void)eroded.generate(id);
+    printFigure("tile_eroded_cached_s", frequency, threads, secondsSince(t0), "s");
+
+    if (options.tiles_region_km > 0.0) {
+      // A region around the same ground baked as `planetgen tiles` bakes it: the tiles at 30 m
+      // with every ancestor, as glbs with skirts, heightmaps and tileset.json in a temporary
+      // folder (tiles_region_s), and the bake's memory above the planet's per vertex of the
+      // tiles in flight (one per thread).
+      const auto dir = std::filesystem::temp_directory_path() /
+                       ("planetgen-bench-tiles-" + std::to_string(::getpid()));
+      const geodesy::LatLon at = geodesy::unitToLatLon(glm::dvec3(mesh.positions[top]));
+      planet::TileBakeOptions bake;
+      bake.region = {at.lat_rad * 180.0 / M_PI, at.lon_rad * 180.0 / M_PI,
+                     options.tiles_region_km * 1000.0};
+      bake.spacing_m = 30.0;
+      bake.threads = threads;
+      resetPeakRss();
+      const uint64_t rss_bake = currentRssBytes();
+      t0 = Clock::now();
+      const planet::TileBakeResult baked = planet::bakeTiles(generator, bake, dir);
+      printFigure("tiles_region_s", frequency, threads, secondsSince(t0), "s");
+      const uint64_t bake_peak = peakRssBytes();
+      std::filesystem::remove_all(dir);
+      printFigure("tiles_region_tiles", frequency, threads, double(baked.plan_tiles), "tiles");
+      printFigure("tiles_region_vertices", frequency, threads, double(baked.vertices), "vertices");
+      const double in_flight = double(threads) * double(generator.layout().tileEdge() + 1) *
+                               double(generator.layout().tileEdge() + 2) / 2.0;
+      printFigure("tiles_region_peak_rss_bytes_per_tile_vertex", frequency, threads,
+                  double(bake_peak - std::min(bake_peak, rss_bake)) / in_flight, "bytes/vertex");
+    }
   }
 
   if (options.fluvial) {

@@ -8,10 +8,14 @@
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
+
+#include <exception>
+#include <new>
 
 #include <tbb/global_control.h>
 #include <CLI/CLI.hpp>
@@ -19,6 +23,8 @@
 #include "app/bench.h"
 #include "app/cli_progress.h"
 #include "app/cli_suggest.h"
+#include "app/standard_output.h"
+#include "app/tiles_command.h"
 #include "app/viewer_server.h"
 #include "io/atomic_file.h"
 #include "io/signals.h"
@@ -26,6 +32,7 @@
 #include "planet/config.h"
 #include "planet/config_reference.h"
 #include "planet/default_config.h"
+#include "planet/detail/displayed_text.h"
 #include "planet/memory_estimate.h"
 #include "planet/pipeline.h"
 #include "planet/planetgen.h"
@@ -52,9 +59,20 @@ struct GenerateArgs {
 
 constexpr uint64_t kMaxBenchDroplets = 100'000'000;  // about 10 GB of droplet spawns
 
+using planet::detail::displayedText;
+using planet::detail::kMaxShownPathChars;
+
+// Messages quote user input: every control character is escaped here, the last place before
+// the terminal (the places that quote a value also cut it short).
+constexpr size_t kMaxMessageChars = 8192;
+
 int fail(int code, const std::string& message) {
-  std::cerr << "planetgen: error: " << message << "\n";
+  std::cerr << "planetgen: error: " << displayedText(message, kMaxMessageChars) << "\n";
   return code;
+}
+
+std::string shownPath(const std::string& path) {
+  return displayedText(path, kMaxShownPathChars);
 }
 
 int threadsOrError(const std::string& text, int& threads) {
@@ -66,8 +84,8 @@ int threadsOrError(const std::string& text, int& threads) {
     threads = int(n);
     return kExitOk;
   } catch (const std::exception&) {
-    return fail(kExitBadInput,
-                "--threads " + text + " is not allowed; allowed: an integer in [1, 1024].");
+    return fail(kExitBadInput, "--threads " + displayedText(text) +
+                                   " is not allowed; allowed: an integer in [1, 1024].");
   }
 }
 
@@ -79,7 +97,7 @@ int seedOrError(const std::string& text, std::optional<uint64_t>& seed) {
   const auto [used, error] = std::from_chars(text.data(), end, value);
   if (text.empty() || text[0] < '0' || text[0] > '9' || error != std::errc() || used != end ||
       value > uint64_t(std::numeric_limits<int64_t>::max())) {
-    return fail(kExitBadInput, "--seed " + (text.empty() ? "''" : text) +
+    return fail(kExitBadInput, "--seed " + (text.empty() ? "''" : displayedText(text)) +
                                    " is not allowed; allowed: an integer in [0, "
                                    "9223372036854775807] (the range of [planet] seed).");
   }
@@ -103,7 +121,7 @@ int prepareRun(const GenerateArgs& args, Config& config, RunKind kind) {
   // Settings that fail together may come from the file and the overrides.
   const std::string origin = originWithOverrides(file, args.overrides);
   if (const std::string problem = io::outputFolderProblem(args.out_dir); !problem.empty()) {
-    return fail(kExitBadInput, "--out " + args.out_dir + " " + problem + ".");
+    return fail(kExitBadInput, "--out " + shownPath(args.out_dir) + " " + problem + ".");
   }
   config.heightmap_file = args.heightmap;
   try {
@@ -155,14 +173,26 @@ int runPipeline(Command command, const GenerateArgs& args, Verbosity verbosity) 
   } catch (const ConfigError& e) {
     return fail(kExitBadInput, e.what());
   } catch (const std::bad_alloc&) {
-    return fail(kExitTooLarge, "out of memory; try a smaller [planet] frequency.");
+    // The estimate let the run start, so the machine had less than it said (or the estimate
+    // is short): name what costs the most, which is what to lower.
+    const RunKind kind = command == Command::kCompare ? RunKind::kCompare : RunKind::kGenerate;
+    return fail(
+        kExitTooLarge,
+        "out of memory; " + describeLargestCosts(estimateMemory(config, threads, kind)) + ".");
   } catch (const std::exception& e) {
     return fail(kExitFailure, e.what());
   }
-  if (verbosity != Verbosity::kQuiet) printRunSummary(args.out_dir, before, seconds, threads);
   // Even with --quiet: they are about the user's own files.
   for (const std::string& warning : warnings)
-    std::cerr << "planetgen: warning: " << warning << "\n";
+    std::cerr << "planetgen: warning: " << displayedText(warning, kMaxMessageChars) << "\n";
+  if (verbosity != Verbosity::kQuiet) {
+    try {
+      printRunSummary(args.out_dir, before, seconds, threads);
+    } catch (const std::runtime_error& e) {
+      return fail(kExitFailure, std::string(e.what()) + " (the run itself was written to " +
+                                    shownPath(args.out_dir) + ")");
+    }
+  }
   return kExitOk;
 }
 
@@ -181,12 +211,17 @@ fs::path viewerDir() {
 int runView(const std::string& dir, int port) {
   const fs::path viewer = viewerDir();
   std::error_code ec;
-  // A folder without the planet would serve a page that only reports a failed load. (A missing
-  // folder is serveViewer's error.) The server never follows a link, so neither does this.
-  if (fs::is_directory(dir, ec) &&
-      fs::symlink_status(fs::path(dir) / "planet.glb", ec).type() != fs::file_type::regular) {
+  if (!fs::is_directory(dir, ec)) {
     return fail(kExitBadInput,
-                dir + " has no planet.glb; write one with: planetgen generate --out " + dir);
+                shownPath(dir) + (fs::exists(dir, ec) ? " is not a folder" : " does not exist") +
+                    "; write a planet with: planetgen generate --out " + shownPath(dir));
+  }
+  // A folder without the planet would serve a page that only reports a failed load. The
+  // server never follows a link, so neither does this.
+  if (fs::symlink_status(fs::path(dir) / "planet.glb", ec).type() != fs::file_type::regular) {
+    return fail(kExitBadInput, shownPath(dir) +
+                                   " has no planet.glb; write one with: planetgen generate --out " +
+                                   shownPath(dir));
   }
   if (!fs::is_regular_file(viewer / "node_modules/three/build/three.module.js", ec)) {
     return fail(kExitFailure, "the viewer in " + viewer.string() +
@@ -196,8 +231,7 @@ int runView(const std::string& dir, int port) {
   }
   try {
     return serveViewer(dir, viewer, port, [](const std::string& url) {
-      std::printf("planetgen: viewer at %s (Ctrl-C stops)\n", url.c_str());
-      std::fflush(stdout);
+      printToStdout("planetgen: viewer at " + url + " (Ctrl-C stops)\n");
     });
   } catch (const std::invalid_argument& e) {
     return fail(kExitBadInput, e.what());
@@ -218,10 +252,7 @@ void addRunOptions(CLI::App* cmd, GenerateArgs& args, std::string& threads, std:
                   "8/16-bit equirectangular PNG that replaces the noise terrain");
 }
 
-}  // namespace
-
-int runCli(int argc, char** argv) {
-  io::installSignalHandlers();
+int runCommand(int argc, char** argv) {
   CLI::App app{"planetgen: eroded planets for games, from a seed to an engine file"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("planetgen ") + planetgen::kVersion);
@@ -258,6 +289,9 @@ int runCli(int argc, char** argv) {
   view->add_option("--port", view_port, "Port on 127.0.0.1 (0 = any free port)")
       ->check(CLI::Range(0, 65535));
 
+  TilesArgs tiles_args;
+  auto* tiles_cmd = addTilesCommand(app, tiles_args);
+
   BenchOptions bench;
   std::vector<std::string> bench_threads;
   auto* bench_cmd = app.add_subcommand("bench", "Print speed and memory figures as JSON lines");
@@ -270,21 +304,37 @@ int runCli(int argc, char** argv) {
   bench_cmd->add_flag("!--no-fluvial", bench.fluvial, "Skip the fluvial stage figures");
   bench_cmd->add_flag("!--no-pipeline", bench.pipeline,
                       "Skip the default config's whole run (stage_*, export_* figures)");
+  bench_cmd
+      ->add_option("--tiles-region-km", bench.tiles_region_km,
+                   "Radius of the region baked as tiles at 30 m (tiles_region_s; 0 skips it)")
+      ->check(CLI::Range(0.0, 20000.0));
 
   // -q and -v may come after the subcommand too.
   for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();
 
-  const std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+  const std::vector<std::string> args = joinNegativeValues({argv + std::min(argc, 1), argv + argc});
   if (const std::string problem = unknownArgumentMessage(app, args); !problem.empty())
     return fail(kExitBadInput, problem + ".");
+  // --help and --version: printed by CLI11 into a string, then written (and checked) here.
+  const auto printed = [&](const CLI::Error& e) {
+    std::ostringstream text;
+    const int code = app.exit(e, text, text);
+    try {
+      printToStdout(text.str());
+    } catch (const std::runtime_error& failure) {
+      return fail(kExitFailure, failure.what());
+    }
+    return code;
+  };
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11's order
+    app.parse(reversed);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return printed(e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return printed(e);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return printed(e);
   } catch (const CLI::ParseError& e) {
     return fail(kExitBadInput, std::string(e.what()) + " (see planetgen --help).");
   }
@@ -307,12 +357,15 @@ int runCli(int argc, char** argv) {
     return runPipeline(command, *args, verbosity);
   }
   if (*config_cmd) {
-    const std::string text =
-        print_reference ? configReferenceMarkdown() : std::string(defaultConfigText());
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    try {
+      printToStdout(print_reference ? configReferenceMarkdown() : std::string(defaultConfigText()));
+    } catch (const std::runtime_error& e) {
+      return fail(kExitFailure, e.what());
+    }
     return kExitOk;
   }
   if (*view) return runView(view_dir, view_port);
+  if (*tiles_cmd) return runTiles(tiles_args, verbosity);
   if (*bench_cmd) {
     if (!bench_threads.empty()) {
       bench.threads.clear();
@@ -332,6 +385,61 @@ int runCli(int argc, char** argv) {
     return kExitOk;
   }
   return kExitBadInput;
+}
+
+// The last line of defence: an exception that escapes a thread (or a noexcept function) ends
+// the process here with a message and exit 3, after the temporaries are removed, instead of
+// an abort (exit 134) that leaves them. Allocates nothing: memory may be what ran out.
+[[noreturn]] void onTerminate() {
+  const char* what = "an unexpected error";
+  const char* detail = nullptr;
+  try {
+    if (const std::exception_ptr current = std::current_exception())
+      std::rethrow_exception(current);
+  } catch (const std::bad_alloc&) {
+    what = "out of memory";
+  } catch (const std::exception& e) {
+    detail = e.what();
+  } catch (...) {
+  }
+  io::removeLiveTemporaries();
+  const auto put = [](const char* text, size_t max) {
+    for (size_t i = 0; text[i] != '\0' && i < max; ++i) {
+      // Control characters become '?': no room here for the escapes fail() writes.
+      const char c = static_cast<unsigned char>(text[i]) < 0x20 ? '?' : text[i];
+      [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, &c, 1);
+    }
+  };
+  put("planetgen: error: ", 64);
+  put(what, 64);
+  if (detail != nullptr) {
+    put(": ", 2);
+    put(detail, kMaxMessageChars);
+  }
+  [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, ".\n", 2);
+  ::_exit(kExitTooLarge);
+}
+
+}  // namespace
+
+int runCli(int argc, char** argv) {
+  io::installSignalHandlers();
+  reserveStandardDescriptors();
+  std::set_terminate(onTerminate);
+  int code = kExitOk;
+  try {
+    code = runCommand(argc, argv);
+  } catch (const std::bad_alloc&) {
+    return fail(kExitTooLarge, "out of memory.");
+  } catch (const std::exception& e) {
+    return fail(kExitTooLarge, std::string("an unexpected error: ") + e.what());
+  } catch (...) {
+    return fail(kExitTooLarge, "an unexpected error.");
+  }
+  // Output written through stdio or std::cout (--help, --version) that did not arrive.
+  if (const std::string problem = standardOutputProblem(); !problem.empty() && code == kExitOk)
+    return fail(kExitFailure, problem);
+  return code;
 }
 
 }  // namespace app

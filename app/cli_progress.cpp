@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "app/standard_output.h"
+#include "planet/detail/displayed_text.h"
 #include "planet/stage_progress.h"
 
 namespace app {
@@ -99,12 +101,19 @@ void printRunSummary(const fs::path& out_dir, const FolderTimes& before, double 
     files.emplace_back(name, ec ? 0 : size);
     total += ec ? 0 : size;
   }
-  std::printf("planetgen: wrote %zu file%s (%s) to %s in %.1f s on %d thread%s\n", files.size(),
-              files.size() == 1 ? "" : "s", sizeText(total).c_str(), out_dir.string().c_str(),
-              seconds, threads, threads == 1 ? "" : "s");
-  for (const auto& [name, size] : files)
-    std::printf("  %-28s %10s\n", name.c_str(), sizeText(size).c_str());
-  std::fflush(stdout);
+  char line[256];
+  std::snprintf(line, sizeof line, " in %.1f s on %d thread%s\n", seconds, threads,
+                threads == 1 ? "" : "s");
+  std::string text =
+      "planetgen: wrote " + std::to_string(files.size()) + " file" +
+      (files.size() == 1 ? "" : "s") + " (" + sizeText(total) + ") to " +
+      planet::detail::displayedText(out_dir.string(), planet::detail::kMaxShownPathChars) + line;
+  for (const auto& [name, size] : files) {
+    std::snprintf(line, sizeof line, "  %-28s %10s\n", planet::detail::displayedText(name).c_str(),
+                  sizeText(size).c_str());
+    text += line;
+  }
+  printToStdout(text);
 }
 
 }  // namespace app

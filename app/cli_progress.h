@@ -53,7 +53,7 @@ FolderTimes folderTimes(const std::filesystem::path& dir);
 
 // The closing summary on stdout: "planetgen: wrote 9 files (41.2 MB) to out/default in 12.4 s
 // on 2 threads", then one line per file that is new or rewritten since `before`, sorted by
-// name, with its size.
+// name, with its size. Throws std::runtime_error if standard output cannot take it.
 void printRunSummary(const std::filesystem::path& out_dir, const FolderTimes& before,
                      double seconds, int threads);
 

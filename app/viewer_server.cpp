@@ -1,244 +1,292 @@
 #include "app/viewer_server.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
-#include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <stdexcept>
-#include <thread>
+#include <unordered_map>
 #include <vector>
 
-#include <fcntl.h>
-#include <linux/openat2.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include <httplib.h>
-
-#include "app/viewer_server_paths.h"
+#include "app/http_request.h"
+#include "app/viewer_responses.h"
 #include "io/detail/unique_fd.h"
 
 namespace app {
 namespace {
 
 namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
 
-// Workers of the thread pool: each connection holds one while it is open, so this many
-// clients are served at once (a slow reader holds only its own); the others queue.
-constexpr size_t kWorkers = 128;
-constexpr time_t kReadTimeoutSeconds = 5;    // a request's headers must arrive within this
-constexpr time_t kWriteTimeoutSeconds = 10;  // a client that reads nothing for this is dropped
-constexpr time_t kKeepAliveSeconds = 2;      // an idle kept-alive connection is closed after
-constexpr size_t kKeepAliveRequests = 100;
-constexpr size_t kChunkBytes = 64 * 1024;
-constexpr auto kStopPoll = std::chrono::milliseconds(100);
+// The time limits of a connection. A request's whole head (not each read) must arrive within
+// kHeadTime of the moment the connection could send it (accepted, or its previous response
+// sent); an idle kept-alive connection is closed after kKeepAliveTime; a client that takes
+// nothing of a response for kWriteTime is dropped; after the last response, what the client
+// still sends is read and dropped for up to kLingerTime (closing at once with unread bytes
+// would reset the connection and could destroy the response on its way).
+constexpr auto kHeadTime = seconds(5);
+constexpr auto kKeepAliveTime = seconds(2);
+constexpr auto kWriteTime = seconds(10);
+constexpr auto kLingerTime = seconds(2);
+constexpr auto kTick = milliseconds(100);  // deadlines and the stop flag are checked this often
+constexpr int kKeepAliveRequests = 100;    // responses on one connection before it closes
+constexpr size_t kMaxConnections = 4096;   // or what the descriptor limit allows
+constexpr size_t kDescriptorsKept = 64;    // for files, the listener, the rest of the process
+constexpr size_t kWriteTurnBytes = size_t(1) << 20;  // per connection per turn: fair shares
+constexpr int kAcceptsPerTurn = 256;
 
-// Opens a served folder by its canonical path (fixed at start), refusing a symlink in any
-// component: a folder swapped for a link while serving is not followed. Opened again for every
-// request, so a planet regenerated into DIR (which replaces the folder) is served at once.
-int openFolder(const fs::path& canonical) {
-  open_how how{};
-  how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
-  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  long fd = ::syscall(SYS_openat2, AT_FDCWD, canonical.c_str(), &how, sizeof how);
-  if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
-    fd = ::open(canonical.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  }
-  return int(fd);
-}
-
-bool equalsIgnoringCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-void sendText(httplib::Response& res, int status, const std::string& body) {
-  res.status = status;
-  res.set_content(body, "text/plain; charset=utf-8");
-}
-
-// The part of a file of `size` bytes a request asks for with its Range header (RFC 9110 §14).
-// cpp-httplib 0.11.4 (Debian 12) gets ranges of a content provider wrong: no clamping of an
-// end past the file, no 416 for a start past it (it sends a Content-Length of 2^64 - 1), and
-// 200 once a handler sets the status; so the server answers Range itself.
-struct ByteRange {
-  enum Kind { kWhole, kPart, kUnsatisfiable } kind = kWhole;
-  uint64_t first = 0, last = 0;  // kPart: bytes first..last, both inside the file
+struct Connection {
+  enum class State { kReading, kWriting, kLingering };
+  Connection(uint64_t i, int fd) : id(i), socket(fd) {}
+  uint64_t id;  // the key of its epoll events: unlike a descriptor, never reused
+  io::UniqueFd socket;
+  State state = State::kReading;
+  std::string in;                 // bytes received and not yet parsed (at most one head's worth)
+  Response response;              // kWriting: what is being sent
+  size_t head_sent = 0;           // bytes of response.head + response.body sent
+  uint64_t file_sent = 0;         // bytes of the file part sent
+  int responses = 0;              // responses completed on this connection
+  Clock::time_point ready_at;     // kReading: since when it may send a request; kLingering: since
+  Clock::time_point progress_at;  // the last byte received or sent
 };
 
-// A run of digits as a number; more than 64 bits saturate (a huge end is clamped anyway).
-bool parseDigits(std::string_view text, uint64_t& value) {
-  if (text.empty()) return false;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (end != text.data() + text.size()) return false;
-  if (error == std::errc::result_out_of_range) value = UINT64_MAX;
-  return true;
-}
-
-// Only GET has ranges (RFC 9110 §14.2: HEAD and others ignore Range). Whole file (Range
-// ignored, as §14.2 allows) for: no Range, a unit other than bytes, a malformed range, several
-// ranges (no multipart/byteranges here), an If-Range (this server sends no validators, so none
-// can match, §13.1.5), and a suffix range of an empty file (no part of it can be named).
-ByteRange requestedRange(const httplib::Request& req, uint64_t size) {
-  if (req.method != "GET" || !req.has_header("Range") || req.has_header("If-Range")) return {};
-  const std::string header = req.get_header_value("Range");
-  std::string_view spec(header);
-  constexpr std::string_view kUnit = "bytes=";
-  if (!equalsIgnoringCase(spec.substr(0, kUnit.size()), kUnit)) return {};
-  spec.remove_prefix(kUnit.size());
-  while (!spec.empty() && (spec.front() == ' ' || spec.front() == '\t')) spec.remove_prefix(1);
-  while (!spec.empty() && (spec.back() == ' ' || spec.back() == '\t')) spec.remove_suffix(1);
-  const size_t dash = spec.find('-');
-  if (dash == std::string_view::npos || spec.find(',') != std::string_view::npos) return {};
-  const std::string_view first_text = spec.substr(0, dash), last_text = spec.substr(dash + 1);
-  uint64_t first = 0, last = UINT64_MAX;
-  if (first_text.empty()) {  // "-N": the last N bytes
-    uint64_t suffix = 0;
-    if (!parseDigits(last_text, suffix)) return {};
-    if (suffix == 0) return {ByteRange::kUnsatisfiable};
-    if (size == 0) return {};
-    return {ByteRange::kPart, size - std::min(suffix, size), size - 1};
-  }
-  if (!parseDigits(first_text, first)) return {};
-  if (!last_text.empty() && !parseDigits(last_text, last)) return {};
-  if (last < first) return {};  // invalid (§14.1.1), so ignored
-  if (first >= size) return {ByteRange::kUnsatisfiable};
-  return {ByteRange::kPart, first, std::min(last, size - 1)};
-}
-
-class Handler {
+class Server {
  public:
-  Handler(fs::path planet_dir, fs::path viewer_dir)
-      : planet_dir_(std::move(planet_dir)), viewer_dir_(std::move(viewer_dir)) {}
-  void setPort(int port) { port_ = port; }
+  Server(ServedFolders folders, int listener, size_t max_connections)
+      : folders_(std::move(folders)), listener_(listener), max_connections_(max_connections) {}
 
-  void operator()(const httplib::Request& req, httplib::Response& res) const {
-    if (req.method != "GET" && req.method != "HEAD") {
-      res.set_header("Allow", "GET, HEAD");
-      sendText(res, 405, "only GET and HEAD\n");
-      return;
+  void run(const std::atomic<bool>* stop) {
+    epoll_.fd = ::epoll_create1(EPOLL_CLOEXEC);
+    if (epoll_.fd < 0) throw std::runtime_error(std::string("epoll: ") + std::strerror(errno));
+    watch(listener_, kListenerId, EPOLLIN, EPOLL_CTL_ADD);
+    Clock::time_point swept = Clock::now();
+    epoll_event events[256];
+    while (stop == nullptr || !stop->load()) {
+      const int n = ::epoll_wait(epoll_.fd, events, 256, int(kTick.count()));
+      if (n < 0 && errno != EINTR)
+        throw std::runtime_error(std::string("epoll_wait: ") + std::strerror(errno));
+      now_ = Clock::now();
+      for (int i = 0; i < n; ++i) {
+        const uint64_t id = events[i].data.u64;
+        if (id == kListenerId) {
+          acceptAll();
+          continue;
+        }
+        const auto found = connections_.find(id);
+        if (found == connections_.end()) continue;  // closed earlier in this turn
+        Connection& c = *found->second;
+        try {
+          if (events[i].events & (EPOLLERR | EPOLLHUP)) {
+            close(c);
+          } else if (c.state == Connection::State::kWriting) {
+            write(c);
+          } else {
+            read(c);
+          }
+        } catch (const std::exception&) {  // std::bad_alloc: this connection only
+          close(c);
+        }
+      }
+      if (now_ - swept >= kTick) {
+        sweep();
+        swept = now_;
+      }
     }
-    if (!hostAllowed(req.get_header_value("Host"))) {
-      // DNS rebinding: a page from another site that resolves its name to 127.0.0.1 still
-      // sends its own name as the Host.
-      sendText(res, 403,
-               "Host must be 127.0.0.1:" + std::to_string(port_) +
-                   " or localhost:" + std::to_string(port_) + "\n");
-      return;
-    }
-    RequestPath path = parseRequestPath(req.target);
-    if (path.status == 400) return sendText(res, 400, "bad request path\n");
-    if (path.status == 403) return sendText(res, 403, "path outside the served folders\n");
-    if (path.status != 200) return sendText(res, 404, "not found\n");
-    // "/" is always the viewer's page, never a file of the planet's folder.
-    const bool root = path.segments.empty();
-    if (root) path.segments.push_back("index.html");
-    int file = -1;
-    if (!root && path.segments.size() == 1) file = openIn(planet_dir_, path.segments);
-    if (file < 0) file = openIn(viewer_dir_, path.segments);
-    if (file < 0) return sendText(res, 404, "not found: " + path.decoded + "\n");
-    sendFile(req, res, file, path.segments.back());
   }
 
  private:
-  bool hostAllowed(const std::string& host) const {
-    const std::string port = ":" + std::to_string(port_);
-    if (host.size() <= port.size() || host.compare(host.size() - port.size(), port.size(), port))
-      return false;
-    const std::string_view name(host.data(), host.size() - port.size());
-    return name == "127.0.0.1" || equalsIgnoringCase(name, "localhost");
+  static constexpr uint64_t kListenerId = 0;
+
+  void watch(int fd, uint64_t id, uint32_t events, int op) {
+    epoll_event event{};
+    event.events = events;
+    event.data.u64 = id;
+    ::epoll_ctl(epoll_.fd, op, fd, &event);
+  }
+  void watch(const Connection& c, uint32_t events) {
+    watch(c.socket.fd, c.id, events, EPOLL_CTL_MOD);
   }
 
-  static int openIn(const fs::path& folder, const std::vector<std::string>& segments) {
-    const io::UniqueFd dir(openFolder(folder));
-    if (dir.fd < 0) return -1;
-    return openBeneath(dir.fd, segments);
+  void acceptAll() {
+    for (int i = 0; i < kAcceptsPerTurn; ++i) {
+      // At the bound, the connection that has done nothing for longest makes room: a flood of
+      // connections that send little can delay a client by one turn, never lock it out.
+      if (connections_.size() >= max_connections_ && !evictStalest()) return;
+      const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) {
+        if ((errno == EMFILE || errno == ENFILE) && evictStalest()) continue;
+        return;  // EAGAIN: no more for now; anything else: the next turn tries again
+      }
+      const uint64_t id = ++last_id_;
+      auto connection = std::make_unique<Connection>(id, fd);
+      connection->ready_at = connection->progress_at = now_;
+      connections_.emplace(id, std::move(connection));
+      watch(fd, id, EPOLLIN | EPOLLRDHUP, EPOLL_CTL_ADD);
+    }
   }
 
-  static void sendFile(const httplib::Request& req, httplib::Response& res, int file,
-                       const std::string& name) {
-    auto guard = std::make_shared<io::UniqueFd>(file);
-    struct stat info {};
-    if (::fstat(file, &info) != 0) return sendText(res, 500, "cannot stat file\n");
-    const uint64_t size = uint64_t(info.st_size);
-    res.set_header("Cache-Control", "no-cache");
-    res.set_header("Accept-Ranges", "bytes");
-    const ByteRange range = requestedRange(req, size);
-    if (range.kind == ByteRange::kUnsatisfiable) {
-      res.set_header("Content-Range", "bytes */" + std::to_string(size));
-      return sendText(res, 416, "range not satisfiable\n");
-    }
-    uint64_t start = 0, length = size;
-    res.status = 200;
-    if (range.kind == ByteRange::kPart) {
-      start = range.first;
-      length = range.last - range.first + 1;
-      res.status = 206;
-      res.set_header("Content-Range", "bytes " + std::to_string(range.first) + "-" +
-                                          std::to_string(range.last) + "/" + std::to_string(size));
-    }
-    // An empty file is an empty body (httplib sends a provider of length 0 without a
-    // Content-Length, so the client waits for the connection to close).
-    if (length == 0) {
-      res.set_header("Content-Type", std::string(mimeTypeFor(name)));
+  bool evictStalest() {
+    if (connections_.empty()) return false;
+    auto stalest = connections_.begin();
+    for (auto it = connections_.begin(); it != connections_.end(); ++it)
+      if (it->second->progress_at < stalest->second->progress_at) stalest = it;
+    close(*stalest->second);
+    return true;
+  }
+
+  void close(Connection& c) {
+    ::epoll_ctl(epoll_.fd, EPOLL_CTL_DEL, c.socket.fd, nullptr);
+    connections_.erase(c.id);  // closes the socket and the response's file
+  }
+
+  void read(Connection& c) {
+    char buffer[16384];
+    if (c.state == Connection::State::kLingering) {
+      const ssize_t n = ::recv(c.socket.fd, buffer, sizeof buffer, 0);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) close(c);
       return;
     }
-    // The length is fixed now; a file that shrinks meanwhile ends the connection early
-    // (pread returns short), one that grows is cut at this length. The provider's offsets count
-    // from the range's start.
-    res.set_content_provider(size_t(length), std::string(mimeTypeFor(name)),
-                             [guard, start](size_t offset, size_t count, httplib::DataSink& sink) {
-                               char buffer[kChunkBytes];
-                               const ssize_t n =
-                                   ::pread(guard->fd, buffer, std::min(count, sizeof buffer),
-                                           off_t(start + offset));
-                               if (n <= 0) return false;
-                               return sink.write(buffer, size_t(n));
-                             });
+    // Never more than one head's worth plus one byte: a head over the limit is refused (431).
+    const size_t room = kMaxRequestHeadBytes + 1 - std::min(c.in.size(), kMaxRequestHeadBytes);
+    const ssize_t n = ::recv(c.socket.fd, buffer, std::min(room, sizeof buffer), 0);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return close(c);
+    if (n < 0) return;
+    c.in.append(buffer, size_t(n));
+    c.progress_at = now_;
+    serveNext(c);
   }
 
-  fs::path planet_dir_;
-  fs::path viewer_dir_;
-  int port_ = 0;
+  // Answers the next request held in c.in, if its head is all there.
+  void serveNext(Connection& c) {
+    const RequestHead head = parseRequestHead(c.in);
+    if (head.state == RequestHead::State::kIncomplete) return;
+    c.response = respond(head, folders_, c.responses + 1 < kKeepAliveRequests, date());
+    c.in.erase(0, head.state == RequestHead::State::kComplete ? head.length : c.in.size());
+    c.head_sent = 0;
+    c.file_sent = 0;
+    c.state = Connection::State::kWriting;
+    watch(c, EPOLLOUT);
+    write(c);
+  }
+
+  void write(Connection& c) {
+    Response& r = c.response;
+    size_t budget = kWriteTurnBytes;
+    while (c.head_sent < r.head.size() + r.body.size() && budget > 0) {
+      const bool in_head = c.head_sent < r.head.size();
+      const std::string& part = in_head ? r.head : r.body;
+      const size_t at = in_head ? c.head_sent : c.head_sent - r.head.size();
+      const ssize_t n = ::send(c.socket.fd, part.data() + at, part.size() - at, MSG_NOSIGNAL);
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+      if (n <= 0) return close(c);
+      c.head_sent += size_t(n);
+      budget -= std::min(budget, size_t(n));
+      c.progress_at = now_;
+    }
+    while (r.file >= 0 && c.file_sent < r.file_bytes && budget > 0) {
+      off_t offset = off_t(r.file_offset + c.file_sent);
+      const size_t count = size_t(std::min<uint64_t>(r.file_bytes - c.file_sent, budget));
+      const ssize_t n = ::sendfile(c.socket.fd, r.file, &offset, count);
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+      // 0: the file shrank after its length was sent; the connection cannot be completed.
+      if (n <= 0) return close(c);
+      c.file_sent += uint64_t(n);
+      budget -= size_t(n);
+      c.progress_at = now_;
+    }
+    if (c.head_sent < r.head.size() + r.body.size() || (r.file >= 0 && c.file_sent < r.file_bytes))
+      return;  // more next turn
+    ++c.responses;
+    const bool last = r.close;
+    c.response = Response();
+    if (last) {
+      ::shutdown(c.socket.fd, SHUT_WR);
+      c.state = Connection::State::kLingering;
+      c.ready_at = now_;
+      c.in.clear();
+      watch(c, EPOLLIN | EPOLLRDHUP);
+      return;
+    }
+    c.state = Connection::State::kReading;
+    c.ready_at = now_;
+    watch(c, EPOLLIN | EPOLLRDHUP);
+    if (!c.in.empty()) serveNext(c);  // the next request of a pipeline
+  }
+
+  void sweep() {
+    std::vector<uint64_t> expired;
+    for (const auto& [id, c] : connections_) {
+      const auto since_ready = now_ - c->ready_at;
+      bool over = false;
+      switch (c->state) {
+        case Connection::State::kReading:
+          over = since_ready > kHeadTime ||
+                 (c->in.empty() && c->responses > 0 && since_ready > kKeepAliveTime);
+          break;
+        case Connection::State::kWriting:
+          over = now_ - c->progress_at > kWriteTime;
+          break;
+        case Connection::State::kLingering:
+          over = since_ready > kLingerTime;
+          break;
+      }
+      if (over) expired.push_back(id);
+    }
+    for (const uint64_t id : expired) close(*connections_.at(id));
+  }
+
+  // The Date field, computed once a second.
+  const std::string& date() {
+    const int64_t now = int64_t(std::time(nullptr));
+    if (now != date_second_) {
+      date_second_ = now;
+      date_ = httpDate(now);
+    }
+    return date_;
+  }
+
+  ServedFolders folders_;
+  int listener_;
+  size_t max_connections_;
+  io::UniqueFd epoll_{-1};
+  std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections_;
+  uint64_t last_id_ = kListenerId;
+  Clock::time_point now_ = Clock::now();
+  int64_t date_second_ = -1;
+  std::string date_;
 };
 
-}  // namespace
-
-std::string_view mimeTypeFor(const std::filesystem::path& file) {
-  std::string ext = file.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return char(std::tolower(c)); });
-  static const std::pair<std::string_view, std::string_view> kTypes[] = {
-      {".html", "text/html; charset=utf-8"},
-      {".js", "text/javascript; charset=utf-8"},
-      {".mjs", "text/javascript; charset=utf-8"},
-      {".css", "text/css; charset=utf-8"},
-      {".json", "application/json"},
-      {".map", "application/json"},
-      {".glb", "model/gltf-binary"},
-      {".gltf", "model/gltf+json"},
-      {".bin", "application/octet-stream"},
-      {".png", "image/png"},
-      {".jpg", "image/jpeg"},
-      {".jpeg", "image/jpeg"},
-      {".svg", "image/svg+xml"},
-      {".ico", "image/x-icon"},
-      {".wasm", "application/wasm"},
-      {".txt", "text/plain; charset=utf-8"},
-  };
-  for (const auto& [extension, type] : kTypes) {
-    if (ext == extension) return type;
+// How many connections the descriptor limit leaves room for; the soft limit is raised to the
+// hard one first (the default soft limit, 1024, is below what a flood of slow clients needs).
+size_t connectionBound() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 256;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = std::min<rlim_t>(limit.rlim_max, kMaxConnections + kDescriptorsKept * 4);
+    if (raised.rlim_cur > limit.rlim_cur && ::setrlimit(RLIMIT_NOFILE, &raised) == 0)
+      limit = raised;
   }
-  return "application/octet-stream";
+  if (limit.rlim_cur == RLIM_INFINITY) return kMaxConnections;
+  const rlim_t usable = limit.rlim_cur > 2 * kDescriptorsKept
+                            ? limit.rlim_cur - 2 * kDescriptorsKept
+                            : limit.rlim_cur / 2;
+  return std::clamp<size_t>(size_t(usable), 16, kMaxConnections);
 }
+
+}  // namespace
 
 std::filesystem::path defaultViewerDir() {
   return std::filesystem::path(PLANETGEN_VIEWER_DIR);
@@ -247,93 +295,45 @@ std::filesystem::path defaultViewerDir() {
 int serveViewer(const std::filesystem::path& planet_dir, const std::filesystem::path& viewer_dir,
                 int port, std::function<void(std::string url)> on_ready,
                 const std::atomic<bool>* stop) {
-  fs::path folders[2];
+  ServedFolders folders;
   for (int i = 0; i < 2; ++i) {
     const fs::path& dir = i == 0 ? planet_dir : viewer_dir;
     std::error_code error;
     if (!fs::is_directory(dir, error)) {
-      throw std::invalid_argument("serveViewer: " + dir.string() + " is not a folder");
+      throw std::invalid_argument(
+          dir.string() + (fs::exists(dir, error) ? " is not a folder" : " does not exist"));
     }
-    folders[i] = fs::canonical(dir, error);
-    if (error) throw std::invalid_argument("serveViewer: " + dir.string() + ": " + error.message());
+    (i == 0 ? folders.planet : folders.viewer) = fs::canonical(dir, error);
+    if (error) throw std::invalid_argument(dir.string() + ": " + error.message());
   }
   if (port < 0 || port > 65535) {
-    throw std::invalid_argument("serveViewer: port " + std::to_string(port) +
+    throw std::invalid_argument("port " + std::to_string(port) +
                                 " is out of range; allowed: 0 (any free port) to 65535");
   }
-  Handler handler(folders[0], folders[1]);
-  httplib::Server server;
-  server.new_task_queue = [] { return new httplib::ThreadPool(kWorkers); };
-  server.set_read_timeout(kReadTimeoutSeconds);
-  server.set_write_timeout(kWriteTimeoutSeconds);
-  server.set_keep_alive_timeout(kKeepAliveSeconds);
-  server.set_keep_alive_max_count(kKeepAliveRequests);
-  server.set_payload_max_length(64 * 1024);
-  // The handler answers Range itself (requestedRange), so httplib must not apply its own
-  // parsed ranges to the response: they are cleared. (The Request is httplib's non-const local
-  // of the connection's loop, handed on as const.)
-  const auto serve = [&handler](const httplib::Request& req, httplib::Response& res) {
-    const_cast<httplib::Request&>(req).ranges.clear();
-    handler(req, res);
-    return httplib::Server::HandlerResponse::Handled;
+  const size_t max_connections = connectionBound();
+  // SO_REUSEADDR only (no SO_REUSEPORT): a second server on a port in use fails to bind instead
+  // of sharing the connections with the first.
+  const io::UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  const auto fail = [&](const char* what) {
+    throw std::runtime_error("cannot " + std::string(what) +
+                             " on 127.0.0.1:" + std::to_string(port) + ": " + std::strerror(errno));
   };
-  server.set_pre_routing_handler(serve);
-  // httplib answers a Range header it cannot parse (another unit, a malformed range) with a
-  // bare 416 before any handler runs; RFC 9110 §14.2 says to ignore such a header, so that
-  // request is served here after all (requestedRange ignores it too). The handler's own 416 has
-  // a Content-Range; other errors pass.
-  server.set_error_handler(httplib::Server::HandlerWithResponse(
-      [&serve](const httplib::Request& req, httplib::Response& res) {
-        if (res.status != 416 || res.has_header("Content-Range"))
-          return httplib::Server::HandlerResponse::Unhandled;
-        try {  // the exception handler does not cover the error handler
-          return serve(req, res);
-        } catch (...) {
-          sendText(res, 500, "internal error\n");
-          return httplib::Server::HandlerResponse::Handled;
-        }
-      }));
-  server.set_exception_handler([](const httplib::Request&, httplib::Response& res,
-                                  std::exception_ptr) { sendText(res, 500, "internal error\n"); });
-  // cpp-httplib listens with a backlog of 5: a burst of connections (a browser opens several)
-  // overflows it and the kernel drops SYNs, which clients resend only after 1 s. Listening
-  // again on the same socket raises the backlog (Linux).
-  // SO_REUSEADDR only: httplib's default sets SO_REUSEPORT, with which a second `view` on the
-  // same port bound too and the kernel shared the connections between the two.
-  int listener = -1;
-  server.set_socket_options([&listener](int fd) {
-    listener = fd;
-    const int yes = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  errno = 0;
-  const int bound_port = port == 0 ? server.bind_to_any_port("127.0.0.1")
-                                   : (server.bind_to_port("127.0.0.1", port) ? port : -1);
-  if (bound_port <= 0) {
-    throw std::runtime_error("cannot listen on 127.0.0.1:" + std::to_string(port) + ": " +
-                             (errno ? std::strerror(errno) : "bind failed"));
-  }
-  if (listener >= 0) ::listen(listener, SOMAXCONN);
-  handler.setPort(bound_port);
-  if (on_ready) on_ready("http://127.0.0.1:" + std::to_string(bound_port) + "/");
-
-  std::atomic<bool> finished{false};
-  std::thread watcher;
-  if (stop != nullptr) {
-    watcher = std::thread([&] {
-      // Again until listening ends: a stop() before the listen loop has started does nothing.
-      while (!finished.load()) {
-        if (stop->load()) server.stop();
-        std::this_thread::sleep_for(kStopPoll);
-      }
-    });
-  }
-  const bool listened = server.listen_after_bind();
-  finished = true;
-  if (watcher.joinable()) watcher.join();
-  if (!listened && (stop == nullptr || !stop->load())) {
-    throw std::runtime_error("cannot serve on 127.0.0.1:" + std::to_string(bound_port));
-  }
+  if (listener.fd < 0) fail("listen");
+  const int yes = 1;
+  ::setsockopt(listener.fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(uint16_t(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(listener.fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::listen(listener.fd, SOMAXCONN) != 0)
+    fail("listen");
+  socklen_t length = sizeof address;
+  if (::getsockname(listener.fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+    fail("listen");
+  folders.port = ntohs(address.sin_port);
+  if (on_ready) on_ready("http://127.0.0.1:" + std::to_string(folders.port) + "/");
+  Server(folders, listener.fd, max_connections).run(stop);
   return 0;
 }
 

@@ -22,7 +22,9 @@ constexpr uint64_t hash3(uint64_t seed, uint64_t stream, uint64_t index) {
 }
 
 // Uniform double in [0, 1) from the top 53 bits of a hash.
-constexpr double unitFromHash(uint64_t h) { return double(h >> 11) * 0x1.0p-53; }
+constexpr double unitFromHash(uint64_t h) {
+  return double(h >> 11) * 0x1.0p-53;
+}
 
 // A small stream of random numbers for one entity (a droplet, a cloud at a tick).
 struct HashStream {

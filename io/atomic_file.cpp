@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -128,21 +129,30 @@ void writeTemporary(const fs::path& temporary, std::string_view bytes) {
   out.close();
 }
 
-// Test hooks (tests/fault_test.cpp): PLANETGEN_KILL_AT_COMMIT_STEP=k sends SIGKILL to the
-// process just before the k-th change a commit makes to the file system (1-based), to check
+// Test hooks (tests/app/fault_test.cpp, tests/io/output_folder_test.cpp):
+// PLANETGEN_KILL_AT_COMMIT_STEP=k sends SIGKILL to the process just before the k-th change a
+// commit makes to the file system (1-based, counted from the start of each commit), to check
 // that every instant of a commit leaves a complete run behind; PLANETGEN_TERM_AT_COMMIT_STEP=k
-// sends SIGTERM there (which the CLI holds until the commit ends). Read once; unset: no effect.
-void commitStep() {
+// sends SIGTERM there (which the CLI holds until the commit ends). Read at the start of each
+// commit; unset: no effect.
+struct CommitSteps {
+  long kill_at = 0, term_at = 0, done = 0;
+};
+CommitSteps g_commit_steps;
+
+void startCommitSteps() {
   const auto stepOf = [](const char* name) {
     const char* text = std::getenv(name);
     return text != nullptr ? std::atol(text) : 0L;
   };
-  static const long kill_at = stepOf("PLANETGEN_KILL_AT_COMMIT_STEP");
-  static const long term_at = stepOf("PLANETGEN_TERM_AT_COMMIT_STEP");
-  static std::atomic<long> step{0};
-  const long now = step.fetch_add(1) + 1;
-  if (kill_at > 0 && now == kill_at) std::raise(SIGKILL);
-  if (term_at > 0 && now == term_at) std::raise(SIGTERM);
+  g_commit_steps = {stepOf("PLANETGEN_KILL_AT_COMMIT_STEP"),
+                    stepOf("PLANETGEN_TERM_AT_COMMIT_STEP"), 0};
+}
+
+void commitStep() {
+  const long now = ++g_commit_steps.done;
+  if (g_commit_steps.kill_at > 0 && now == g_commit_steps.kill_at) std::raise(SIGKILL);
+  if (g_commit_steps.term_at > 0 && now == g_commit_steps.term_at) std::raise(SIGTERM);
 }
 
 struct Entry {
@@ -229,25 +239,11 @@ bool endsWith(const std::string& s, std::string_view suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// `.<name>.tmp.<pid>.<n>` of writeFileAtomic, or of the per-file commits before staging
-// folders, whose process is gone.
-bool isDeadRunTemporary(const std::string& name) {
-  const size_t tmp = name.rfind(".tmp.");
-  if (name.empty() || name[0] != '.' || tmp == std::string::npos) return false;
-  const std::string rest = name.substr(tmp + 5);
-  const size_t dot = rest.find('.');
-  if (dot == std::string::npos || dot == 0) return false;
-  for (size_t i = 0; i < rest.size(); ++i)
-    if (i != dot && !std::isdigit(static_cast<unsigned char>(rest[i]))) return false;
-  const long pid = std::atol(rest.substr(0, dot).c_str());
-  return pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH;
-}
-
 // What a folder without a manifest (written before manifests existed) counts as the tool's.
 bool legacyOutput(const std::string& name, const std::set<std::string>& this_run) {
   return this_run.count(name) || name == "planet.obj" || name == "planet.mtl" ||
          (startsWith(name, "planet_lod") && endsWith(name, ".glb")) ||
-         (startsWith(name, "cube_") && endsWith(name, ".png")) || isDeadRunTemporary(name);
+         (startsWith(name, "cube_") && endsWith(name, ".png"));
 }
 
 // Whether a folder without a manifest holds an earlier run of this tool (from before
@@ -264,12 +260,17 @@ bool earlierRunOfTool(int dir_fd) {
   return summary && summary->find("\"generator\": \"planetgen\"") != std::string::npos;
 }
 
+// The tool's own bookkeeping files in a folder it manages.
+bool bookkeeping(const std::string& name) {
+  return name == kManifestName || name == kStagingMarkerName;
+}
+
 // Moves the user's entries (those `tool` does not list) from one folder into another where
 // that name is free. Best effort: an entry that cannot move stays where it was.
 void moveBackUserEntries(int from_fd, const std::set<std::string>& tool, int to_fd,
                          bool count_steps) {
   for (const Entry& e : listEntries(from_fd)) {
-    if (e.name == kManifestName || tool.count(e.name) || isDeadRunTemporary(e.name)) continue;
+    if (bookkeeping(e.name) || tool.count(e.name)) continue;
     if (count_steps) commitStep();
     ::renameat2(from_fd, e.name.c_str(), to_fd, e.name.c_str(), RENAME_NOREPLACE);
   }
@@ -286,24 +287,27 @@ bool sameFile(int a_fd, int b_fd, const std::string& name) {
 }
 
 // Deletes `name` in parent, a previous output folder swapped out (or a leftover of one), after
-// its user entries were moved back: the files `tool` lists, dead temporaries, the user's files
-// the output folder (target_fd, -1 if none) holds as the same file, then the manifest. Anything
+// its user entries were moved back: the files `tool` lists, the user's files the output folder
+// (target_fd, -1 if none) holds as the same file, then the manifest and the marker. Anything
 // else is the user's (an entry that could not move back: a name the new run now uses, a folder
-// that may not change parent) and stays, and so does the folder: returns false then.
+// that may not change parent) and stays, and so does the folder with its manifest and marker:
+// returns false then.
 bool discardSwappedOut(int parent_fd, const std::string& name, int folder_fd,
                        const std::set<std::string>& tool, int target_fd) {
-  bool only_manifest = true;
+  bool only_bookkeeping = true;
   for (const Entry& e : listEntries(folder_fd)) {
-    if (e.name == kManifestName) continue;
-    const bool ours = !e.folder && (tool.count(e.name) || isDeadRunTemporary(e.name));
+    if (bookkeeping(e.name)) continue;
+    const bool ours = !e.folder && tool.count(e.name);
     if ((ours || (!e.folder && target_fd >= 0 && sameFile(folder_fd, target_fd, e.name))) &&
         ::unlinkat(folder_fd, e.name.c_str(), 0) == 0)
       continue;
-    only_manifest = false;
+    only_bookkeeping = false;
   }
-  // The manifest goes last: while the folder stays, it tells the next recovery what is whose.
-  if (!only_manifest) return false;
+  // The manifest and the marker go last: while the folder stays, they tell the next recovery
+  // that it is the tool's and what in it is whose.
+  if (!only_bookkeeping) return false;
   ::unlinkat(folder_fd, kManifestName, 0);
+  ::unlinkat(folder_fd, kStagingMarkerName, 0);
   return ::unlinkat(parent_fd, name.c_str(), AT_REMOVEDIR) == 0;
 }
 
@@ -315,12 +319,67 @@ std::string keptWarning(const fs::path& kept, const fs::path& target) {
          "yourself, then delete it";
 }
 
+// The warning for a folder named like a staging folder that the tool cannot prove its own.
+std::string foreignWarning(const fs::path& folder) {
+  return "left " + folder.string() +
+         " alone: it is named like this tool's staging folder, but its marker (" +
+         kStagingMarkerName +
+         ") does not prove that this tool made it; rename it, or delete it if it is not yours";
+}
+
 std::string stagingPrefix(const std::string& name) {
   return "." + name + ".planetgen.";
 }
 
+// 16 hex digits from the kernel's random source (a clock and a counter if it fails: the token
+// tells the tool's folders apart, it guards no secret).
+std::string randomToken() {
+  uint64_t value = 0;
+  if (::getrandom(&value, sizeof value, GRND_NONBLOCK) != ssize_t(sizeof value)) {
+    value = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+            (uint64_t(::getpid()) << 40) ^ g_temporary_counter.fetch_add(1);
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+// The marker's text for the open folder `dir_fd` when it sits at `name` beside the output
+// folder: its name (which ends in the random token) and its device and inode, so that a
+// folder copied, or renamed by the user to another name of the pattern, is not taken for it.
+std::optional<std::string> markerText(int dir_fd, const std::string& name) {
+  struct stat info {};
+  if (::fstat(dir_fd, &info) != 0) return std::nullopt;
+  return std::string(kStagingMarkerText) + "\nname " + name + "\nfolder " +
+         std::to_string(uint64_t(info.st_dev)) + ":" + std::to_string(uint64_t(info.st_ino)) + "\n";
+}
+
+// Writes the marker into the open folder `dir_fd`, which sits (or is about to sit) at `name`.
+void writeMarker(int dir_fd, const std::string& name) {
+  const std::optional<std::string> text = markerText(dir_fd, name);
+  const UniqueFd file(::openat(dir_fd, kStagingMarkerName,
+                               O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+  int error = text ? 0 : errno;
+  if (file.fd < 0) error = errno;
+  if (error == 0) writeFully(file.fd, text->data(), text->size(), error);
+  if (error == 0 && ::fsync(file.fd) != 0) error = errno;
+  if (error != 0)
+    throw std::runtime_error(std::string(kStagingMarkerName) + ": " + errorText(error));
+}
+
+// Whether the open folder `dir_fd`, found at `name`, is one this tool made: its marker is a
+// regular file (not a link) that names exactly this folder, by name and by device and inode.
+bool provenOwn(int dir_fd, const std::string& name) {
+  const std::optional<std::string> marker = readSmallFile(dir_fd, kStagingMarkerName);
+  const std::optional<std::string> expected = markerText(dir_fd, name);
+  return marker && expected && *marker == *expected;
+}
+
 // Staging folders of dead runs beside `name` in `parent`: user entries back, then deleted.
-// Returns a warning for each that had to stay (see discardSwappedOut).
+// Only a folder the tool can prove its own (provenOwn) is touched; any other folder of that
+// name pattern is left as it is, with a warning, unless it is empty (rmdir removes nothing
+// else; a run killed between the staging folder's mkdir and its marker leaves one). Returns a
+// warning for each folder that had to stay (see discardSwappedOut).
 std::vector<std::string> recoverLeftovers(const fs::path& parent, const std::string& name) {
   std::vector<std::string> warnings;
   const UniqueFd parent_fd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -336,6 +395,11 @@ std::vector<std::string> recoverLeftovers(const fs::path& parent, const std::str
     const UniqueFd leftover(
         ::openat(parent_fd.fd, e.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (leftover.fd < 0 || ::flock(leftover.fd, LOCK_EX | LOCK_NB) != 0) continue;  // live
+    if (!provenOwn(leftover.fd, e.name)) {
+      if (::unlinkat(parent_fd.fd, e.name.c_str(), AT_REMOVEDIR) != 0)
+        warnings.push_back(foreignWarning(parent / e.name));
+      continue;
+    }
     // With a manifest it may be a previous folder swapped out (it holds the user's entries
     // not yet moved back); without one it is a staging folder killed before its commit, which
     // holds only this tool's files.
@@ -447,17 +511,38 @@ OutputTransaction::OutputTransaction(fs::path folder) : folder_(std::move(folder
     }
   }
   warnings_ = recoverLeftovers(parent, target_.filename().string());
-  const uint64_t n = g_temporary_counter.fetch_add(1, std::memory_order_relaxed);
-  staging_ = parent / (stagingPrefix(target_.filename().string()) + std::to_string(::getpid()) +
-                       "." + std::to_string(n));
-  if (::mkdir(staging_.c_str(), 0777) != 0) {
-    const int e = errno;
+  const auto undoParents = [&] {
     for (auto p = created_parents_.rbegin(); p != created_parents_.rend(); ++p) ::rmdir(p->c_str());
+  };
+  // The name ends in a random token, which the marker repeats: a folder of the user's that
+  // happens to match the pattern is never taken for this one (and mkdir never takes it over).
+  int made = -1, e = 0;
+  for (int attempt = 0; attempt < 8 && made != 0; ++attempt) {
+    staging_ = parent / (stagingPrefix(target_.filename().string()) + std::to_string(::getpid()) +
+                         "." + randomToken());
+    made = ::mkdir(staging_.c_str(), 0777);
+    e = errno;
+    if (made != 0 && e != EEXIST) break;
+  }
+  if (made != 0) {
+    undoParents();
     throw std::runtime_error("cannot create " + staging_.string() + ": " + errorText(e));
   }
   registerTemporary(staging_, true);
-  staging_fd_ = ::open(staging_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (staging_fd_ >= 0) ::flock(staging_fd_, LOCK_EX);  // "live" for other runs' recovery
+  staging_fd_ = ::open(staging_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  try {
+    if (staging_fd_ < 0) throw std::runtime_error(errorText(errno));
+    ::flock(staging_fd_, LOCK_EX);  // "live" for other runs' recovery
+    writeMarker(staging_fd_, staging_.filename().string());
+  } catch (const std::exception& failure) {
+    if (staging_fd_ >= 0) ::close(staging_fd_);
+    staging_fd_ = -1;
+    std::error_code ignored;
+    fs::remove_all(staging_, ignored);
+    releaseTemporary(staging_);
+    undoParents();
+    throw std::runtime_error("cannot create " + staging_.string() + ": " + failure.what());
+  }
 }
 
 OutputTransaction::~OutputTransaction() {
@@ -503,6 +588,7 @@ std::vector<std::string> OutputTransaction::names() const {
 }
 
 void OutputTransaction::commit() {
+  startCommitSteps();
   const std::set<std::string> this_run(names_.begin(), names_.end());
   const std::string name = target_.filename().string();
   const fs::path parent = target_.parent_path();
@@ -531,6 +617,8 @@ void OutputTransaction::commit() {
     if (::renameat2(parent_fd.fd, staging_name.c_str(), parent_fd.fd, name.c_str(),
                     RENAME_NOREPLACE) != 0)
       fail("create");
+    commitStep();
+    ::unlinkat(staging_fd_, kStagingMarkerName, 0);  // the folder is no longer a staging folder
   } else {
     struct stat info {};
     if (::fstat(old.fd, &info) == 0) ::fchmod(staging_fd_, info.st_mode & 07777);
@@ -552,10 +640,19 @@ void OutputTransaction::commit() {
         fail("record the files of");
       }
     }
+    // The folder is marked as the tool's under the name the swap gives it, so that if this
+    // run is killed after the swap, the next run's recovery may empty it.
+    commitStep();
+    try {
+      writeMarker(old.fd, staging_name);
+    } catch (const std::exception& e) {
+      ::unlinkat(old.fd, kStagingMarkerName, 0);
+      if (wrote_manifest) ::unlinkat(old.fd, kManifestName, 0);
+      throw std::runtime_error("cannot write into " + target_.string() + ": " + e.what());
+    }
     // The user's files are in both folders from here on, so they never disappear.
     for (const Entry& e : listEntries(old.fd)) {
-      if (e.folder || e.name == kManifestName || old_tool.count(e.name) || this_run.count(e.name) ||
-          isDeadRunTemporary(e.name))
+      if (e.folder || bookkeeping(e.name) || old_tool.count(e.name) || this_run.count(e.name))
         continue;
       commitStep();
       ::linkat(old.fd, e.name.c_str(), staging_fd_, e.name.c_str(), 0);
@@ -564,10 +661,13 @@ void OutputTransaction::commit() {
     if (::renameat2(parent_fd.fd, staging_name.c_str(), parent_fd.fd, name.c_str(),
                     RENAME_EXCHANGE) != 0) {
       const int error = errno;
+      ::unlinkat(old.fd, kStagingMarkerName, 0);
       if (wrote_manifest) ::unlinkat(old.fd, kManifestName, 0);
       errno = error;
       fail("replace");
     }
+    commitStep();
+    ::unlinkat(staging_fd_, kStagingMarkerName, 0);  // now the output folder
   }
   // Committed: the staging path now holds the previous folder (or nothing).
   committed_ = true;

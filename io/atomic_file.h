@@ -24,7 +24,7 @@ void writeFileAtomic(const std::filesystem::path& path, std::string_view bytes);
 // Writes a whole run into a folder, all or nothing at every instant, even under SIGKILL.
 //
 // The run is written into a hidden staging folder beside the output folder,
-// `.<name>.planetgen.<pid>.<n>`. commit() swaps the two folders with one
+// `.<name>.planetgen.<pid>.<token>` (16 random hex digits). commit() swaps the two folders with one
 // renameat2(RENAME_EXCHANGE) (or, for a new output folder, renames the staging folder into
 // place with RENAME_NOREPLACE), so the output path shows either the complete previous set or
 // the complete new set, never a mix. Entries of the folder that no run of the tool wrote (the
@@ -42,8 +42,13 @@ void writeFileAtomic(const std::filesystem::path& path, std::string_view bytes);
 // A killed run leaves at most its staging folder (or the previous folder, if the kill fell
 // after the swap); each transaction first recovers the leftovers of dead runs beside its output
 // folder: entries the leftover's manifest does not list are the user's and go back into the
-// output folder if absent there, then the leftover is deleted. A live run's staging folder is
-// recognised by the flock its transaction holds on it, and left alone.
+// output folder if absent there, then the leftover is deleted. Only a folder the tool can prove
+// it made is touched: the staging folder's name ends in a random token, and a marker file,
+// `.planetgen-staging`, written into it at creation (and into the previous folder before the
+// swap) names the folder by that name and by its device and inode. A folder of the pattern
+// without a matching marker is the user's: it is left as it is, with a warning (an empty one
+// is removed). A live run's staging folder is recognised by the flock its transaction holds on
+// it, and left alone.
 //
 // Limits: the output folder must be on the same file system as its parent (not a mount point:
 // outputFolderProblem refuses one; the swap would fail with EXDEV or EBUSY); a user's folder
@@ -96,6 +101,10 @@ class OutputTransaction {
 
 // Name of the manifest file in an output folder.
 inline constexpr const char* kManifestName = ".planetgen-files";
+// Name of the marker file in a staging folder (and in a previous folder being swapped out), and
+// its first line; the lines after it name the folder (see OutputTransaction).
+inline constexpr const char* kStagingMarkerName = ".planetgen-staging";
+inline constexpr const char* kStagingMarkerText = "planetgen staging folder";
 
 // What is wrong with `folder` as an output folder, checked before any work: empty if it is fine
 // (a writable existing folder, a symlink to one, or a missing path whose nearest existing

@@ -1,7 +1,7 @@
 #pragma once
 // How well a planet drains, measured on the mesh over land: pits, share of land reaching the
 // sea, lakes, the slope-area relation of the channels, channel depth, and what moved at the
-// coast. summary.json and compare's metrics.json report these (docs/fluvial_stage.md).
+// coast. summary.json and compare's metrics.json report these (docs/fluvial.md).
 // Deterministic: serial sums in routing order.
 
 #include <cstdint>

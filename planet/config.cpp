@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -10,11 +9,18 @@
 #include <string_view>
 
 #include <toml++/toml.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 #include "export/mesh_export.h"
+#include "io/file_writer.h"
 #include "planet/config_reference.h"
+#include "planet/detail/displayed_text.h"
 #include "planet/detail/suggest.h"
+#include "planet/run_checks.h"
 
 namespace planet {
 namespace {
@@ -117,6 +123,9 @@ KeySpec enumKey(std::string_view section, std::string_view key, Access access,
     return c.path;          \
   }
 constexpr double kBig = 1e9;
+// With dry_moisture and the rain in [0, 1] of it, a smaller capacity only makes denormal
+// moisture and no rain (1e-310 failed late, in the weather stage).
+constexpr double kMinMoistureCapacity = 1e-6;
 
 // FIELD(section.member) is a member of Config (planet/config.h). A stage's section is that
 // stage's Params struct, declared beside the function that reads it: [terrain]
@@ -129,7 +138,7 @@ const std::vector<KeySpec>& schema() {
   static const std::vector<KeySpec> rows = {
       intKey("planet", "seed", FIELD(planet.seed), 0, std::numeric_limits<int64_t>::max()),
       intKey("planet", "frequency", FIELD(planet.frequency), 1, 100000),
-      realKey("planet", "radius_m", FIELD(planet.radius_m), 0, 1e9, true),
+      realKey("planet", "radius_m", FIELD(planet.radius_m), kMinRadiusM, 1e9),
 
       intKey("terrain", "octaves", FIELD(terrain.octaves), 1, 16),
       realKey("terrain", "frequency", FIELD(terrain.frequency), 0, 1000, true),
@@ -198,8 +207,8 @@ const std::vector<KeySpec>& schema() {
       intKey("weather", "cloud_lifetime", FIELD(weather.clouds.cloud_lifetime), 1, 100000),
       intKey("weather", "grid_frequency", FIELD(weather.clouds.grid_frequency), 4, 1024),
       realKey("weather", "cloud_radius_deg", FIELD(weather.clouds.cloud_radius_deg), 0, 30, true),
-      realKey("weather", "moisture_capacity", FIELD(weather.clouds.moisture_capacity), 0, 1000,
-              true),
+      realKey("weather", "moisture_capacity", FIELD(weather.clouds.moisture_capacity),
+              kMinMoistureCapacity, 1000),
       realKey("weather", "initial_moisture", FIELD(weather.clouds.initial_moisture), 0, 1000),
       realKey("weather", "pickup_rate", FIELD(weather.clouds.pickup_rate), 0, 1),
       realKey("weather", "dry_moisture", FIELD(weather.clouds.dry_moisture), 0, 1000),
@@ -259,6 +268,15 @@ const std::vector<KeySpec>& schema() {
       intKey("compare", "globe_size_px", FIELD(compare.globe_size_px), 16, 8192),
       intKey("compare", "globe_views", FIELD(compare.globe_views), 1, 12),
       realKey("compare", "globe_lat_deg", FIELD(compare.globe_lat_deg), -90, 90),
+
+      intKey("tiles", "tile_edge", FIELD(tiles.generator.tile_edge), 2, 8192),
+      boolKey("tiles", "detail", FIELD(tiles.generator.detail.enabled)),
+      realKey("tiles", "relief_roughness", FIELD(tiles.generator.detail.relief_roughness), 0, 10),
+      realKey("tiles", "valley_floor", FIELD(tiles.generator.detail.valley_floor), 0, 1),
+      realKey("tiles", "lake_bed", FIELD(tiles.generator.detail.lake_bed), 0, 1),
+      realKey("tiles", "sea_floor", FIELD(tiles.generator.detail.sea_floor), 0, 1),
+      realKey("tiles", "hurst", FIELD(tiles.generator.detail.hurst), 0, 2),
+      boolKey("tiles", "skirts", FIELD(tiles.skirts)),
 
       realKey("limits", "memory_cap_gib", FIELD(limits.memory_cap_gib), 0, kBig),
   };
@@ -352,12 +370,12 @@ bool knownSection(std::string_view section) {
                      [&](const KeySpec& s) { return s.section == section; });
 }
 
+using detail::displayedText;
+
 std::string nodeText(const toml::node& n) {
   std::ostringstream s;
   n.visit([&](auto&& v) { s << v; });
-  std::string text = s.str();
-  if (text.size() > 80) text = text.substr(0, 77) + "...";
-  return text;
+  return displayedText(s.str());
 }
 
 std::string where(const std::string& origin, const toml::source_region& src) {
@@ -365,18 +383,68 @@ std::string where(const std::string& origin, const toml::source_region& src) {
   return origin + ":" + std::to_string(src.begin.line);
 }
 
+// The literal of a value as written in `text`, the TOML it was parsed from (its source region:
+// 1-based line, and columns counted in code points, the end one past the last); "" if the
+// region is not in the text.
+std::string_view literalOf(const toml::node& value, std::string_view text) {
+  const toml::source_region& where = value.source();
+  size_t at = 0;
+  for (size_t line = 1; line < where.begin.line; ++line) {
+    at = text.find('\n', at);
+    if (at == std::string_view::npos) return {};
+    ++at;
+  }
+  const auto skipColumns = [&](size_t from, size_t columns) {
+    for (; columns > 0 && from < text.size(); --columns) {
+      ++from;
+      while (from < text.size() && (static_cast<unsigned char>(text[from]) & 0xC0) == 0x80) ++from;
+    }
+    return from;
+  };
+  if (where.begin.line != where.end.line || where.end.column < where.begin.column) return {};
+  const size_t begin = skipColumns(at, where.begin.column - 1);
+  const size_t end = skipColumns(begin, where.end.column - where.begin.column);
+  return text.substr(begin, end - begin);
+}
+
+// Whether a float literal names a number too close to 0 for a double: it parsed to 0 although
+// its digits are not all 0 (1e-400), or to a subnormal number, which keeps only some of its
+// digits (1e-310). toml++ refuses an overflow (1e400) itself but lets underflow pass.
+bool underflows(const toml::node& value, std::string_view text) {
+  const auto* number = value.as_floating_point();
+  if (number == nullptr || !std::isfinite(number->get())) return false;
+  if (std::fpclassify(number->get()) == FP_SUBNORMAL) return true;
+  if (number->get() != 0.0) return false;
+  const std::string_view literal = literalOf(value, text);
+  const std::string_view mantissa = literal.substr(0, literal.find_first_of("eE"));
+  return mantissa.find_first_of("123456789") != std::string_view::npos;
+}
+
+// The end of the message for a value that underflows.
+std::string underflowText(const toml::node& value, const KeySpec& spec) {
+  return "it is too close to 0 to be held as a number (it would become " + nodeText(value) +
+         "); allowed: " + spec.allowed + ", and 0 or at least " +
+         formatNumber(std::numeric_limits<double>::min()) + " in size.";
+}
+
 void assignOrThrow(Config& config, const KeySpec& spec, const toml::node& value,
-                   const std::string& origin) {
+                   const std::string& origin, std::string_view text) {
   if (!spec.assign(config, value)) {
     throw ConfigError(where(origin, value.source()) + ": [" + std::string(spec.section) + "] " +
                       std::string(spec.key) + " = " + nodeText(value) +
                       " is not allowed; allowed: " + spec.allowed + ".");
   }
+  if (underflows(value, text)) {
+    throw ConfigError(where(origin, value.source()) + ": [" + std::string(spec.section) + "] " +
+                      std::string(spec.key) + " = " + displayedText(literalOf(value, text)) +
+                      " is not allowed: " + underflowText(value, spec));
+  }
 }
 
-void applyTable(Config& config, const toml::table& root, const std::string& origin) {
+void applyTable(Config& config, const toml::table& root, const std::string& origin,
+                std::string_view text) {
   for (const auto& [section_key, section_node] : root) {
-    const std::string section(section_key.str());
+    const std::string section = displayedText(section_key.str());
     const auto* table = section_node.as_table();
     if (section_node.is_array_of_tables() && knownSection(section)) {
       throw ConfigError(where(origin, section_key.source()) + ": [[" + section +
@@ -397,11 +465,11 @@ void applyTable(Config& config, const toml::table& root, const std::string& orig
         throw ConfigError(where(origin, key.source()) + ": " + retiredMessage(*retired));
       }
       if (!spec) {
-        throw ConfigError(where(origin, key.source()) + ": unknown key '" + std::string(key.str()) +
-                          "' in [" + section + "]; did you mean " + nearestKey(section, key.str()) +
-                          "?");
+        throw ConfigError(where(origin, key.source()) + ": unknown key '" +
+                          displayedText(key.str()) + "' in [" + section + "]; did you mean " +
+                          nearestKey(section, key.str()) + "?");
       }
-      assignOrThrow(config, *spec, value, origin);
+      assignOrThrow(config, *spec, value, origin, text);
     }
   }
 }
@@ -409,16 +477,34 @@ void applyTable(Config& config, const toml::table& root, const std::string& orig
 }  // namespace
 
 Config loadConfig(const std::filesystem::path& file, std::span<const std::string> overrides) {
-  const std::string origin = file.string();
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) {
+  const std::string origin = displayedText(file.string(), detail::kMaxShownPathChars);
+  // Opened once and checked on the descriptor (a regular file, at most kMaxConfigFileBytes)
+  // before a byte is read: a 2 GiB file used to be read whole into memory.
+  std::string problem;
+  const int fd = io::openInputFile(file, kMaxConfigFileBytes, problem);
+  if (fd < 0) {
     throw ConfigError(origin + ": cannot read config file: " +
-                      (std::filesystem::exists(file, ec) ? "not a regular file" : "no such file") +
-                      ".");
+                      (problem == "does not exist" ? "no such file" : "it " + problem) + ".");
   }
-  std::ifstream in(file, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) throw ConfigError(origin + ": cannot read config file.");
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : 0;
+      ::close(fd);
+      if (error != 0)
+        throw ConfigError(origin + ": cannot read config file: " + std::strerror(error) + ".");
+      break;
+    }
+    text.append(buffer, size_t(n));
+    if (text.size() > kMaxConfigFileBytes) {  // it grew while being read
+      ::close(fd);
+      throw ConfigError(origin + ": cannot read config file: it is larger than " +
+                        std::to_string(kMaxConfigFileBytes) + " bytes.");
+    }
+  }
   return loadConfigText(text, origin, overrides);
 }
 
@@ -468,7 +554,7 @@ Config loadConfigText(const std::string& text, const std::string& origin,
   Config config;
   try {
     const toml::table root = toml::parse(text, origin);
-    applyTable(config, root, origin);
+    applyTable(config, root, origin, text);
   } catch (const toml::parse_error& e) {
     throw ConfigError(origin + ":" + std::to_string(e.source().begin.line) + ":" +
                       std::to_string(e.source().begin.column) +
@@ -492,12 +578,12 @@ Config loadConfigText(const std::string& text, const std::string& origin,
 std::string originWithOverrides(const std::string& origin, std::span<const std::string> overrides) {
   std::string text = origin;
   for (size_t i = 0; i < overrides.size(); ++i)
-    text += (i == 0 ? " with --set " : " --set ") + overrides[i];
+    text += (i == 0 ? " with --set " : " --set ") + displayedText(overrides[i]);
   return text;
 }
 
 void applyOverride(Config& config, const std::string& expression) {
-  const std::string origin = "--set " + expression;
+  const std::string origin = "--set " + displayedText(expression);
   const size_t eq = expression.find('=');
   const size_t dot = expression.find('.');
   if (eq == std::string::npos || dot == std::string::npos || dot > eq || dot == 0 ||
@@ -519,8 +605,8 @@ void applyOverride(Config& config, const std::string& expression) {
     throw ConfigError(origin + ": " + retiredMessage(*retired));
   }
   if (!spec) {
-    throw ConfigError(origin + ": unknown key '" + section + "." + key + "'; did you mean " +
-                      nearestKey(section, key) + "?");
+    throw ConfigError(origin + ": unknown key '" + displayedText(section + "." + key) +
+                      "'; did you mean " + nearestKey(section, key) + "?");
   }
   toml::table parsed;
   try {
@@ -528,17 +614,22 @@ void applyOverride(Config& config, const std::string& expression) {
   } catch (const toml::parse_error&) {
     // A bare word is taken as a string, so --set ocean.mode=level works without quotes.
     if (value.find_first_of("\"'=[]{}\n") != std::string::npos) {
-      throw ConfigError(origin + ": the value '" + value +
+      throw ConfigError(origin + ": the value '" + displayedText(value) +
                         "' is not a TOML value; allowed: " + spec->allowed + ".");
     }
     parsed.insert("v", value);
   }
   if (parsed.size() != 1 || !parsed.contains("v")) {
-    throw ConfigError(origin + ": the value '" + value + "' is not a single TOML value.");
+    throw ConfigError(origin + ": the value '" + displayedText(value) +
+                      "' is not a single TOML value.");
   }
   if (!spec->assign(config, *parsed.get("v"))) {
-    throw ConfigError(origin + ": [" + section + "] " + key + " = " + value +
+    throw ConfigError(origin + ": [" + section + "] " + key + " = " + displayedText(value) +
                       " is not allowed; allowed: " + spec->allowed + ".");
+  }
+  if (underflows(*parsed.get("v"), "v = " + value)) {
+    throw ConfigError(origin + ": [" + section + "] " + key + " = " + displayedText(value) +
+                      " is not allowed: " + underflowText(*parsed.get("v"), *spec));
   }
 }
 

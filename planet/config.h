@@ -15,6 +15,7 @@
 #include "export/mesh_export.h"
 #include "terrain/ocean.h"
 #include "terrain/terrain.h"
+#include "tiles/tile_planet.h"
 #include "weather/weather_params.h"
 
 namespace planet {
@@ -114,6 +115,13 @@ struct PipelineParams {
   bool fluvial = true;  // [fluvial] enabled: run the fluvial stage
 };
 
+// [tiles]: the tiles `planetgen tiles` and planetgen::makeTileGenerator make of the planet
+// (docs/tiles.md).
+struct TileConfig {
+  tiles::TileParams generator;  // tile edge and the detail above the planet's resolution
+  bool skirts = true;           // tile glbs get skirts under their edges
+};
+
 struct LimitParams {
   double memory_cap_gib = 0.0;  // 0 = the machine's available memory
 };
@@ -133,6 +141,7 @@ struct Config {
   OutputParams output;
   CompareParams compare;
   RiverConfig rivers;
+  TileConfig tiles;
   LimitParams limits;
   // Not a config key: `--heightmap FILE.png` replaces the noise terrain with this image.
   std::string heightmap_file;
@@ -145,7 +154,12 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Loads `file`, then applies each override "section.key=value" in order. Throws ConfigError.
+// The largest config file loadConfig reads (a config is a few kilobytes); a larger file is
+// refused before any of it is read.
+inline constexpr uint64_t kMaxConfigFileBytes = uint64_t(1) << 20;
+
+// Loads `file`, then applies each override "section.key=value" in order. Throws ConfigError,
+// also for a file that is not a regular file or is larger than kMaxConfigFileBytes.
 Config loadConfig(const std::filesystem::path& file, std::span<const std::string> overrides = {});
 
 // As loadConfig, for a config already in memory; origin names it in error messages (a file

@@ -173,6 +173,19 @@ const std::vector<KeyMeaning>& keyMeanings() {
       {"compare", "globe_size_px", R"md(size of each globe render in the report)md"},
       {"compare", "globe_views", R"md(viewpoints, spread evenly in longitude)md"},
       {"compare", "globe_lat_deg", R"md(latitude the globes are seen from)md"},
+      {"tiles", "tile_edge",
+       R"md(lattice steps per tile edge requested; the tiles use the largest o·2^k at most this, o the odd part of `[planet] frequency`, so that the planet's vertices are tile vertices ([tiles.md](tiles.md)))md"},
+      {"tiles", "detail",
+       R"md(add the terrain's noise above the planet's resolution (off: the planet's surface alone, smoothly interpolated))md"},
+      {"tiles", "relief_roughness",
+       R"md(detail amplitude at the planet's spacing per metre of local relief (highest minus lowest elevation over a vertex and its ring))md"},
+      {"tiles", "valley_floor", R"md(detail factor at the bottom of a valley)md"},
+      {"tiles", "lake_bed", R"md(detail factor under a lake)md"},
+      {"tiles", "sea_floor", R"md(detail factor below sea level)md"},
+      {"tiles", "hurst",
+       R"md(amplitude exponent of the finer octaves, amplitude ∝ wavelength^hurst (0: the terrain's own, −log(persistence)/log(lacunarity); below 1 slopes steepen toward small scales))md"},
+      {"tiles", "skirts",
+       R"md(tile glbs get skirts: a wall under each edge, as deep as the heights along it vary, hiding cracks beside coarser tiles)md"},
       {"limits", "memory_cap_gib",
        R"md(refuse runs whose estimated memory exceeds this (0 = the machine's available memory; any value above 0, however small, is a cap))md"},
   };
@@ -189,11 +202,16 @@ continental plateaus, so the hypsometry is bimodal like Earth's), detail fBm, an
 multifractal mountains in belts (a second low-frequency field) on land, all sampled at a
 domain-warped position. On `earthlike.toml` the median land height is about 800 m and the
 highest peaks about 3.7 km before erosion. Noise is our own seeded improved Perlin noise (Perlin 2002).)md"},
+      {"tiles",
+       R"md(Tiles are any region of the planet at any level of detail down to a few centimetres, made on
+demand (`planetgen tiles`, or `planetgen::makeTileGenerator` in a game): the planet's eroded surface
+plus the terrain's own noise continued above its resolution ([tiles.md](tiles.md)). These keys do
+not change the planet; a planet file records them, so a loaded planet makes the same tiles.)md"},
       {"limits",
        R"md(The estimate counts every setting that costs memory: the frequency and threads, the droplet
 budget, cloud rain (`spawn_rate`, `ticks`, `epochs`, `cloud_lifetime`), `map_width`,
-`cube_size`, `chunks` and, for `compare`, its three planets and `globe_size_px`; it is within
-30 % of the measured peak ([reliability](reliability.md)).)md"},
+`cube_size`, `chunks` and, for `compare`, its three planets and `globe_size_px`; it is at least
+the measured peak and within 30 % of it ([reliability](reliability.md)).)md"},
   };
   return rows;
 }

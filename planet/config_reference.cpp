@@ -1,7 +1,12 @@
 #include "planet/config_reference.h"
 
+#include <limits>
 #include <set>
+#include <sstream>
 #include <utility>
+
+#include "planet/config.h"
+#include "planet/run_checks.h"
 
 namespace planet {
 namespace {
@@ -20,6 +25,57 @@ used when `--config` is omitted). Unknown sections or keys are errors with the n
 key suggested; every value is range-checked, and `--set section.key=value` overrides any key
 on the command line with the same checks.
 )md";
+
+std::string number(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+
+// What the checks enforce beyond each key's own range, stated from their own bounds.
+std::string limitsText() {
+  return "\nA config file is at most " + std::to_string(kMaxConfigFileBytes) +
+         " bytes (a larger one is refused before it is read).\nA number that is not 0 but "
+         "closer to 0 than " +
+         number(std::numeric_limits<double>::min()) +
+         " (`1e-400`, `1e-310`) is refused: it cannot be held\n(it would become 0 or lose "
+         "digits). Some keys are also checked together with others, before any\nwork; their "
+         "allowed column points to [Constraints between keys](#constraints-between-keys).\n";
+}
+
+}  // namespace
+
+std::vector<JointConstraint> jointConstraints() {
+  return {
+      {{"planet.radius_m", "terrain.amplitude_m", "terrain.continent_amplitude_m",
+        "terrain.ocean_depth_m", "terrain.ridged_amplitude_m"},
+       "`[planet] radius_m` is at least " + number(kRadiusPerRelief) +
+           " × the relief bound: " + number(kReliefMargin) +
+           " × (max(`ocean_depth_m`, `continent_amplitude_m`) + `amplitude_m` + "
+           "`ridged_amplitude_m`) of `[terrain]`, or with `--heightmap` the larger of |min_m| "
+           "and |max_m| of its sidecar (else of `heightmap_min_m` and `heightmap_max_m`)."},
+      {{"terrain.heightmap_min_m", "terrain.heightmap_max_m"},
+       "With `--heightmap` and no sidecar: `[terrain] heightmap_min_m` ≤ `heightmap_max_m`."},
+      {{"weather.spawn_rate", "weather.ticks", "weather.spinup_ticks"},
+       "With `[weather] mode = \"clouds\"`: `spawn_rate` × 4π × (`ticks` + `spinup_ticks`) ≤ " +
+           number(kMaxClouds) + " clouds."},
+      {{"weather.epochs", "weather.ticks"}, "`[weather] epochs` ≤ `ticks`."},
+      {{"weather.band_edge_1_deg", "weather.band_edge_2_deg", "weather.band_blend_deg"},
+       "`[weather] band_edge_1_deg` < `band_edge_2_deg`, and `band_blend_deg` ≤ min(2 × "
+       "`band_edge_1_deg`, `band_edge_2_deg` − `band_edge_1_deg`, 90 − `band_edge_2_deg`)."},
+      {{"export.lods", "export.chunks", "planet.frequency"},
+       "`[planet] frequency` is divisible by 2^`[export] lods`, and with `chunks` > 0 every "
+       "level's frequency (frequency / 2^i for i = 0 … `lods`) is divisible by `chunks`."},
+      {{"limits.memory_cap_gib", "planet.frequency", "erosion.droplets",
+        "erosion.droplets_per_land_vertex", "weather.spawn_rate", "export.map_width",
+        "export.cube_size", "export.chunks", "compare.globe_size_px"},
+       "The run's memory estimate fits in the memory available (MemAvailable, or "
+       "`memory_cap_gib` if that is smaller); otherwise the run is refused with exit 3, naming "
+       "the settings that cost the most (see `[limits]`)."},
+  };
+}
+
+namespace {
 
 std::string escapeCell(std::string text) {
   for (size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2))
@@ -41,7 +97,11 @@ std::vector<std::string> keysWithoutMeaning() {
 
 std::string configReferenceMarkdown() {
   const std::vector<ConfigKeyInfo> schema = configSchema();
+  const std::vector<JointConstraint> joint = jointConstraints();
+  std::set<std::string> constrained;
+  for (const JointConstraint& c : joint) constrained.insert(c.keys.begin(), c.keys.end());
   std::string md(kIntro);
+  md += limitsText();
   std::string section;
   for (const ConfigKeyInfo& k : schema) {
     if (k.section != section) {
@@ -54,9 +114,16 @@ std::string configReferenceMarkdown() {
     std::string_view meaning = "(not described yet)";
     for (const detail::KeyMeaning& m : detail::keyMeanings())
       if (m.section == k.section && m.key == k.key) meaning = m.meaning;
-    md += "| `" + k.key + "` | `" + escapeCell(k.default_value) + "` | " + escapeCell(k.allowed) +
-          " | " + std::string(meaning) + " |\n";
+    std::string allowed = escapeCell(k.allowed);
+    if (constrained.count(k.section + "." + k.key))
+      allowed += "; and see [constraints](#constraints-between-keys)";
+    md += "| `" + k.key + "` | `" + escapeCell(k.default_value) + "` | " + allowed + " | " +
+          std::string(meaning) + " |\n";
   }
+  md +=
+      "\n## Constraints between keys\n\nChecked before any work (exit 2, naming the keys and "
+      "their values; exit 3 for memory):\n\n";
+  for (const JointConstraint& c : joint) md += "- " + c.text + "\n";
   return md;
 }
 

@@ -27,6 +27,14 @@ std::string configReferenceMarkdown();
 // "section.key" of every schema key without a meaning (the test wants none).
 std::vector<std::string> keysWithoutMeaning();
 
+// A check that involves several keys (the run checks, the weather's and the glb options'), as
+// the reference states it: the keys ("section.key") and the rule, from the checks' own bounds.
+struct JointConstraint {
+  std::vector<std::string> keys;
+  std::string text;
+};
+std::vector<JointConstraint> jointConstraints();
+
 namespace detail {
 
 struct KeyMeaning {

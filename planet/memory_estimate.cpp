@@ -18,7 +18,12 @@ namespace {
 // the rain stage (clouds' rain events, droplet spawns), the export stage (maps, cube faces,
 // chunk nodes) and compare's globe renders come one after the other, so the peak is the
 // largest of the three.
-constexpr double kFixedBytes = 12.5 * 1024 * 1024;  // program, libraries, small buffers
+constexpr double kFixedBytes = 9.5 * 1024 * 1024;  // program, libraries, small buffers
+// Each file being written holds a 4 MiB buffer (io::FileWriter): one per worker thread at a
+// time in generate's export, and planet.obj keeps planet.mtl's open beside its own; compare
+// writes one file at a time. (Left out, the estimate was 13 MiB for a run at f = 16 that
+// peaked at 16.8 on 2 threads, 21.2 with OBJ.)
+constexpr double kBytesPerFileInFlight = 4.0 * 1024 * 1024;
 constexpr double kBytesPerVertex = 135.0;  // mesh, terrain, erosion, export buffers (generate)
 constexpr double kCompareBytesPerVertex = 185.0;  // three planets share one mesh
 constexpr double kBytesPerVertexPerThread = 8.0;  // each worker's change buffer (erosion)
@@ -32,13 +37,14 @@ constexpr double kFluvialBytesPerVertex = 60.0;
 constexpr double kBytesPerMapPixel = 18.0;
 constexpr double kBytesPerMapPixelPerThread = 8.0;
 constexpr int kMapsInFlight = 12;  // at most this many maps and heightmaps are written at once
-constexpr double kBytesPerCubePixel = 12.0;  // six 16-bit faces of size^2, one encoded
+// Six 16-bit faces of size^2 (12 bytes), and the one being encoded to PNG.
+constexpr double kBytesPerCubePixel = 19.0;
 constexpr double kBytesPerChunk = 11000.0;   // a glTF node, mesh and accessors per chunk
 constexpr double kBytesPerGlobePixel = 7.0;  // compare: one globe render at a time, after the maps
 // Clouds: each epoch keeps the rain events of its clouds over land, about
 // kCloudEventBytes * spawn_rate * ticks_per_epoch * lifetime^kCloudLifetimeExponent (longer-lived
 // clouds reach further inland, so events grow faster than the number of clouds alive).
-constexpr double kCloudEventBytes = 4.67;  // vectors grow by doubling: 1.25 x their size
+constexpr double kCloudEventBytes = 5.5;  // vectors grow by doubling: up to 2 x their size
 constexpr double kCloudLifetimeExponent = 1.77;
 
 // Land share before the terrain exists: what the ocean mode asks for, or half.
@@ -52,6 +58,13 @@ double dropletCount(const Config& c) {
   if (c.droplets.droplets > 0) return double(c.droplets.droplets);
   return c.droplets.droplets_per_land_vertex * double(icosphereVertexCount(c.planet.frequency)) *
          landShare(c);
+}
+
+// Clouds hand over one epoch's spawns at a time.
+double dropletBytes(const Config& c) {
+  const double epochs =
+      c.weather.mode == RainMode::kClouds ? std::max(1, c.weather.clouds.epochs) : 1;
+  return kBytesPerDroplet * dropletCount(c) / epochs;
 }
 
 double cloudBytes(const Config& c) {
@@ -85,21 +98,25 @@ std::vector<Knob> knobs() {
        [](const Config& c, int threads, RunKind kind) {
          const double per_vertex =
              (kind == RunKind::kCompare ? kCompareBytesPerVertex : kBytesPerVertex) +
-             kBytesPerVertexPerThread * threads +
-             (c.pipeline.fluvial ? kFluvialBytesPerVertex : 0.0);
+             kBytesPerVertexPerThread * threads;
          return per_vertex * double(icosphereVertexCount(c.planet.frequency));
        },
        1, true, Stage::kWhole},
+      // The droplet budget is either explicit or, with droplets = 0, per land vertex (it then
+      // grows with the frequency): the knob that sets it is the one named.
       {"[erosion] droplets", [](const Config& c) { return double(c.droplets.droplets); },
        [](Config& c, double v) { c.droplets.droplets = uint64_t(v); },
-       // With droplets = 0 the budget is per land vertex: it grows with the frequency.
-       // Clouds hand over one epoch's spawns at a time.
        [](const Config& c, int, RunKind) {
-         const double epochs =
-             c.weather.mode == RainMode::kClouds ? std::max(1, c.weather.clouds.epochs) : 1;
-         return kBytesPerDroplet * dropletCount(c) / epochs;
+         return c.droplets.droplets > 0 ? dropletBytes(c) : 0.0;
        },
        1, true, Stage::kRain},
+      {"[erosion] droplets_per_land_vertex",
+       [](const Config& c) { return c.droplets.droplets_per_land_vertex; },
+       [](Config& c, double v) { c.droplets.droplets_per_land_vertex = v; },
+       [](const Config& c, int, RunKind) {
+         return c.droplets.droplets == 0 ? dropletBytes(c) : 0.0;
+       },
+       0, false, Stage::kRain},
       {"[weather] spawn_rate", [](const Config& c) { return c.weather.clouds.spawn_rate; },
        [](Config& c, double v) { c.weather.clouds.spawn_rate = v; },
        [](const Config& c, int, RunKind) { return cloudBytes(c); },  // compare: one cloud run
@@ -140,7 +157,14 @@ std::vector<Knob> knobs() {
 }
 
 double totalBytes(const std::vector<Knob>& all, const Config& c, int threads, RunKind kind) {
-  double stage[4] = {kFixedBytes, 0.0, 0.0, 0.0};
+  const double files_in_flight =
+      kind == RunKind::kCompare
+          ? 1.0
+          : double(std::clamp(threads, 1, kMapsInFlight)) + (c.output.obj ? 1.0 : 0.0);
+  const double fluvial =
+      c.pipeline.fluvial ? kFluvialBytesPerVertex * double(icosphereVertexCount(c.planet.frequency))
+                        : 0.0;
+  double stage[4] = {kFixedBytes, fluvial, kBytesPerFileInFlight * files_in_flight, 0.0};
   for (const Knob& k : all) stage[int(k.stage)] += k.bytes(c, threads, kind);
   return stage[0] + std::max({stage[1], stage[2], stage[3]});
 }
@@ -154,7 +178,7 @@ std::string formatValue(double v, bool integer) {
   if (integer) {
     out << uint64_t(v);
   } else {
-    out.precision(3);
+    out.precision(4);
     out << v;
   }
   return out.str();
@@ -227,6 +251,23 @@ MemoryEstimate estimateMemory(const Config& config, int threads, RunKind kind) {
     if (e.required_bytes <= available) e.largest_fitting_frequency = config.planet.frequency;
   }
   return e;
+}
+
+std::string describeLargestCosts(const MemoryEstimate& e) {
+  if (e.terms.empty())
+    return "the run's fixed costs alone are about " + std::to_string(e.required_bytes >> 20) +
+           " MiB";
+  std::ostringstream out;
+  out << "the largest costs of this run are ";
+  const uint64_t largest = e.terms.front().bytes;
+  std::string sep;
+  for (const MemoryTerm& t : e.terms) {
+    if (t.bytes * 4 < largest) break;
+    out << sep << t.knob << " = " << t.value << " (about " << (t.bytes >> 20) << " MiB)";
+    sep = ", ";
+  }
+  out << "; lower " << e.terms.front().knob;
+  return out.str();
 }
 
 std::string describeShortfall(const MemoryEstimate& e) {

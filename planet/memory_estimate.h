@@ -46,6 +46,11 @@ MemoryEstimate estimateMemory(const Config& config, int threads = 2,
 // and the largest value of each that fits. For the exit-3 message.
 std::string describeShortfall(const MemoryEstimate& estimate);
 
+// "the largest costs of this run are [erosion] droplets_per_land_vertex = 1000 (about 7600 MiB);
+// lower [erosion] droplets_per_land_vertex": the knobs that cost at least a quarter of the
+// largest, for a run that ran out of memory although the estimate let it start.
+std::string describeLargestCosts(const MemoryEstimate& estimate);
+
 // MemAvailable from /proc/meminfo, in bytes (0 if unknown).
 uint64_t availableMemoryBytes();
 

@@ -4,7 +4,8 @@
 //   bytes 12-15  header length H, uint32 (at most kMaxHeaderBytes)
 //   H bytes      header: JSON text with the planetgen version, the full config, the scalars
 //                and statistics of planet::PlanetState, and the list of arrays (name, offset
-//                from the file's start, count of float32)
+//                from the file's start, count of float32): the pipeline's per-vertex fields
+//                and the water surface (Planet::waterLevelM)
 //   zero padding to a multiple of 16, then the arrays (float32), each padded likewise
 //   8 bytes      checksum, uint64, of every byte before it (FNV-1a over 64-bit words)
 // The icosphere is not stored: it is a function of the frequency (rebuilt on demand).
@@ -20,6 +21,7 @@
 
 #include "io/atomic_file.h"
 #include "io/file_writer.h"
+#include "planet/detail/planet_file_checksum.h"
 #include "planet/detail/planet_impl.h"
 #include "planet/detail/stats_fields.h"
 #include "planetgen_version.h"
@@ -32,40 +34,40 @@ using Json = nlohmann::json;
 static_assert(std::endian::native == std::endian::little, "the planet file is little-endian");
 
 constexpr char kMagic[8] = {'P', 'L', 'N', 'T', 'G', 'E', 'N', '\x1a'};
-constexpr uint32_t kFormat = 1;
+constexpr uint32_t kFormat = 2;
 constexpr uint32_t kMaxHeaderBytes = 1u << 20;
 constexpr size_t kAlign = 16;
 // 10 f^2 + 2 vertices at the largest frequency times the arrays, with room.
 constexpr uint64_t kMaxFileBytes = uint64_t(64) << 30;
 
 uint64_t checksum(const char* data, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t word;
-    std::memcpy(&word, data + i, 8);
-    h = (h ^ word) * 1099511628211ull;
-  }
-  for (; i < n; ++i) h = (h ^ uint8_t(data[i])) * 1099511628211ull;
-  return h ^ (h >> 29);
+  return planet::detail::planetFileChecksum(data, n);
 }
 
 void pad(std::string& bytes) {
   bytes.resize((bytes.size() + kAlign - 1) / kAlign * kAlign, '\0');
 }
 
-// The per-vertex arrays a planet file holds, in file order.
+// The per-vertex arrays a planet file holds, in file order: the pipeline's, then the water
+// surface (lake levels), which the tiles need and the pipeline does not keep.
 struct ArrayRef {
   const char* name;
-  std::vector<float> planet::PlanetState::*member;
+  std::vector<float> planet::PlanetState::*member;  // null: Planet::Impl::water_level_m
+  bool required;                                    // one value per vertex; else that or none
 };
 constexpr ArrayRef kArrays[] = {
-    {"elevation_m", &planet::PlanetState::elevation_m},
-    {"initial_elevation_m", &planet::PlanetState::initial_elevation_m},
-    {"change_m", &planet::PlanetState::change_m},
-    {"rainfall", &planet::PlanetState::rainfall},
-    {"droplet_density", &planet::PlanetState::droplet_density},
+    {"elevation_m", &planet::PlanetState::elevation_m, true},
+    {"initial_elevation_m", &planet::PlanetState::initial_elevation_m, true},
+    {"change_m", &planet::PlanetState::change_m, true},
+    {"rainfall", &planet::PlanetState::rainfall, false},
+    {"droplet_density", &planet::PlanetState::droplet_density, false},
+    {"water_level_m", nullptr, true},
 };
+
+std::vector<float>& arrayOf(planet::PlanetState& state, std::vector<float>& water_level,
+                            const ArrayRef& a) {
+  return a.member ? state.*a.member : water_level;
+}
 
 // The config as TOML from its JSON form ({"section": {"key": value}}), for loadConfigText.
 std::string tomlOf(const Json& config) {
@@ -113,7 +115,9 @@ std::string readWhole(const std::filesystem::path& file) {
 }  // namespace
 
 void savePlanet(const Planet& planet, const std::filesystem::path& file) {
-  const planet::PlanetState& s = planet.impl_->state;
+  Planet::Impl& impl = *planet.impl_;
+  impl.waterLevel();  // routed now if this planet was generated in this process
+  const planet::PlanetState& s = impl.state;
   Json header;
   header["generator"] = "planetgen";
   header["version"] = planetgen::kVersion;
@@ -132,13 +136,17 @@ void savePlanet(const Planet& planet, const std::filesystem::path& file) {
   // arrays out after a header padded to a fixed budget of room for them.
   Json arrays = Json::array();
   for (const ArrayRef& a : kArrays)
-    arrays.push_back({{"name", a.name}, {"offset", 0}, {"count", (s.*a.member).size()}});
+    arrays.push_back({{"name", a.name},
+                      {"offset", 0},
+                      {"count", arrayOf(impl.state, impl.water_level_m, a).size()}});
   header["arrays"] = arrays;
   const size_t room = header.dump().size() + 32 * std::size(kArrays);
   size_t offset = (16 + room + kAlign - 1) / kAlign * kAlign;
   for (size_t i = 0; i < std::size(kArrays); ++i) {
     header["arrays"][i]["offset"] = offset;
-    offset += ((s.*kArrays[i].member).size() * sizeof(float) + kAlign - 1) / kAlign * kAlign;
+    offset +=
+        (arrayOf(impl.state, impl.water_level_m, kArrays[i]).size() * sizeof(float) + kAlign - 1) /
+        kAlign * kAlign;
   }
   std::string text = header.dump();
   text.resize(room, ' ');  // JSON allows trailing white space
@@ -148,7 +156,7 @@ void savePlanet(const Planet& planet, const std::filesystem::path& file) {
   bytes += text;
   for (const ArrayRef& a : kArrays) {
     pad(bytes);
-    const std::vector<float>& v = s.*a.member;
+    const std::vector<float>& v = arrayOf(impl.state, impl.water_level_m, a);
     bytes.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
   }
   pad(bytes);
@@ -211,14 +219,16 @@ Planet loadPlanet(const std::filesystem::path& file) {
     for (size_t i = 0; i < std::size(kArrays); ++i) {
       const Json& a = arrays[i];
       const uint64_t offset = a.at("offset").get<uint64_t>(), count = a.at("count").get<uint64_t>();
-      const bool per_vertex = i < 3 ? count == vertices : (count == vertices || count == 0);
+      const bool per_vertex =
+          kArrays[i].required ? count == vertices : (count == vertices || count == 0);
       if (a.at("name").get<std::string>() != kArrays[i].name || !per_vertex ||
           offset % kAlign != 0 || offset < 16 + uint64_t(header_bytes) ||
           offset > bytes.size() - 8 || count > (bytes.size() - 8 - offset) / sizeof(float))
         throw ConfigError(name + " is corrupt (array " + std::to_string(i) + ")");
-      std::vector<float>& v = s.*kArrays[i].member;
+      std::vector<float>& v = arrayOf(p.state, p.water_level_m, kArrays[i]);
       v.resize(count);
-      std::memcpy(v.data(), bytes.data() + offset, count * sizeof(float));
+      // An empty array's data() may be null, which memcpy must not get even for 0 bytes.
+      if (count != 0) std::memcpy(v.data(), bytes.data() + offset, count * sizeof(float));
     }
   } catch (const Json::exception& e) {
     throw ConfigError(name + " is corrupt (its header: " + e.what() + ")");

@@ -11,6 +11,7 @@
 #include "planet/run_checks.h"
 #include "planet/run_stats.h"
 #include "planet/stage_progress.h"
+#include "terrain/terrain.h"
 
 namespace planetgen {
 
@@ -61,6 +62,9 @@ std::span<const float> Planet::initialElevationM() const {
 std::span<const float> Planet::rainfall() const {
   return impl_->state.rainfall;
 }
+std::span<const float> Planet::waterLevelM() const {
+  return impl_->waterLevel();
+}
 std::string Planet::elevationHash() const {
   return planet::hashFloats(impl_->state.elevation_m);
 }
@@ -98,6 +102,28 @@ std::vector<std::string> writeOutputs(const Planet& planet, const std::filesyste
   planet::StageTimer timer = planet.impl_->timer;
   return planet::writePlanet(
       planet.state(), planet.config(), folder, timer, [](const std::string&) {}, threads);
+}
+
+tiles::TileGenerator makeTileGenerator(const Planet& planet) {
+  return makeTileGenerator(planet, planet.config().tiles.generator);
+}
+
+tiles::TileGenerator makeTileGenerator(const Planet& planet, const tiles::TileParams& params) {
+  if (planet.vertexCount() == 0) throw ConfigError("makeTileGenerator: the planet is empty");
+  const Config& config = planet.config();
+  tiles::TilePlanet input;
+  input.frequency = config.planet.frequency;
+  input.radius_m = config.planet.radius_m;
+  input.sea_level_m = planet.seaLevelM();
+  input.elevation_m = planet.elevationM();
+  input.water_level_m = planet.waterLevelM();
+  input.spectrum = {terrain::detailNoiseSeed(config.planet.seed), config.terrain.frequency,
+                    config.terrain.lacunarity, config.terrain.persistence};
+  try {
+    return tiles::TileGenerator(input, params);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(std::string("[tiles] ") + e.what());
+  }
 }
 
 }  // namespace planetgen

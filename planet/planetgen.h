@@ -22,6 +22,7 @@
 #include <glm/vec3.hpp>
 
 #include "planet/config.h"
+#include "tiles/tile_generator.h"
 
 namespace planet {
 struct PlanetState;
@@ -83,6 +84,10 @@ class Planet {
   std::span<const float> elevationM() const;
   std::span<const float> initialElevationM() const;
   std::span<const float> rainfall() const;
+  // Per vertex: the water surface (m), the elevation raised to the lake's level where a closed
+  // depression holds a lake (hydrology::routeFlow). A loaded planet has it from its file; a
+  // generated one routes its flow on the first call (about a second at f = 512).
+  std::span<const float> waterLevelM() const;
   // FNV-1a 64 of the final elevations' bytes, as summary.json's elevation_hash: equal hashes
   // mean bit-identical planets.
   std::string elevationHash() const;
@@ -111,13 +116,24 @@ Planet generate(const Config& config, const GenerateOptions& options = {});
 // std::runtime_error naming the path when a write fails; the folder is then unchanged.
 std::vector<std::string> writeOutputs(const Planet& planet, const std::filesystem::path& folder);
 
-// The planet as one binary file (planet file format 1: the config, the per-vertex fields and the
-// statistics, little-endian, with a checksum; about 16 bytes per vertex), written atomically.
+// The planet as one binary file (planet file format 2: the config, the per-vertex fields and the
+// statistics, little-endian, with a checksum; about 24 bytes per vertex), written atomically.
 // Loading it takes milliseconds: the icosphere is rebuilt only when asked for. A file that is
 // truncated, corrupt, or written by another planetgen version is refused with ConfigError
 // naming the file and the problem; so is, with `expected`, a file made from other settings.
 void savePlanet(const Planet& planet, const std::filesystem::path& file);
 Planet loadPlanet(const std::filesystem::path& file);
 Planet loadPlanet(const std::filesystem::path& file, const Config& expected);
+
+// Tiles: any region of the planet at any level of detail, on demand (docs/tiles.md). The
+// generator is built once from the planet's final elevation, sea level, lake levels
+// (waterLevelM) and the terrain's noise spectrum, with the config's [tiles] settings or
+// `params`; it copies what it needs, so the planet may be dropped afterwards. Then
+// generator.generate(id) is a const, thread-safe call a game makes from its own worker threads,
+// the same bits for a generated planet and for the same planet saved and loaded. Building it
+// takes 0.1-0.3 s at f = 512. Throws ConfigError for params the planet cannot use (a tile edge
+// out of range) or an empty planet.
+tiles::TileGenerator makeTileGenerator(const Planet& planet);
+tiles::TileGenerator makeTileGenerator(const Planet& planet, const tiles::TileParams& params);
 
 }  // namespace planetgen

@@ -15,9 +15,6 @@
 namespace planet {
 namespace {
 
-constexpr double kMaxClouds = 1e9;
-constexpr double kMinMoistureCapacity = 1e-6;
-constexpr double kMinRadiusM = 1.0;
 constexpr uint64_t kMaxHeightmapBytes = uint64_t(1) << 30;
 
 std::string number(double v) {
@@ -33,8 +30,8 @@ double reliefBoundM(const Config& config, double heightmap_min_m, double heightm
   if (!config.heightmap_file.empty())
     return std::max(std::abs(heightmap_min_m), std::abs(heightmap_max_m));
   const terrain::TerrainParams& t = config.terrain;
-  return 1.1 * (std::max(t.ocean_depth_m, t.continent_amplitude_m) + t.amplitude_m +
-                t.ridged_amplitude_m);
+  return kReliefMargin * (std::max(t.ocean_depth_m, t.continent_amplitude_m) + t.amplitude_m +
+                          t.ridged_amplitude_m);
 }
 
 void checkRun(const Config& config, const std::string& origin) {
@@ -67,11 +64,11 @@ void checkRun(const Config& config, const std::string& origin) {
   }
   const double relief = reliefBoundM(config, hm_min, hm_max);
   const double radius = config.planet.radius_m;
-  if (!(radius >= kMinRadiusM) || !(radius >= 4.0 * relief)) {
+  if (!(radius >= kMinRadiusM) || !(radius >= kRadiusPerRelief * relief)) {
     throw ConfigError(origin + ": [planet] radius_m = " + number(radius) +
                       " is not allowed with a relief of up to " + number(relief) + " m (from " +
                       relief_source + "); allowed: at least " +
-                      number(std::max(kMinRadiusM, 4.0 * relief)) +
+                      number(std::max(kMinRadiusM, kRadiusPerRelief * relief)) +
                       " m (4 x the relief), or lower the relief.");
   }
   if (config.weather.mode == RainMode::kClouds) {
@@ -85,12 +82,6 @@ void checkRun(const Config& config, const std::string& origin) {
                         " clouds (spawn_rate * 4 pi * (ticks + spinup_ticks)); allowed: at most " +
                         number(kMaxClouds) + ".");
     }
-  }
-  if (config.weather.mode == RainMode::kClouds &&
-      !(config.weather.clouds.moisture_capacity >= kMinMoistureCapacity)) {
-    throw ConfigError(origin + ": [weather] moisture_capacity = " +
-                      number(config.weather.clouds.moisture_capacity) +
-                      " is not allowed; allowed: at least " + number(kMinMoistureCapacity) + ".");
   }
 }
 

@@ -39,6 +39,12 @@ struct ReadState {
   png_uint_32 width = 0, height = 0;
   bool over_limit = false;
   bool interlaced_too_large = false;
+  // A palette image: its colours as 16-bit luminance, and the first pixel whose index is
+  // beyond them (libpng expands such an index to black, which made a flat planet).
+  std::vector<uint16_t> palette;
+  bool bad_index = false;
+  png_uint_32 bad_x = 0, bad_y = 0;
+  unsigned bad_value = 0;
   std::vector<uint8_t> rows;
   std::vector<png_bytep> row_pointers;
 };
@@ -70,7 +76,25 @@ void convertRow(const uint8_t* row, int channels, int depth, png_uint_32 width, 
   }
 }
 
-// Returns nullptr on success (or when over a limit: state->over_limit), else libpng's message.
+// One row of palette indices (one byte each) to 16-bit samples; false at the first index beyond
+// the palette (noted in state).
+bool convertPaletteRow(const uint8_t* row, png_uint_32 width, png_uint_32 y, ReadState* state,
+                       uint16_t* out) {
+  for (png_uint_32 x = 0; x < width; ++x) {
+    if (row[x] >= state->palette.size()) {
+      state->bad_index = true;
+      state->bad_x = x;
+      state->bad_y = y;
+      state->bad_value = row[x];
+      return false;
+    }
+    out[x] = state->palette[row[x]];
+  }
+  return true;
+}
+
+// Returns nullptr on success (or when over a limit: state->over_limit, or at a palette index
+// beyond the palette: state->bad_index), else libpng's message.
 const char* decodeRows(ReadState* state, HeightmapImage* out) {
   png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, state, pngError, pngWarning);
   if (png == nullptr) return "png_create_read_struct failed";
@@ -104,7 +128,17 @@ const char* decodeRows(ReadState* state, HeightmapImage* out) {
     return nullptr;
   }
   const int colour = png_get_color_type(png, info);
-  if (colour == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
+  const bool palette = colour == PNG_COLOR_TYPE_PALETTE;
+  if (palette) {
+    // Indices are mapped here rather than by libpng, so that one beyond the palette is found.
+    png_colorp entries = nullptr;
+    int count = 0;
+    if (png_get_PLTE(png, info, &entries, &count) != PNG_INFO_PLTE) count = 0;
+    for (int i = 0; i < count; ++i)
+      state->palette.push_back(
+          luminance16(entries[i].red, entries[i].green, entries[i].blue, 255.0));
+    if (png_get_bit_depth(png, info) < 8) png_set_packing(png);
+  }
   if (colour == PNG_COLOR_TYPE_GRAY && png_get_bit_depth(png, info) < 8) {
     png_set_expand_gray_1_2_4_to_8(png);
   }
@@ -118,7 +152,15 @@ const char* decodeRows(ReadState* state, HeightmapImage* out) {
   const int channels = png_get_channels(png, info);
   const int depth = png_get_bit_depth(png, info);
   out->source_bit_depth = depth;
-  out->source_rgb = channels >= 3;
+  out->source_rgb = channels >= 3 || palette;
+  const auto convert = [&](const uint8_t* row, png_uint_32 y) {
+    uint16_t* samples = &out->samples[size_t(y) * state->width];
+    if (!palette) {
+      convertRow(row, channels, depth, state->width, samples);
+      return true;
+    }
+    return convertPaletteRow(row, state->width, y, state, samples);
+  };
   const size_t rowbytes = png_get_rowbytes(png, info);
   out->width = int(state->width);
   out->height = int(state->height);
@@ -137,16 +179,18 @@ const char* decodeRows(ReadState* state, HeightmapImage* out) {
     }
     png_read_image(png, state->row_pointers.data());
     for (png_uint_32 y = 0; y < state->height; ++y) {
-      convertRow(state->row_pointers[y], channels, depth, state->width,
-                 &out->samples[size_t(y) * state->width]);
+      if (!convert(state->row_pointers[y], y)) break;
     }
   } else {
     state->rows.resize(rowbytes);
     for (png_uint_32 y = 0; y < state->height; ++y) {
       png_read_row(png, state->rows.data(), nullptr);
-      convertRow(state->rows.data(), channels, depth, state->width,
-                 &out->samples[size_t(y) * state->width]);
+      if (!convert(state->rows.data(), y)) break;
     }
+  }
+  if (state->bad_index) {
+    png_destroy_read_struct(&png, &info, nullptr);
+    return nullptr;
   }
   png_read_end(png, nullptr);
   png_destroy_read_struct(&png, &info, nullptr);
@@ -191,6 +235,12 @@ HeightmapImage readHeightmapPng(const std::filesystem::path& path, const Heightm
     throw fail("its size " + std::to_string(state.width) + " x " + std::to_string(state.height) +
                " exceeds the limits (each side at most " + std::to_string(limits.max_side) +
                ", at most " + std::to_string(limits.max_pixels) + " pixels)");
+  }
+  if (state.bad_index) {
+    throw fail("pixel (" + std::to_string(state.bad_x) + ", " + std::to_string(state.bad_y) +
+               ") uses palette index " + std::to_string(state.bad_value) +
+               ", beyond its palette of " + std::to_string(state.palette.size()) +
+               " colours (a damaged or badly written palette image)");
   }
   if (state.interlaced_too_large) {
     throw fail(

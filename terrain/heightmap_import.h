@@ -26,7 +26,8 @@ struct HeightmapLimits {
 // A decoded heightmap: one 16-bit sample per pixel, row-major from the top-left; value / 65535
 // is the height between the range's ends. 8-bit images are scaled by 257 (so 255 -> 65535
 // exactly); RGB(A) images become Rec. 709 luminance 0.2126 R + 0.7152 G + 0.0722 B of the
-// stored values; alpha is ignored; palette and low bit depths are expanded.
+// stored values; alpha is ignored; palette and low bit depths are expanded (a palette image
+// whose pixels use an index beyond its palette is refused).
 struct HeightmapImage {
   int width = 0;
   int height = 0;
@@ -37,7 +38,8 @@ struct HeightmapImage {
 
 // Reads a PNG file with libpng. The header is checked against limits before any pixel memory
 // is allocated. Throws std::runtime_error whose message names the file and the problem:
-// cannot open, not a PNG, size over the limits, truncated or corrupt data (libpng's message).
+// cannot open, not a PNG, size over the limits, truncated or corrupt data (libpng's message),
+// a palette index beyond the palette (naming the pixel).
 HeightmapImage readHeightmapPng(const std::filesystem::path& path,
                                 const HeightmapLimits& limits = {});
 

@@ -62,6 +62,10 @@ std::array<CornerFan, geodesy::Icosahedron::kCorners> makeFans() {
 
 }  // namespace
 
+std::array<int64_t, 3> acrossBaseEdge(const std::array<int64_t, 3>& a, int e, int e_across) {
+  return acrossEdge(a, e, e_across);
+}
+
 const CornerFan& cornerFan(int corner) {
   static const std::array<CornerFan, geodesy::Icosahedron::kCorners> fans = makeFans();
   return fans[corner];

@@ -45,6 +45,12 @@ LatticePoint canonicalPoint(uint64_t frequency, const LatticePoint& p);
 // unfold into one plane), so lattice directions carry over.
 LatticePoint pointInChart(uint64_t frequency, uint32_t base, int64_t i, int64_t j);
 
+// Corner weights (a0, a1, a2) of a point in a base face's chart carried across the face's edge
+// e (from corner e to corner e + 1) into the face beyond, where the edge is e_across
+// (geodesy::Icosahedron::adjacent_edge): the chart continued flat. Exact for any weights,
+// inside the face or not.
+std::array<int64_t, 3> acrossBaseEdge(const std::array<int64_t, 3>& a, int e, int e_across);
+
 // The neighbours of canonical point p at frequency F >= 1, in canonical form, counter-clockwise
 // seen from outside the sphere, starting with the lowest (pointLess). 6 of them, or 5 at the 12
 // icosahedron corners. Returns the count. The order and start depend only on the point, not

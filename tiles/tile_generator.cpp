@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -14,6 +15,7 @@
 #include "geodesy/icosahedron.h"
 #include "geodesy/lattice_numbering.h"
 #include "geodesy/spacing.h"
+#include "tiles/detail/erosion_model.h"
 #include "tiles/detail/level_sampler.h"
 #include "tiles/detail/surface_model.h"
 
@@ -155,7 +157,10 @@ void checkLevel(const TileLayout& layout, int level) {
 
 TileGenerator::TileGenerator(const TilePlanet& planet, const TileParams& params)
     : model_(std::make_unique<const SurfaceModel>(planet, params)),
-      topology_(makeTopology(uint32_t(model_->layout.tileEdge()))) {}
+      topology_(makeTopology(uint32_t(model_->layout.tileEdge()))),
+      erosion_(params.erosion.enabled
+                   ? std::make_unique<const detail::ErosionModel>(*model_, planet, params.erosion)
+                   : nullptr) {}
 
 TileGenerator::~TileGenerator() = default;
 TileGenerator::TileGenerator(TileGenerator&&) noexcept = default;
@@ -169,6 +174,10 @@ double TileGenerator::radiusM() const {
   return model_->radius_m;
 }
 
+geodesy::Spacing TileGenerator::spacing() const {
+  return model_->spacing;
+}
+
 glm::dvec3 TileGenerator::surfacePosition(int level, const LatticePoint& p, float height_m) const {
   checkLevel(model_->layout, level);
   const uint64_t f = model_->layout.levelFrequency(level);
@@ -178,8 +187,15 @@ glm::dvec3 TileGenerator::surfacePosition(int level, const LatticePoint& p, floa
 TileId TileGenerator::tileAt(const glm::dvec3& direction, int level) const {
   const TileLayout& layout = model_->layout;
   checkLevel(layout, level);
+  const double length = glm::length(direction);
+  if (!(length > 0.0) || !std::isfinite(length)) {
+    char text[96];
+    std::snprintf(text, sizeof text, "tile direction (%g, %g, %g) is zero or not finite",
+                  direction.x, direction.y, direction.z);
+    throw std::invalid_argument(text);
+  }
   const geodesy::Icosahedron& ico = geodesy::icosahedron();
-  const glm::dvec3 p = glm::normalize(direction);
+  const glm::dvec3 p = direction / length;
   uint32_t base = 0;
   for (uint32_t b = 1; b < 20; ++b) {
     if (glm::dot(p, ico.centres[b]) > glm::dot(p, ico.centres[base])) base = b;
@@ -208,6 +224,11 @@ std::vector<float> TileGenerator::heights(int level, std::span<const LatticePoin
               [&](size_t k) { unit[k] = unitPosition(m.spacing, f, canonical[k]); });
   std::vector<float> out(points.size());
   sampleHeights(sampler, canonical, unit, out.data());
+  if (erosion_ && erosion_->erodes(level)) {
+    std::vector<detail::PointErosion> change(points.size());
+    erosion_->sample(level, canonical, change);
+    for (size_t k = 0; k < out.size(); ++k) out[k] = float(double(out[k]) + change[k].change_m);
+  }
   return out;
 }
 
@@ -267,6 +288,24 @@ TileMesh TileGenerator::generate(const TileId& id) const {
   parallelFor(halo.size(), 64,
               [&](size_t k) { halo_unit[k] = unitPosition(m.spacing, f, halo[k]); });
   sampleHeights(sampler, halo, halo_unit, halo_height.data());
+  if (erosion_ && erosion_->erodes(level)) {
+    // Erosion at the tile's level and coarser: its change at the tile's points and halo, and
+    // the masks.
+    std::vector<detail::PointErosion> change(wanted.size());
+    erosion_->sample(level, wanted, change);
+    TileMasks& masks = mesh.masks;
+    masks.flow_m2.resize(n), masks.wear_m.resize(n), masks.deposition_m.resize(n);
+    masks.water.resize(n);
+    for (size_t k = 0; k < n; ++k) {
+      const detail::PointErosion& e = change[k];
+      mesh.height_m[k] = float(double(mesh.height_m[k]) + e.change_m);
+      masks.flow_m2[k] = e.flow_m2, masks.wear_m[k] = e.wear_m;
+      masks.deposition_m[k] = e.deposition_m, masks.water[k] = e.water;
+    }
+    for (size_t k = 0; k < halo.size(); ++k) {
+      halo_height[k] = float(double(halo_height[k]) + change[n + k].change_m);
+    }
+  }
 
   // Normals from the ring of lattice neighbours, positions in double.
   const double radius = m.radius_m;
@@ -323,6 +362,13 @@ TileMesh TileGenerator::generate(const TileId& id) const {
     for (size_t k = 0; k < parent_points.size(); ++k) parent_unit[k] = unit[parent_vertex[k]];
     std::vector<float> at_parent_points(parent_points.size());
     sampleHeights(parent, parent_points, parent_unit, at_parent_points.data());
+    if (erosion_ && erosion_->erodes(level - 1)) {
+      std::vector<detail::PointErosion> change(parent_points.size());
+      erosion_->sample(level - 1, parent_points, change);
+      for (size_t k = 0; k < parent_points.size(); ++k) {
+        at_parent_points[k] = float(double(at_parent_points[k]) + change[k].change_m);
+      }
+    }
     std::vector<float> parent_height(n, 0.0f);
     for (size_t k = 0; k < parent_points.size(); ++k) {
       parent_height[parent_vertex[k]] = at_parent_points[k];

@@ -28,7 +28,8 @@ namespace tiles {
 
 namespace detail {
 struct SurfaceModel;
-}
+class ErosionModel;
+}  // namespace detail
 
 // What every tile of one tile edge T shares: the triangle list and the edge vertex lists.
 // Vertex (u, v) of a tile (u, v >= 0, u + v <= T; TileLayout::vertexPoint) has index
@@ -43,6 +44,15 @@ struct TileTopology {
   std::array<std::vector<uint32_t>, 3> edges;
 };
 
+// Per-vertex masks of what erosion did (the texture splats engines blend), seamless like the
+// heights (blended from the same windows). Empty when the generator erodes nothing.
+struct TileMasks {
+  std::vector<float> flow_m2;       // rain-weighted drainage area at this level's lattice, m^2
+  std::vector<float> wear_m;        // depth taken away by erosion at this level and coarser
+  std::vector<float> deposition_m;  // depth laid down at this level and coarser
+  std::vector<float> water;         // 1 under the sea, a lake or a river of the planet's size
+};
+
 struct TileMesh {
   TileId id;
   // Positions are centre_m + positions_m[v] (double + float): centre_m is the middle of the
@@ -55,10 +65,17 @@ struct TileMesh {
   std::vector<float> height_m;         // elevation above the planet radius
   std::vector<float> parent_height_m;  // the parent level's surface here (own at level 0)
   std::vector<uint64_t> lattice_ids;   // TileLayout::latticeId
+  TileMasks masks;
   std::shared_ptr<const TileTopology> topology;
 
   size_t vertexCount() const { return height_m.size(); }
   glm::dvec3 position(size_t v) const { return centre_m + glm::dvec3(positions_m[v]); }
+};
+
+// Heights in metres above the radius.
+struct HeightRange {
+  double min_m = 0.0;
+  double max_m = 0.0;
 };
 
 class TileGenerator {
@@ -66,8 +83,8 @@ class TileGenerator {
   // Copies what it needs from the planet (elevation; derives the detail amplitude per vertex),
   // so `planet`'s arrays may be released afterwards. Parallel on the caller's oneTBB arena.
   // Throws std::invalid_argument for a planet or parameters it cannot use (array sizes that do
-  // not match the frequency, a tile edge out of range, ...), naming the value and what is
-  // allowed.
+  // not match the frequency, an elevation, water level or sea level that is not finite, a tile
+  // edge or detail parameter out of range, ...), naming the value and what is allowed.
   TileGenerator(const TilePlanet& planet, const TileParams& params);
   ~TileGenerator();
   TileGenerator(TileGenerator&&) noexcept;
@@ -75,6 +92,8 @@ class TileGenerator {
 
   const TileLayout& layout() const;
   double radiusM() const;
+  // How lattice points are placed on the sphere (the planet's, TilePlanet::spacing).
+  geodesy::Spacing spacing() const;
   const std::shared_ptr<const TileTopology>& topology() const { return topology_; }
 
   // The tile `id`: a pure function of (planet, parameters, id). Thread-safe: a const call
@@ -90,10 +109,18 @@ class TileGenerator {
   // std::invalid_argument for a level that does not exist.
   std::vector<float> heights(int level, std::span<const LatticePoint> points) const;
 
-  // The tile of `level` whose triangle holds the direction `direction` (finite, non-zero; on a
-  // tile edge, either tile). For finding the tiles that cover a region. Throws
-  // std::invalid_argument for a level that does not exist.
+  // The tile of `level` whose triangle holds the direction `direction` (on a tile edge, either
+  // tile). For finding the tiles that cover a region. Throws std::invalid_argument for a level
+  // that does not exist or a direction that is zero or not finite.
   TileId tileAt(const glm::dvec3& direction, int level) const;
+
+  // A range that holds every height of the tile `id` and of every finer level's lattice points
+  // inside its triangle (its descendants, made or not), from the planet's arrays alone: for
+  // bounding volumes written before the tiles are made (3D Tiles: a parent's volume encloses its
+  // children's content). Guaranteed but loose: with the detail on, several times the detail's
+  // real spread (tiles/tile_bounds.cpp derives it). Thread-safe. Throws std::invalid_argument for
+  // an id that names no tile.
+  HeightRange heightBounds(const TileId& id) const;
 
   // Position in metres (double) of a lattice point of `level` standing height_m above the
   // radius (the generator's own position for a vertex: a tile's centre_m + positions_m[v]
@@ -103,6 +130,9 @@ class TileGenerator {
  private:
   std::unique_ptr<const detail::SurfaceModel> model_;
   std::shared_ptr<const TileTopology> topology_;
+  // Erosion at the tiles' scales (TileParams::erosion), or null. Const: its window cache
+  // changes no result and is thread-safe.
+  std::unique_ptr<const detail::ErosionModel> erosion_;
 };
 
 }  // namespace tiles

@@ -1,6 +1,8 @@
 #include "tiles/tile_layout.h"
 
 #include <cassert>
+#include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -8,6 +10,13 @@
 
 namespace tiles {
 namespace {
+
+// A number as a message shows it: "nan", "-inf", "1e-300" (std::to_string would print 0.000000).
+std::string numberText(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
 
 std::string tileName(const TileId& id) {
   return "tile (base face " + std::to_string(id.base) + ", level " + std::to_string(id.level) +
@@ -58,7 +67,14 @@ double TileLayout::levelSpacingRad(int level) const {
 }
 
 int TileLayout::levelForSpacing(double spacing_m, double radius_m) const {
-  assert(spacing_m > 0.0 && radius_m > 0.0);
+  if (!(spacing_m > 0.0) || !std::isfinite(spacing_m)) {
+    throw std::invalid_argument("tile spacing " + numberText(spacing_m) +
+                                " m is not a positive number");
+  }
+  if (!(radius_m > 0.0) || !std::isfinite(radius_m)) {
+    throw std::invalid_argument("planet radius " + numberText(radius_m) +
+                                " m is not a positive number");
+  }
   for (int level = 0; level < deepest_level_; ++level) {
     if (levelSpacingRad(level) * radius_m <= spacing_m) return level;
   }

@@ -50,7 +50,8 @@ class TileLayout {
   // Lattice step (radians on the unit sphere) of a level: the base-face edge arc over F_L.
   double levelSpacingRad(int level) const;
   // The coarsest level whose mean lattice step on a sphere of radius_m is at most spacing_m
-  // (the deepest level if none is). spacing_m > 0, radius_m > 0.
+  // (the deepest level if none is). Throws std::invalid_argument unless both are finite and
+  // positive (a spacing often comes from a user or a file).
   int levelForSpacing(double spacing_m, double radius_m) const;
 
   // Throws std::invalid_argument if id names no tile of this layout (base face >= 20, level

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <span>
 
+#include "erosion/lattice_droplets.h"
+#include "erosion/window_stream_power.h"
 #include "geodesy/sphere_mesh.h"
 #include "tiles/detail_noise.h"
 
@@ -23,6 +25,12 @@ struct TilePlanet {
   std::span<const float> water_level_m;
   // The terrain's detail fBm, which the tiles continue above the planet's resolution.
   NoiseSpectrum spectrum;
+  // For erosion at the tiles' own scales (TileErosionParams), optional (empty or one value per
+  // vertex): the rain that fell on the planet (any unit, e.g. its droplets per steradian;
+  // empty = the same everywhere) and where each vertex drains (hydrology::FlowRouting::
+  // receiver: itself at an outlet; empty = no river enters a window from outside).
+  std::span<const float> rainfall;
+  std::span<const uint32_t> receiver;
 };
 
 // How the detail above the planet's resolution is shaped by what the planet knows. Its
@@ -43,11 +51,50 @@ struct DetailParams {
   double hurst = 0.7;
 };
 
+// Which rain erodes the tiles: the planet's own (its clouds' or its uniform rain, as it was
+// made), or the same rain everywhere (the planet's mean over land): the weather-versus-uniform
+// question asked of a region.
+enum class TileRain : uint8_t { kPlanet, kUniform };
+
+// Erosion at every level finer than the planet (docs/tile_erosion.md): each
+// level's surface is eroded on windows wider than a tile, by stream power, hillslope diffusion
+// and talus, then droplets, at that level's own lattice spacing, and the windows are blended
+// by a partition of unity, so tiles stay exact at their seams.
+struct TileErosionParams {
+  bool enabled = false;
+  TileRain rain = TileRain::kPlanet;
+  // Windows sit at the tile corners of level L + window_subdivision (0 or more): each covers
+  // the tiles of that level around its centre (its core, T / 2^window_subdivision steps) plus
+  // a halo of `halo` lattice steps, the reach of the erosion.
+  int window_subdivision = 1;
+  int halo = 40;
+  // Levels whose spacing is below min_spacing_m take the coarser levels' erosion,
+  // interpolated, and add none of their own. Levels whose spacing is above max_spacing_m do
+  // not erode: the droplets and hillslopes work in spacings (heights over spacing), so their
+  // depths grow with the spacing, and at the 6.9 km level of an Earth-sized planet they buried
+  // whole valleys (change rms 389 m on a 30 m tile eroded from level 2 down).
+  double min_spacing_m = 1.0;
+  double max_spacing_m = 100.0;
+  // Stream power (erosion/window_stream_power.h), dimensionless per level.
+  erosion::StreamPowerParams stream_power;
+  erosion::HillslopeParams hillslope;
+  double receiver_jitter = 0.3;
+  // Droplets per lattice point at the mean land rain, and their parameters.
+  double droplets_per_point = 0.3;
+  erosion::LatticeDropletParams droplets;
+  // The planet's rivers enter a window where their drainage area is at least this many planet
+  // cells (rain-weighted, as rivers.geojson's threshold).
+  double river_cells = 50.0;
+  // Bytes of eroded windows kept for reuse by later tiles (results do not depend on it).
+  size_t cache_bytes = size_t(256) << 20;
+};
+
 struct TileParams {
   // Requested lattice steps per tile edge (TileLayout derives the actual T from the planet's
   // frequency: the largest o 2^k <= this, o the odd part of f).
   int tile_edge = 256;
   DetailParams detail;
+  TileErosionParams erosion;
 };
 
 }  // namespace tiles

@@ -9,9 +9,14 @@
 //                                of the planet, heights exaggerated N times (creases)
 //   region_<s>m_ct_xN.png        the same, the generator's Clough-Tocher surface (none)
 //   region_<s>m_detail.png       the generator's tile there, with detail, no exaggeration
+//   erosion_<s>m_off.png, erosion_<s>m_on.png  (--erosion 1) a block of 4 x 4 tile pairs
+//                                around the tile, without and with the tiles' erosion (the
+//                                planet's rivers entering the windows; uniform rain when the
+//                                planet comes from --cache, which keeps no rain)
 //
 //   tile_look --config configs/earthlike.toml --out DIR [--cache FILE] [--spacing-m 30]
 //             [--threads 2] [--repeat 5] [--hurst 0.7] [--region-exaggeration 10]
+//             [--erosion 0|1] [--halo 40] [--droplets-per-point 0.3]
 
 #include <algorithm>
 #include <array>
@@ -29,6 +34,7 @@
 
 #include "export/png_io.h"
 #include "geodesy/lattice_numbering.h"
+#include "geodesy/sphere_mesh.h"
 #include "hydrology/flow_routing.h"
 #include "planet/config.h"
 #include "planet/pipeline.h"
@@ -47,6 +53,7 @@ double secondsSince(Clock::time_point t0) {
 struct CachedPlanet {
   int frequency = 0;
   std::vector<float> elevation, water;
+  std::vector<float> rainfall;  // empty when read from the cache
 };
 
 bool readCache(const std::filesystem::path& path, int frequency, CachedPlanet& out) {
@@ -161,6 +168,115 @@ std::string arg(int argc, char** argv, const char* name, const std::string& fall
   return fallback;
 }
 
+// Draws a block of 4 x 4 tile pairs (the rhombus of 4 x 4 tile slots from the tile's own) as
+// one hillshade, 1024 pixels.
+void drawBlock(const tiles::TileGenerator& generator, const tiles::TileId& id,
+               const std::filesystem::path& path) {
+  const uint64_t n = uint64_t(1) << id.level;
+  const tiles::TileSlot slot = tiles::slotOf(n, id.index);
+  std::vector<glm::dvec3> p, nn;
+  std::vector<uint32_t> indices;
+  for (uint64_t dj = 0; dj < 4; ++dj) {
+    for (uint64_t di = 0; di < 4; ++di) {
+      for (bool down : {false, true}) {
+        const uint64_t i = slot.i + di, j = slot.j + dj;
+        if (i + j + (down ? 1 : 0) >= n) continue;
+        const tiles::TileMesh m =
+            generator.generate({id.base, id.level, tiles::slotIndex(n, {i, j, down})});
+        const uint32_t first = uint32_t(p.size());
+        for (size_t v = 0; v < m.vertexCount(); ++v) {
+          p.push_back(m.position(v));
+          nn.push_back(glm::dvec3(m.normals[v]));
+        }
+        for (uint32_t k : m.topology->indices) indices.push_back(first + k);
+      }
+    }
+  }
+  planet_export::writePngRgb8(path, hillshade(p, nn, indices, 1024));
+}
+
+// Mean |second difference| across the lattice lines of the 4T x 4T rhombus drawBlock draws,
+// on tile edges and inside tiles (lines on the planet's own edges left out of both): how
+// strongly a hillshade shows a line. Prints both and their ratio.
+void lineContrast(const tiles::TileGenerator& generator, const tiles::TileId& id, int f,
+                  const char* what) {
+  const tiles::TileLayout& layout = generator.layout();
+  const int64_t t = layout.tileEdge(), n = 4 * t;
+  const tiles::TileSlot slot = tiles::slotOf(uint64_t(1) << id.level, id.index);
+  const int64_t i0 = int64_t(slot.i) * t, j0 = int64_t(slot.j) * t;
+  const int64_t planet_step = int64_t(layout.levelFrequency(int(id.level))) / f;
+  std::vector<tiles::LatticePoint> points;
+  for (int64_t j = -1; j <= n + 1; ++j)
+    for (int64_t i = -1; i <= n + 1; ++i)
+      points.push_back({id.base, uint32_t(i0 + i), uint32_t(j0 + j)});
+  const std::vector<float> h = generator.heights(int(id.level), points);
+  const int64_t w = n + 3;
+  auto at = [&](int64_t i, int64_t j) { return double(h[size_t((j + 1) * w + (i + 1))]); };
+  double sum[2] = {0, 0};
+  size_t count[2] = {0, 0};
+  for (int64_t j = 0; j <= n; ++j) {
+    for (int64_t i = 0; i <= n; ++i) {
+      const double across[3] = {at(i + 1, j) - 2 * at(i, j) + at(i - 1, j),
+                                at(i, j + 1) - 2 * at(i, j) + at(i, j - 1),
+                                at(i + 1, j + 1) - 2 * at(i, j) + at(i - 1, j - 1)};
+      const int64_t line[3] = {i0 + i, j0 + j, i0 + j0 + i + j};
+      for (int d = 0; d < 3; ++d) {
+        if (line[d] % planet_step == 0) continue;
+        const int k = line[d] % t == 0 ? 0 : 1;
+        sum[k] += std::abs(across[d]), ++count[k];
+      }
+    }
+  }
+  const double edges = sum[0] / double(count[0]), inside = sum[1] / double(count[1]);
+  std::printf("%s: slope change across tile edges %.3f m, inside tiles %.3f m, ratio %.3f\n", what,
+              edges, inside, edges / inside);
+}
+
+// The tiles' erosion on the tile: its cost (its own level's windows not cached, then cached),
+// and the 4 x 4 block without and with it.
+void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TileParams& plain_params,
+                     const CachedPlanet& cached, const tiles::TileId& id, double spacing_m,
+                     int argc, char** argv, const std::filesystem::path& out_dir) {
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(cached.frequency);
+  const hydrology::FlowRouting routing = hydrology::routeFlow(mesh, cached.elevation, 0.0);
+  tiles::TilePlanet planet = plain_planet;
+  planet.receiver = routing.receiver;
+  planet.rainfall = cached.rainfall;
+  tiles::TileParams params = plain_params;
+  params.erosion.enabled = true;
+  params.erosion.halo = std::stoi(arg(argc, argv, "--halo", "40"));
+  params.erosion.droplets_per_point = std::stod(arg(argc, argv, "--droplets-per-point", "0.3"));
+  const tiles::TileGenerator plain(plain_planet, plain_params);
+  const tiles::TileGenerator eroded(planet, params);
+  auto t0 = Clock::now();
+  const tiles::TileMesh first = eroded.generate(id);
+  const double uncached = secondsSince(t0);
+  t0 = Clock::now();
+  (void)eroded.generate(id);
+  const double cached_s = secondsSince(t0);
+  double worn = 0.0, laid = 0.0, change = 0.0;
+  const tiles::TileMesh before = plain.generate(id);
+  for (size_t v = 0; v < first.vertexCount(); ++v) {
+    worn = std::max(worn, double(first.masks.wear_m[v]));
+    laid = std::max(laid, double(first.masks.deposition_m[v]));
+    const double d = double(first.height_m[v]) - double(before.height_m[v]);
+    change += d * d;
+  }
+  std::printf(
+      "eroded tile: %.2f s with nothing cached (every level's windows made), %.3f s again "
+      "(cached); most worn %.1f m, most laid %.1f m, change rms %.2f m\n",
+      uncached, cached_s, worn, laid, std::sqrt(change / double(first.vertexCount())));
+  char name[64];
+  std::snprintf(name, sizeof(name), "erosion_%.0fm_off.png", spacing_m);
+  drawBlock(plain, id, out_dir / name);
+  t0 = Clock::now();
+  std::snprintf(name, sizeof(name), "erosion_%.0fm_on.png", spacing_m);
+  drawBlock(eroded, id, out_dir / name);
+  std::printf("eroded 4 x 4 block (32 tiles) drawn in %.1f s\n", secondsSince(t0));
+  lineContrast(plain, id, cached.frequency, "4 x 4 block, erosion off");
+  lineContrast(eroded, id, cached.frequency, "4 x 4 block, erosion on");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -187,6 +303,7 @@ int main(int argc, char** argv) {
     cached.frequency = f;
     cached.elevation = state.elevation_m;
     cached.water = routing.water_level_m;
+    cached.rainfall = state.rainfall;
     std::printf("planet f = %d made in %.1f s\n", f, secondsSince(t0));
     if (!cache.empty()) writeCache(cache, cached);
   }
@@ -205,7 +322,7 @@ int main(int argc, char** argv) {
   const tiles::TileGenerator generator(planet, params);
   std::printf("generator built in %.3f s (T = %d)\n", secondsSince(t0),
               generator.layout().tileEdge());
-  const tiles::TileGenerator smooth(planet, {256, {false}});
+  const tiles::TileGenerator smooth(planet, {256, {false}, {}});
 
   // The steepest land: the vertex with the largest relief over its ring, above 500 m.
   const geodesy::LatticeNumbering numbering(f);
@@ -392,5 +509,7 @@ int main(int argc, char** argv) {
                               hillshade(ct_p, gridNormals(ct_p, t), ct.topology->indices, 768));
   std::snprintf(name, sizeof(name), "region_%.0fm_detail.png", region_spacing);
   draw(generator.generate(region), name);
+  if (std::stoi(arg(argc, argv, "--erosion", "0")) != 0)
+    erosionPictures(planet, params, cached, id, spacing_m, argc, argv, out_dir);
   return 0;
 }

@@ -11,13 +11,30 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "support/support.h"
+
+// Built with ASan or TSan (g++: __SANITIZE_*__, clang: __has_feature): the sanitizers reserve
+// terabytes of address space, so an address-space limit (ulimit -v) cannot be set for the
+// binary they built.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define PLANETGEN_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define PLANETGEN_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef PLANETGEN_TEST_SANITIZED
+#define PLANETGEN_TEST_SANITIZED 0
+#endif
 
 namespace fs = std::filesystem;
 
@@ -33,7 +50,8 @@ RunResult run(const std::string& args) {
 }
 
 fs::path freshDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("planetgen_cli_" + name);
+  const fs::path dir =
+      fs::temp_directory_path() / ("planetgen_cli_" + std::to_string(getpid()) + "_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -101,7 +119,8 @@ TEST_CASE("cli: generate writes the four files and a summary", "[cli]") {
 }
 
 TEST_CASE("cli: bench prints the erosion figures, one JSON line each", "[cli]") {
-  const RunResult r = run("bench --frequency 16 --threads 1 2 --droplets 2000 --no-export");
+  const RunResult r =
+      run("bench --frequency 16 --threads 1 2 --droplets 2000 --no-export --tiles-region-km 0");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   // figure -> thread counts it was printed for, with a positive value
@@ -180,7 +199,8 @@ TEST_CASE("cli: every output file is byte-identical at 1, 2 and 4 threads", "[cl
 // bench times every stage of a run and every export output on its own.
 TEST_CASE("cli: bench prints every pipeline stage and export output, and memory per vertex",
           "[cli]") {
-  const RunResult r = run("bench --frequency 16 --threads 2 --droplets 0 --no-export --no-fluvial");
+  const RunResult r = run(
+      "bench --frequency 16 --threads 2 --droplets 0 --no-export --no-fluvial --tiles-region-km 0");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   std::map<std::string, double> value;
@@ -255,7 +275,7 @@ TEST_CASE("cli: bad input exits 2, names the problem and leaves the output folde
        {"bad.toml:2", "frequency", "integer"}},
       {"frequency 0", "[planet]\nfrequency = 0\n", "", 2, {"bad.toml:2", "frequency = 0"}},
       {"frequency negative", "[planet]\nfrequency = -5\n", "", 2, {"frequency = -5"}},
-      {"radius 0", "[planet]\nradius_m = 0.0\n", "", 2, {"radius_m", "(0,"}},
+      {"radius 0", "[planet]\nradius_m = 0.0\n", "", 2, {"radius_m", "[1,"}},
       {"probability > 1", "[erosion]\ninertia = 1.01\n", "", 2, {"inertia", "[0, 1]"}},
       {"nan", "[erosion]\ncapacity = nan\n", "", 2, {"capacity", "finite"}},
       {"inf", "[erosion]\ngravity = -inf\n", "", 2, {"gravity", "finite"}},
@@ -327,6 +347,45 @@ TEST_CASE("cli: bad input exits 2, names the problem and leaves the output folde
        "",
        3,
        {"frequency = 100000", "the largest that fits"}},
+      // A tester's trial: 1e-400 parsed to 0, which means "no cap", and the run went ahead.
+      {"underflow to 0",
+       "[limits]\nmemory_cap_gib = 1e-400\n",
+       "",
+       2,
+       {"bad.toml:2", "memory_cap_gib = 1e-400", "too close to 0"}},
+      {"underflow to 0, --set",
+       "[planet]\nfrequency = 8\n",
+       "--set limits.memory_cap_gib=1e-400",
+       2,
+       {"--set limits.memory_cap_gib=1e-400", "too close to 0"}},
+      {"underflow to a subnormal",
+       "[limits]\nmemory_cap_gib = 1.5e-310\n",
+       "",
+       2,
+       {"memory_cap_gib = 1.5e-310", "too close to 0"}},
+      // The config file has a size limit, like heightmaps and sidecars (1 MiB and a byte).
+      {"config over 1 MiB",
+       "# " + std::string((1 << 20) - 2, 'x') + "\n",
+       "",
+       2,
+       {"bad.toml", "larger than 1048576 bytes"}},
+      // A tester's trial: a 100,000-character value was echoed twice in full (200 KB on
+      // stderr), one ending in a carriage return garbled the line.
+      {"long --set value",
+       "[planet]\nfrequency = 8\n",
+       "--set planet.seed=" + std::string(100000, 'a'),
+       2,
+       {"--set planet.seed=aaaa", "(100012 bytes)", "(100000 bytes)"}},
+      {"--set value ending in a carriage return",
+       "[planet]\nfrequency = 8\n",
+       "--set \"$(printf 'planet.frequency=8\\r')\"",
+       2,
+       {"frequency = 8\\r is not allowed"}},
+      {"long --threads",
+       "[planet]\nfrequency = 8\n",
+       "--threads " + std::string(100000, '7'),
+       2,
+       {"--threads 7777", "(100000 bytes)"}},
   };
   for (const Case& c : cases) {
     const fs::path dir = freshDir("bad");
@@ -343,6 +402,10 @@ TEST_CASE("cli: bad input exits 2, names the problem and leaves the output folde
     for (const std::string& e : c.expected) CHECK(r.output.find(e) != std::string::npos);
     CHECK(r.output.find("error:") != std::string::npos);
     CHECK(std::count(r.output.begin(), r.output.end(), '\n') <= 3);  // one paragraph
+    CHECK(r.output.size() < 1500);                                   // values cut short
+    CHECK(r.output.find('\r') == std::string::npos);                 // control characters escaped
+    // No message names a function of the code ("serveViewer: ...").
+    CHECK_FALSE(std::regex_search(r.output, std::regex("\\b[a-z]+[A-Z][A-Za-z]*(\\(\\))?:")));
     CHECK(snapshot(out) == before);
   }
 }
@@ -492,9 +555,10 @@ TEST_CASE("cli: joint constraints and input files are checked before any work", 
   };
   const std::vector<Case> cases = {
       {"--set planet.radius_m=1000", {"p.toml", "radius_m = 1000", "at least 38280 m"}},
-      {"--set planet.radius_m=0.001", {"p.toml", "radius_m = 0.001"}},
+      {"--set planet.radius_m=0.001", {"radius_m = 0.001", "[1, 1e+09]"}},
+      // The key's own range, as the reference states it (it used to be a check of the run).
       {"--set weather.mode=clouds --set weather.moisture_capacity=1e-310",
-       {"p.toml", "moisture_capacity = 1e-310", "at least 1e-06"}},
+       {"moisture_capacity = 1e-310", "[1e-06, 1000]"}},
       {"--set weather.mode=clouds --set weather.spawn_rate=1000 --set weather.ticks=100000",
        {"p.toml", "spawn_rate = 1000", "at most 1e+09"}},
       {"--heightmap " + (dir / "fifo.png").string(), {"fifo.png", "not a regular file"}},
@@ -537,4 +601,134 @@ TEST_CASE("cli: joint constraints and input files are checked before any work", 
     INFO(args << "\n" << r.output);
     CHECK(r.exit_code == 0);
   }
+}
+
+// A tester's trial: a 2 GiB config file (comment lines) under a 2.5 GiB address-space limit
+// aborted with std::bad_alloc (exit 134): the file was read whole before anything was
+// checked. It is refused by its size now, before a byte is read.
+TEST_CASE("cli: a 2 GiB config is refused by its size, even with little address space", "[cli]") {
+  const fs::path dir = freshDir("big_config");
+  const fs::path config = dir / "big.toml";
+  {
+    std::ofstream(config) << "# a sparse file: the rest reads as NUL bytes\n";
+    fs::resize_file(config, uint64_t(2) << 30);
+  }
+  const std::string args =
+      "generate --config " + config.string() + " --out " + (dir / "out").string();
+  const std::string limit = PLANETGEN_TEST_SANITIZED ? "" : "ulimit -v 2500000; ";
+  const RunResult r = test_support::run(
+      limit + "exec " + test_support::quoted(fs::path(PLANETGEN_BINARY_DIR) / "planetgen") + " " +
+      args);
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(config.string() + ": cannot read config file: it is larger than 1048576 "
+                                        "bytes") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "out"));
+  fs::remove_all(dir);
+}
+
+// A tester's trial: `config --print-reference > FILE` on a full disk left an empty file and
+// exited 0; --print-default, --print-reference and bench writing to /dev/full or a closed
+// stdout said nothing. Every command's output is checked: a failed write is exit 1, said so.
+TEST_CASE("cli: output that cannot be written is an error, not exit 0", "[cli]") {
+  const fs::path dir = freshDir("output_lost");
+  const fs::path config = writeConfig(dir, "small.toml", kSmallPlanet);
+  const std::string planetgen = test_support::quoted(fs::path(PLANETGEN_BINARY_DIR) / "planetgen");
+  const std::vector<std::string> commands = {
+      "config --print-default",
+      "config --print-reference",
+      "--version",
+      "--help",
+      "bench --frequency 8 --threads 1 --droplets 100 --no-export --no-fluvial --no-pipeline "
+      "--tiles-region-km 0",
+      "generate --config " + config.string() + " --out " + (dir / "out").string(),
+  };
+  for (const std::string& command : commands) {
+    // A full disk (/dev/full: every write fails with ENOSPC) and a closed descriptor.
+    for (const auto& [redirect, error] :
+         {std::pair<std::string, std::string>{"> /dev/full", "No space left"},
+          {">&-", "Bad file descriptor"}}) {
+      const RunResult r = test_support::run("(" + planetgen + " " + command + " " + redirect + ")");
+      INFO(command << " " << redirect << ": " << r.output);
+      CHECK(r.exit_code == 1);
+      CHECK(r.output.find("planetgen: error: cannot write to standard output: " + error) !=
+            std::string::npos);
+    }
+    // And the same command with its output going somewhere: exit 0.
+    CHECK(test_support::run(planetgen + " " + command + " > /dev/null").exit_code == 0);
+  }
+  // The run itself was written: the summary is what failed.
+  CHECK(fs::exists(dir / "out" / "planet.glb"));
+  fs::remove_all(dir);
+}
+
+// A tester's trial: `view` on a missing folder said "serveViewer: ... is not a folder".
+TEST_CASE("cli: view names what is wrong with its folder in the user's words", "[cli]") {
+  const fs::path dir = freshDir("view");
+  std::ofstream(dir / "file") << "x";
+  for (const auto& [folder, problem] :
+       {std::pair<fs::path, std::string>{dir / "missing", "does not exist"},
+        {dir / "file", "is not a folder"}}) {
+    const RunResult r = run("view " + folder.string() + " --port 0");
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(folder.string() + " " + problem) != std::string::npos);
+    CHECK(r.output.find("serveViewer") == std::string::npos);
+  }
+  fs::remove_all(dir);
+}
+
+// A tester's trial: f = 256 with 1000 droplets per land vertex ran out of memory and the message
+// said to try a smaller frequency; the frequency was not what cost the memory. Here the run is
+// given too little address space for its droplets (the estimate, which counts the machine's
+// memory, lets it start).
+TEST_CASE("cli: out of memory names the knob that costs the most", "[cli]") {
+  if (PLANETGEN_TEST_SANITIZED) {
+    WARN("skipped: no address-space limit under a sanitizer");
+    return;
+  }
+  const fs::path dir = freshDir("oom");
+  const fs::path config = writeConfig(
+      dir, "many.toml",
+      // Uniform rain keeps every droplet's spawn in memory (clouds rain them as they go).
+      "[planet]\nfrequency = 48\n[weather]\nmode = \"uniform\"\n[erosion]\ndroplets = 0\n"
+      "droplets_per_land_vertex = 1000\n[export]\nmap_width = 64\n");
+  const RunResult r = test_support::run(
+      "ulimit -v 300000; exec " +
+      test_support::quoted(fs::path(PLANETGEN_BINARY_DIR) / "planetgen") + " generate --config " +
+      config.string() + " --out " + (dir / "out").string());
+  INFO(r.output);
+  CHECK(r.exit_code == 3);
+  CHECK(r.output.find("out of memory") != std::string::npos);
+  CHECK(r.output.find("lower [erosion] droplets_per_land_vertex") != std::string::npos);
+  CHECK(r.output.find("droplets_per_land_vertex = 1000 (about") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "out"));
+  fs::remove_all(dir);
+}
+
+// No input ends in an uncaught exception: with less and less address space a run fails here or
+// there, and each time with a message and exit 1 (a failed step, such as a thread that could
+// not start) or 3 (out of memory), never an abort (134) or a crash.
+TEST_CASE("cli: a run short of memory anywhere fails with a message, never an abort", "[cli]") {
+  if (PLANETGEN_TEST_SANITIZED) {
+    WARN("skipped: no address-space limit under a sanitizer");
+    return;
+  }
+  const fs::path dir = freshDir("short_of_memory");
+  const fs::path config = writeConfig(dir, "small.toml", kSmallPlanet);
+  int failed = 0;
+  for (const int kib : {16000, 24000, 40000, 64000, 96000, 160000}) {
+    const RunResult r = test_support::run(
+        "ulimit -v " + std::to_string(kib) + "; exec " +
+        test_support::quoted(fs::path(PLANETGEN_BINARY_DIR) / "planetgen") + " generate -q " +
+        "--config " + config.string() + " --out " + (dir / "out").string());
+    INFO(kib << " KiB: exit " << r.exit_code << ": " << r.output);
+    CHECK((r.exit_code == 0 || r.exit_code == 1 || r.exit_code == 3));
+    if (r.exit_code != 0) {
+      ++failed;
+      CHECK(r.output.rfind("planetgen: error: ", 0) == 0);
+    }
+  }
+  CHECK(failed > 0);  // the limits did bite
+  fs::remove_all(dir);
 }

@@ -7,7 +7,8 @@
 // at its first NUL byte, as a command-line argument does.
 //
 // Contract checked (README.md "Errors and exit codes", STYLE.md rule 7): bad input raises
-// planet::ConfigError with a message naming the file or the --set expression; anything else
+// planet::ConfigError with a message naming the file or the --set expression (as messages show
+// it: planet/detail/displayed_text.h); anything else
 // (another exception, a sanitizer report, configToJson throwing on an accepted config) aborts.
 
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "planet/config.h"
+#include "planet/detail/displayed_text.h"
 
 namespace fs = std::filesystem;
 
@@ -120,7 +122,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   planet::Config config;
   for (const std::string& expression : overrides) {
-    const std::string origin = "--set " + expression;
+    // Messages quote the expression as displayed: control characters escaped, cut after 80 bytes.
+    const std::string origin = "--set " + planet::detail::displayedText(expression);
     expectConfigErrorOnly("applyOverride", origin, origin,
                           [&] { planet::applyOverride(config, expression); });
   }

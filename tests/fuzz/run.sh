@@ -20,7 +20,7 @@ root=$PWD
 seconds=${1:-60}
 jobs=${JOBS:-$(nproc)}
 build=${FUZZ_BUILD:-build-fuzz}
-targets=(config heightmap viewer_path)
+targets=(config heightmap viewer_path http_request tile_input)
 
 start=$SECONDS
 if [[ -n ${FUZZ_BUILD:-} ]]; then

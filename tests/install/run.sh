@@ -6,6 +6,8 @@
 #  2. builds examples/ against it with find_package(planetgen) and runs the README's program
 #     (examples/planet_from_code.cpp, which README.md quotes whole): its planet must have the
 #     elevation hash of `planetgen generate`'s default planet, and its files must be there;
+#     then examples/tile_stream.cpp loads the planet file it saved and streams tiles from orbit
+#     down to 2 m (a line per camera height, the last on a level of at most 2 m spacing);
 #  3. runs the installed planetgen: --version, and `view`, which finds the viewer (every page
 #     and script of app/viewer) in share/planetgen/viewer beside bin/ and, with three.js
 #     removed, says so.
@@ -47,6 +49,13 @@ for file in planet.glb summary.json relief.png; do
   [[ -s $work/from_code/$file ]] || { echo "install: the example wrote no $file" >&2; exit 1; }
 done
 [[ -s $work/from_code.planet ]] || { echo "install: the example saved no planet file" >&2; exit 1; }
+# The streaming example loads that planet and descends from orbit to 2 m: one line per camera
+# height, the last at 2 m on a level of at most 2 m spacing.
+"$work/examples/tile_stream" "$work/from_code.planet" >"$work/tile_stream.log"
+[[ $(grep -c '^camera ' "$work/tile_stream.log") == 8 ]] &&
+  awk '/^camera +2 m:/ { for (i = 1; i < NF; ++i) if ($i == "spacing") s = $(i + 1) + 0; found = (s > 0 && s <= 2.0) }
+       END { exit !found }' "$work/tile_stream.log" ||
+  { echo "install: tile_stream did not reach the ground:" >&2; cat "$work/tile_stream.log" >&2; exit 1; }
 # README.md quotes the example whole.
 awk '/^```cpp$/{on=1;next} /^```$/{on=0} on' "$source/README.md" >"$work/readme_code.cpp"
 python3 - "$source/examples/planet_from_code.cpp" "$work/readme_code.cpp" <<'PY' ||

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -491,35 +492,172 @@ TEST_CASE("export: OutputTransaction drops the previous run's other files, keeps
   }
 }
 
-// The hidden temporaries killed runs leave are removed by a later run.
-TEST_CASE("export: OutputTransaction recovers what killed runs left", "[export]") {
+namespace {
+
+// Runs `work` in a child process, as a run of the tool would, and kills the child with SIGKILL
+// when `work` returns (or earlier, if `work` sets PLANETGEN_KILL_AT_COMMIT_STEP): what a killed
+// run leaves behind. Returns true if the child died by SIGKILL.
+bool killedRun(const std::function<void()>& work) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    work();
+    ::kill(::getpid(), SIGKILL);
+    ::_exit(1);
+  }
+  int status = 0;
+  return child > 0 && ::waitpid(child, &status, 0) == child && WIFSIGNALED(status) &&
+         WTERMSIG(status) == SIGKILL;
+}
+
+// The hidden folders beside `out` whose names start like its staging folders.
+std::vector<std::string> stagingNames(const fs::path& out) {
+  std::vector<std::string> names;
+  const std::string prefix = "." + out.filename().string() + ".planetgen.";
+  for (const std::string& name : TempDir::namesOf(out.parent_path()))
+    if (name.rfind(prefix, 0) == 0) names.push_back(name);
+  return names;
+}
+
+}  // namespace
+
+// Killed runs left hidden temporaries that no later run removed: a staging folder killed
+// before its commit, and a previous folder swapped out but not yet emptied (the user's
+// entries still in it), are both recovered by the next run.
+TEST_CASE("output folder: OutputTransaction recovers what killed runs left", "[io]") {
+  TempDir dir;
+  const fs::path out = dir.path / "out";
+  {
+    OutputTransaction transaction(out);
+    transaction.stage("planet.glb", "old");
+    transaction.commit();
+  }
+  SECTION("a staging folder killed before its commit") {
+    REQUIRE(killedRun([&] {
+      auto* transaction = new OutputTransaction(out);  // never destroyed: the process is killed
+      transaction->stage("planet.glb", "partial");
+    }));
+    REQUIRE(stagingNames(out).size() == 1);
+    OutputTransaction transaction(out);
+    transaction.stage("planet.glb", "new");
+    transaction.commit();
+    CHECK(transaction.warnings().empty());
+    CHECK(stagingNames(out).empty());
+    CHECK(readFile(out / "planet.glb") == "new");
+  }
+  SECTION("a commit killed at each of its steps") {
+    int kills = 0;
+    for (int step = 1; step < 40; ++step) {
+      std::ofstream(out / "user.txt") << "mine";
+      fs::create_directories(out / "user_folder");
+      std::ofstream(out / "user_folder" / "keep.txt") << "mine too";
+      const bool killed = killedRun([&] {
+        ::setenv("PLANETGEN_KILL_AT_COMMIT_STEP", std::to_string(step).c_str(), 1);
+        OutputTransaction transaction(out);
+        transaction.stage("planet.glb", "killed " + std::to_string(step));
+        transaction.commit();
+        ::_exit(0);  // the commit finished: this step is past the last
+      });
+      INFO("killed before commit step " << step);
+      // The next run recovers what the killed one left: every entry of the user's is back.
+      OutputTransaction transaction(out);
+      transaction.stage("planet.glb", "new");
+      transaction.commit();
+      CHECK(transaction.warnings().empty());
+      CHECK(stagingNames(out).empty());
+      CHECK(dir.namesOf(out) ==
+            std::vector<std::string>{".planetgen-files", "planet.glb", "user.txt", "user_folder"});
+      CHECK(readFile(out / "user.txt") == "mine");
+      CHECK(readFile(out / "user_folder" / "keep.txt") == "mine too");
+      if (!killed) break;
+      ++kills;
+    }
+    CHECK(kills >= 4);  // the marker, the link, the swap, the move back
+  }
+}
+
+// A user's folder beside --out whose name matches the staging pattern (.NAME.planetgen.PID.N,
+// of a process that is gone) is the user's, with or without a .planetgen-files list in it:
+// only what carries the tool's marker for that very folder is recovered; anything else is left
+// as it is, with a warning.
+TEST_CASE("output folder: a folder named like a staging folder is never taken for one", "[io]") {
+  TempDir dir;
+  const fs::path out = dir.path / "out";
+  {
+    OutputTransaction transaction(out);
+    transaction.stage("planet.glb", "old");
+    transaction.commit();
+  }
+  const auto write = [](const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+  };
+  // A marker that names another folder (a real leftover the user renamed, or a copy).
+  const fs::path renamed = dir.path / ".out.planetgen.999999999.2";
+  REQUIRE(killedRun([&] {
+    auto* transaction = new OutputTransaction(out);
+    transaction->stage("planet.glb", "partial");
+  }));
+  REQUIRE(stagingNames(out).size() == 1);
+  fs::rename(dir.path / stagingNames(out).front(), renamed);
+  write(renamed / "notes.txt", "mine, added later");
+  // The user's folder, with files and a subfolder, no manifest.
+  const fs::path plain = dir.path / ".out.planetgen.999999999.0";
+  write(plain / "notes.txt", "mine");
+  write(plain / "sub" / "deep.txt", "mine too");
+  // The user's folder with a manifest naming one of its files.
+  const fs::path listed = dir.path / ".out.planetgen.999999999.1";
+  write(listed / ".planetgen-files", "a.txt\nplanet.glb\n");
+  write(listed / "a.txt", "listed but mine");
+  write(listed / "b.txt", "not listed");
+  // A marker that is not the tool's at all.
+  const fs::path forged = dir.path / ".out.planetgen.999999999.3";
+  write(forged / ".planetgen-staging", "planetgen staging folder\n");
+  write(forged / "data.bin", "mine");
+  // An empty folder of the pattern: nothing in it to lose, so it is removed.
+  fs::create_directories(dir.path / ".out.planetgen.999999999.4");
+
+  const std::map<std::string, std::vector<std::string>> before = {
+      {plain.string(), TempDir::namesOf(plain)},
+      {listed.string(), TempDir::namesOf(listed)},
+      {renamed.string(), TempDir::namesOf(renamed)},
+      {forged.string(), TempDir::namesOf(forged)}};
+  OutputTransaction transaction(out);
+  transaction.stage("planet.glb", "new");
+  transaction.commit();
+  for (const auto& entry : before) {
+    const std::string& folder = entry.first;  // a name a lambda can capture (clang 14)
+    INFO(folder);
+    CHECK(TempDir::namesOf(folder) == entry.second);
+    CHECK(std::count_if(transaction.warnings().begin(), transaction.warnings().end(),
+                        [&](const std::string& w) {
+                          return w.find(folder + " alone") != std::string::npos;
+                        }) == 1);
+  }
+  CHECK(transaction.warnings().size() == 4);
+  CHECK(readFile(plain / "notes.txt") == "mine");
+  CHECK(readFile(plain / "sub" / "deep.txt") == "mine too");
+  CHECK(readFile(listed / "a.txt") == "listed but mine");
+  CHECK(readFile(listed / "b.txt") == "not listed");
+  CHECK(readFile(forged / "data.bin") == "mine");
+  CHECK_FALSE(fs::exists(dir.path / ".out.planetgen.999999999.4"));
+  // Nothing of theirs moved into the output folder either.
+  CHECK(dir.namesOf(out) == std::vector<std::string>{".planetgen-files", "planet.glb"});
+  CHECK(readFile(out / "planet.glb") == "new");
+}
+
+// A file of the user's in the output folder named like a temporary of writeFileAtomic
+// (`.NAME.tmp.PID.N`, of a process that is gone) stays: it is not dropped with the previous folder.
+TEST_CASE("output folder: a file named like a dead run's temporary is the user's", "[io]") {
   TempDir dir;
   const fs::path out = dir.path / "out";
   fs::create_directories(out);
-  std::ofstream(out / "planet.glb") << "old";
-  // A staging folder killed before its commit (no manifest): only the tool's files.
-  const fs::path staged = dir.path / ".out.planetgen.999999999.0";
-  fs::create_directories(staged);
-  std::ofstream(staged / "planet.glb") << "partial";
-  // A previous folder swapped out by a run killed before it moved the user's entries back.
-  const fs::path swapped = dir.path / ".out.planetgen.999999999.1";
-  fs::create_directories(swapped / "user_folder");
-  std::ofstream(swapped / "planet.glb") << "older";
-  std::ofstream(swapped / ".planetgen-files") << "planet.glb\n";
-  std::ofstream(swapped / "user.txt") << "mine";
-  // An old-style temporary of a dead process inside the folder.
-  std::ofstream(out / ".planet.glb.tmp.999999999.3") << "junk";
-  {
+  std::ofstream(out / ".planet.glb.tmp.999999999.3") << "mine";
+  for (int run = 0; run < 2; ++run) {
     OutputTransaction transaction(out);
     transaction.stage("planet.glb", "new");
     transaction.commit();
   }
-  CHECK_FALSE(fs::exists(staged));
-  CHECK_FALSE(fs::exists(swapped));
-  CHECK(readFile(out / "planet.glb") == "new");
-  CHECK(readFile(out / "user.txt") == "mine");
-  CHECK(fs::is_directory(out / "user_folder"));
-  CHECK_FALSE(fs::exists(out / ".planet.glb.tmp.999999999.3"));
+  CHECK(readFile(out / ".planet.glb.tmp.999999999.3") == "mine");
 }
 
 // Entries of the user's that cannot move back into the new folder must be neither deleted with
@@ -554,9 +692,10 @@ TEST_CASE("export: OutputTransaction never deletes a user's entry it cannot move
     if (name.rfind(".out.planetgen.", 0) == 0) kept = dir.path / name;
   REQUIRE(!kept.empty());
   // Only what is the user's and not in the output folder stays in the hidden folder, with
-  // the manifest that tells the next run so.
-  CHECK(TempDir::namesOf(kept) ==
-        std::vector<std::string>{".planetgen-files", "relief.png", "summary.json"});
+  // the manifest that tells the next run so
+  // (and the marker that proves it the tool's).
+  CHECK(TempDir::namesOf(kept) == std::vector<std::string>{".planetgen-files", ".planetgen-staging",
+                                                           "relief.png", "summary.json"});
   CHECK(readFile(kept / "relief.png" / "keep.txt") == "folder of mine");
   CHECK(readFile(kept / "summary.json") == "file of mine");
   {

@@ -116,14 +116,17 @@ TEST_CASE("planetgen: a saved planet loads back bit for bit and writes the same 
   const planetgen::Planet planet = planetgen::generate(smallConfig());
   const fs::path file = dir.path / "small.planet";
   planetgen::savePlanet(planet, file);
-  // About 16 bytes per vertex (four float arrays; droplet_density is empty) and a header.
-  CHECK(fs::file_size(file) < 16 * planet.vertexCount() + 8192);
+  // About 20 bytes per vertex (five float arrays: elevation, initial elevation, change,
+  // rainfall, water level; droplet_density is empty) and a header.
+  CHECK(fs::file_size(file) > 20 * planet.vertexCount());
+  CHECK(fs::file_size(file) < 20 * planet.vertexCount() + 8192);
 
   const planetgen::Planet back = planetgen::loadPlanet(file);
   CHECK(back.elevationHash() == planet.elevationHash());
   CHECK(sameFloats(back.elevationM(), planet.elevationM()));
   CHECK(sameFloats(back.initialElevationM(), planet.initialElevationM()));
   CHECK(sameFloats(back.rainfall(), planet.rainfall()));
+  CHECK(sameFloats(back.waterLevelM(), planet.waterLevelM()));
   CHECK(back.seaLevelM() == planet.seaLevelM());
   CHECK(planet::configToJson(back.config()) == planet::configToJson(planet.config()));
   CHECK(std::equal(back.triangles().begin(), back.triangles().end(), planet.triangles().begin(),
@@ -220,4 +223,48 @@ TEST_CASE("planetgen: bad planet files are refused, naming the file and the prob
     CHECK_THAT(std::string(e.what()), Catch::Contains("planet.seed = 5 in the file, 6 expected"));
   }
   CHECK_NOTHROW(planetgen::loadPlanet(good, config));
+}
+
+TEST_CASE("planetgen: a loaded planet makes the generated planet's tiles, bit for bit",
+          "[planet][planetgen]") {
+  const test_support::TempDir dir("planetgen_tiles");
+  const planetgen::Planet planet = planetgen::generate(smallConfig());
+  // Lakes: the water stands above the ground somewhere, and never below it.
+  size_t lake = 0;
+  for (size_t v = 0; v < planet.vertexCount(); ++v) {
+    REQUIRE(planet.waterLevelM()[v] >= planet.elevationM()[v]);
+    lake += planet.waterLevelM()[v] > planet.elevationM()[v];
+  }
+  CHECK(lake > 0);
+  planetgen::savePlanet(planet, dir.path / "small.planet");
+  const planetgen::Planet back = planetgen::loadPlanet(dir.path / "small.planet");
+  const tiles::TileGenerator made = planetgen::makeTileGenerator(planet);
+  const tiles::TileGenerator loaded = planetgen::makeTileGenerator(back);
+  CHECK(made.layout().tileEdge() == planet.config().tiles.generator.tile_edge);
+  // A tile coarser than the planet, one on the highest ground at 30 m, and one in a lake.
+  const auto top = std::max_element(planet.elevationM().begin(), planet.elevationM().end());
+  size_t in_lake = 0;
+  while (planet.waterLevelM()[in_lake] <= planet.elevationM()[in_lake]) ++in_lake;
+  const int fine = made.layout().levelForSpacing(30.0, planet.radiusM());
+  const std::vector<tiles::TileId> ids = {
+      {3, 1, 2},
+      made.tileAt(glm::dvec3(planet.unitPositions()[size_t(top - planet.elevationM().begin())]),
+                  fine),
+      made.tileAt(glm::dvec3(planet.unitPositions()[in_lake]), fine - 2)};
+  for (const tiles::TileId& id : ids) {
+    INFO("tile " << id.base << " " << id.level << " " << id.index);
+    const tiles::TileMesh a = made.generate(id), b = loaded.generate(id);
+    CHECK(sameFloats(a.height_m, b.height_m));
+    CHECK(sameFloats(a.parent_height_m, b.parent_height_m));
+    CHECK(std::memcmp(a.normals.data(), b.normals.data(), a.normals.size() * 12) == 0);
+    CHECK(std::memcmp(a.positions_m.data(), b.positions_m.data(), a.positions_m.size() * 12) == 0);
+    CHECK(a.centre_m == b.centre_m);
+  }
+  // Other tile parameters than the config's: still the same for both.
+  const tiles::TileParams coarse{64, {}, {}};
+  CHECK(sameFloats(planetgen::makeTileGenerator(planet, coarse).generate(ids[1]).height_m,
+                   planetgen::makeTileGenerator(back, coarse).generate(ids[1]).height_m));
+  CHECK_THROWS_AS(planetgen::makeTileGenerator(planet, tiles::TileParams{1, {}, {}}),
+                  planetgen::ConfigError);
+  CHECK_THROWS_AS(planetgen::makeTileGenerator(planetgen::Planet{}), planetgen::ConfigError);
 }

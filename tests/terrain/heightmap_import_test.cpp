@@ -70,6 +70,43 @@ std::string encodePng(int width, int height, int depth, int colour_type, bool in
   return out;
 }
 
+// A palette PNG (bit depth 8, or 4) with `palette` grey colours and these indices; libpng's own
+// check of the indices is off, so that indices beyond the palette can be written.
+std::string encodePalettePng(int width, int height, int depth, const std::vector<uint8_t>& palette,
+                             const std::vector<uint8_t>& indices) {
+  std::string out;
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  REQUIRE(setjmp(png_jmpbuf(png)) == 0);
+  png_set_write_fn(
+      png, &out,
+      [](png_structp p, png_bytep data, png_size_t size) {
+        static_cast<std::string*>(png_get_io_ptr(p))->append(reinterpret_cast<char*>(data), size);
+      },
+      nullptr);
+  png_set_check_for_invalid_index(png, -1);
+  png_set_IHDR(png, info, png_uint_32(width), png_uint_32(height), depth, PNG_COLOR_TYPE_PALETTE,
+               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  std::vector<png_color> colours;
+  for (uint8_t grey : palette) colours.push_back({grey, grey, grey});
+  png_set_PLTE(png, info, colours.data(), int(colours.size()));
+  png_write_info(png, info);
+  const int per_byte = 8 / depth;
+  const size_t rowbytes = (size_t(width) + size_t(per_byte) - 1) / size_t(per_byte);
+  std::vector<uint8_t> row(rowbytes);
+  for (int y = 0; y < height; ++y) {
+    std::fill(row.begin(), row.end(), 0);
+    for (int x = 0; x < width; ++x) {
+      const int shift = 8 - depth * (x % per_byte + 1);
+      row[size_t(x / per_byte)] |= uint8_t(indices[size_t(y * width + x)] << shift);
+    }
+    png_write_row(png, row.data());
+  }
+  png_write_end(png, nullptr);
+  png_destroy_write_struct(&png, &info);
+  return out;
+}
+
 uint32_t crc32(const std::string& bytes) {
   uint32_t crc = 0xFFFFFFFFu;
   for (unsigned char b : bytes) {
@@ -229,6 +266,14 @@ TEST_CASE("import: PNG variants decode to 16-bit luminance", "[export][import]")
     CHECK(image.samples[1] == uint16_t(std::lround(0.7152 * 65535)));
     CHECK(image.samples[2] == 65535);
   }
+  SECTION("a palette image maps each index to its colour's luminance") {
+    writeFile(dir.path / "p8.png", encodePalettePng(3, 1, 8, {0, 255, 51}, {2, 0, 1}));
+    CHECK(terrain::readHeightmapPng(dir.path / "p8.png").samples ==
+          std::vector<uint16_t>{51 * 257, 0, 65535});
+    writeFile(dir.path / "p4.png", encodePalettePng(3, 1, 4, {0, 255, 51}, {1, 2, 1}));
+    CHECK(terrain::readHeightmapPng(dir.path / "p4.png").samples ==
+          std::vector<uint16_t>{65535, 51 * 257, 65535});
+  }
   SECTION("sampling wraps in longitude and reads the right pixel") {
     // 4 x 2 map: the vertex at longitude 0 on the equator sits between columns 1 and 2.
     writeFile(dir.path / "m.png",
@@ -285,6 +330,21 @@ TEST_CASE("import: bad files give clear errors naming the file", "[export][impor
   writeFile(dir.path / "corrupt.png", corrupt);
   CHECK_THAT(message(dir.path / "corrupt.png"),
              Catch::Contains("corrupt.png") && Catch::Contains("truncated or corrupt"));
+
+  // A tester's trial: a palette image whose pixels use indices beyond its palette was read as
+  // black there (a flat planet).
+  std::vector<uint8_t> indices(8 * 4, 1);
+  indices[13] = 200;  // pixel (5, 1); the palette has 2 colours
+  writeFile(dir.path / "palette.png", encodePalettePng(8, 4, 8, {10, 250}, indices));
+  CHECK_THAT(message(dir.path / "palette.png"),
+             Catch::Contains("palette.png") && Catch::Contains("pixel (5, 1)") &&
+                 Catch::Contains("palette index 200") && Catch::Contains("palette of 2 colours"));
+  indices[13] = 2;  // just past the end, in a 4-bit image
+  writeFile(dir.path / "palette4.png", encodePalettePng(8, 4, 4, {10, 250}, indices));
+  CHECK_THAT(message(dir.path / "palette4.png"), Catch::Contains("palette index 2,"));
+  indices[13] = 1;
+  writeFile(dir.path / "palette_ok.png", encodePalettePng(8, 4, 4, {10, 250}, indices));
+  CHECK(message(dir.path / "palette_ok.png") == "no error");
 
   writeFile(dir.path / "huge.png", pngWithHeader(100000, 100000));
   CHECK_THAT(message(dir.path / "huge.png"), Catch::Contains("huge.png") &&

@@ -8,7 +8,10 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,9 +23,12 @@
 
 #include "geodesy/hash.h"
 #include "geodesy/lattice_numbering.h"
+#include "support/lattice_planet.h"
+#include "support/tile_blocks.h"
 #include "tiles/planet_triangle.h"
 #include "tiles/tile_generator.h"
 
+using test_support::middleTile;
 using tiles::LatticePoint;
 using tiles::TileGenerator;
 using tiles::TileId;
@@ -40,21 +46,12 @@ struct SyntheticPlanet {
   tiles::TilePlanet planet;
 
   explicit SyntheticPlanet(int f, double radius_m = 6371000.0) {
-    const geodesy::LatticeNumbering numbering(f);
     const size_t n = 10 * size_t(f) * size_t(f) + 2;
-    elevation.resize(n);
-    for (uint32_t base = 0; base < 20; ++base) {
-      for (uint32_t j = 0; j <= uint32_t(f); ++j) {
-        for (uint32_t i = 0; i + j <= uint32_t(f); ++i) {
-          const uint32_t v = numbering.vertex(base, i, j);
-          const glm::dvec3 p =
-              geodesy::latticePosition(geodesy::Spacing::kSineWeights, uint64_t(f), base, i, j);
-          const double noise = geodesy::unitFromHash(geodesy::hash3(11, 22, v)) - 0.5;
-          elevation[v] = float(2000.0 * std::sin(3.0 * p.x) * std::cos(2.0 * p.y) +
-                               800.0 * std::sin(7.0 * p.z + p.x) + 600.0 * noise + 300.0);
-        }
-      }
-    }
+    elevation = test_support::latticeField(f, [](const glm::dvec3& p, uint32_t v) {
+      const double noise = geodesy::unitFromHash(geodesy::hash3(11, 22, v)) - 0.5;
+      return 2000.0 * std::sin(3.0 * p.x) * std::cos(2.0 * p.y) +
+             800.0 * std::sin(7.0 * p.z + p.x) + 600.0 * noise + 300.0;
+    });
     water = elevation;
     for (size_t v = 0; v < n; v += 7) water[v] = std::max(water[v], elevation[v] + 20.0f);
     planet.frequency = f;
@@ -72,8 +69,8 @@ const SyntheticPlanet& smallPlanet() {
 }
 
 const TileGenerator& generatorOf(bool detail = true) {
-  static const TileGenerator with(smallPlanet().planet, {kTileEdge, {}});
-  static const TileGenerator without(smallPlanet().planet, {kTileEdge, {false}});
+  static const TileGenerator with(smallPlanet().planet, {kTileEdge, {}, {}});
+  static const TileGenerator without(smallPlanet().planet, {kTileEdge, {false}, {}});
   return detail ? with : without;
 }
 
@@ -114,25 +111,9 @@ size_t checkSeams(const std::vector<TileId>& ids) {
   return compared;
 }
 
-// A tile, its neighbours and theirs: the tiles around one in a block of about 3 x 3.
+// The block of about 3 x 3 tiles around `centre` (tests/support/tile_blocks.h).
 std::vector<TileId> blockAround(const TileId& centre) {
-  const tiles::TileLayout& layout = generatorOf().layout();
-  std::vector<TileId> out{centre};
-  for (const auto& a : layout.neighbours(centre)) {
-    out.push_back(a.id);
-    for (const auto& b : layout.neighbours(a.id)) out.push_back(b.id);
-  }
-  std::sort(out.begin(), out.end(), [](const TileId& x, const TileId& y) {
-    return tiles::packTileId(x) < tiles::packTileId(y);
-  });
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-// A tile of `level` in the middle of base face `base`.
-TileId middleTile(uint32_t base, uint32_t level) {
-  const uint64_t n = uint64_t(1) << level;
-  return {base, level, level == 0 ? 0 : tiles::slotIndex(n, {n / 4, n / 4, true})};
+  return test_support::blockAround(generatorOf().layout(), centre);
 }
 
 }  // namespace
@@ -278,7 +259,7 @@ TEST_CASE("tiles: at the planet's vertices a tile has the planet's elevation", "
   const geodesy::LatticeNumbering numbering(kPlanetFrequency);
   // T = 32: every level is finer than the planet (F = 32, 64, ...); T = 8: level 0 is coarser
   // (F = 8, a subset of the planet's vertices), level 1 is the planet's own lattice.
-  const TileGenerator coarse(planet.planet, {8, {}});
+  const TileGenerator coarse(planet.planet, {8, {}, {}});
   for (const TileGenerator* generator : {&generatorOf(), &coarse}) {
     const tiles::TileLayout& layout = generator->layout();
     const uint32_t t = uint32_t(layout.tileEdge());
@@ -373,7 +354,7 @@ TEST_CASE("tiles: detail is zero-mean over each planet triangle, within 2% of th
 
 TEST_CASE("tiles: float positions about a double centre are within 1 mm on Earth", "[tiles]") {
   static const SyntheticPlanet earth(kPlanetFrequency, 6371000.0);
-  const TileGenerator generator(earth.planet, {256, {}});
+  const TileGenerator generator(earth.planet, {256, {}, {}});
   const tiles::TileLayout& layout = generator.layout();
   // A T = 256 tile of about 30 m spacing (6.9 km across), the one holding the point on the
   // equator at longitude 0 (+X).
@@ -423,5 +404,84 @@ TEST_CASE("tiles: a planet whose arrays do not fit its frequency is refused", "[
   } catch (const std::invalid_argument& e) {
     CHECK(std::string(e.what()).find("a planet of frequency 17 has 2892 vertices") !=
           std::string::npos);
+  }
+}
+
+namespace {
+
+std::string refusal(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+// What a corrupt planet file or a careless caller can hand the generator: a NaN or infinite
+// elevation, water level or sea level (each would spread through every tile that samples it),
+// detail parameters out of range, and a direction that names no point (zero, NaN: turned into
+// a lattice index, undefined behaviour).
+TEST_CASE("tiles: values that are not finite and directions that name no point are refused",
+          "[tiles]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const SyntheticPlanet& good = smallPlanet();
+  SECTION("the planet's arrays and sea level") {
+    std::vector<float> elevation = good.elevation, water = good.water;
+    elevation[17] = float(nan);
+    tiles::TilePlanet bad = good.planet;
+    bad.elevation_m = elevation;
+    CHECK(refusal([&] {
+            (void)TileGenerator(bad, {kTileEdge, {}, {}});
+          }) == "planet elevation at vertex 17 is nan; allowed: finite numbers (metres)");
+    bad = good.planet;
+    water[5] = -inf;
+    bad.water_level_m = water;
+    CHECK(refusal([&] {
+            (void)TileGenerator(bad, {kTileEdge, {}, {}});
+          }) == "planet water level at vertex 5 is -inf; allowed: finite numbers (metres)");
+    bad = good.planet;
+    bad.sea_level_m = nan;
+    CHECK(refusal([&] {
+            (void)TileGenerator(bad, {kTileEdge, {}, {}});
+          }) == "planet sea level nan m is not finite");
+    bad = good.planet;
+    bad.radius_m = 0.0;
+    CHECK(refusal([&] {
+            (void)TileGenerator(bad, {kTileEdge, {}, {}});
+          }) == "planet radius 0 m is not a positive number");
+  }
+  SECTION("detail parameters") {
+    tiles::TileParams params{kTileEdge, {}, {}};
+    params.detail.relief_roughness = -1.0;
+    CHECK(refusal([&] { (void)TileGenerator(good.planet, params); }) ==
+          "detail relief_roughness -1 is not a finite number of at least 0");
+    params = {kTileEdge, {}, {}};
+    params.detail.lake_bed = 1.5;
+    CHECK(refusal([&] { (void)TileGenerator(good.planet, params); }) ==
+          "detail lake_bed 1.5 is out of range; allowed: 0 to 1");
+    params = {kTileEdge, {}, {}};
+    params.detail.valley_floor = nan;
+    CHECK(refusal([&] { (void)TileGenerator(good.planet, params); }) ==
+          "detail valley_floor nan is out of range; allowed: 0 to 1");
+    params = {kTileEdge, {}, {}};
+    params.detail.hurst = double(inf);
+    CHECK(refusal([&] { (void)TileGenerator(good.planet, params); }).find("detail hurst inf") == 0);
+    params = {1, {}, {}};
+    CHECK(refusal([&] {
+            (void)TileGenerator(good.planet, params);
+          }).find("tile edge 1 is out of range") == 0);
+  }
+  SECTION("directions") {
+    const TileGenerator& generator = generatorOf();
+    CHECK(generator.tileAt({0.0, 0.0, 2.0}, 1) == generator.tileAt({0.0, 0.0, 1.0}, 1));
+    for (const glm::dvec3& direction :
+         {glm::dvec3(0.0), glm::dvec3(nan, 0.0, 1.0), glm::dvec3(0.0, double(inf), 0.0)}) {
+      CHECK(refusal([&] { (void)generator.tileAt(direction, 1); }).find("is zero or not finite") !=
+            std::string::npos);
+    }
   }
 }

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <bit>
 #include <functional>
+#include <limits>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -231,4 +233,23 @@ TEST_CASE("tile layout: ids past the deepest level or out of range are refused",
           layout.neighbours({0, 30, 0});
         }).find("past the deepest level") != std::string::npos);
   CHECK(thrownBy([&] { layout.cornerTiles(12, 0); }).find("corner 12") != std::string::npos);
+}
+
+// A spacing comes from a user or a file: zero, negative, NaN or infinite ones are refused by
+// name (they used to fall through to the deepest level, or stop at an assertion).
+TEST_CASE("tile layout: spacings and radii that are not positive numbers are refused", "[tiles]") {
+  const TileLayout layout(512, 256);
+  CHECK(layout.levelForSpacing(1e9, 6371000.0) == 0);
+  CHECK(layout.levelForSpacing(1e-9, 6371000.0) == layout.deepestLevel());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const auto& [bad, shown] : std::vector<std::pair<double, std::string>>{
+           {0.0, "0"}, {-30.0, "-30"}, {nan, "nan"}, {inf, "inf"}, {-inf, "-inf"}}) {
+    const double spacing = bad;  // a name a lambda can capture (clang 14)
+    INFO(shown);
+    CHECK(thrownBy([&] { (void)layout.levelForSpacing(spacing, 6371000.0); }) ==
+          "tile spacing " + shown + " m is not a positive number");
+    CHECK(thrownBy([&] { (void)layout.levelForSpacing(30.0, spacing); }) ==
+          "planet radius " + shown + " m is not a positive number");
+  }
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -10,6 +12,47 @@
 
 namespace tiles::detail {
 namespace {
+
+// A number as a message shows it: "nan", "-inf", "1e-300".
+std::string numberText(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+// A planet array's first value that is not finite (NaN or infinite) names its vertex: such a
+// value, from a corrupt planet or a bad caller, would spread through every tile that samples it.
+void checkFinite(const char* what, std::span<const float> values) {
+  for (size_t v = 0; v < values.size(); ++v) {
+    if (!std::isfinite(values[v])) {
+      throw std::invalid_argument(std::string(what) + " at vertex " + std::to_string(v) + " is " +
+                                  numberText(values[v]) + "; allowed: finite numbers (metres)");
+    }
+  }
+}
+
+void checkFraction(const char* name, double value) {
+  if (!(value >= 0.0 && value <= 1.0)) {
+    throw std::invalid_argument(std::string("detail ") + name + " " + numberText(value) +
+                                " is out of range; allowed: 0 to 1");
+  }
+}
+
+const TileParams& checked(const TileParams& params) {
+  const DetailParams& d = params.detail;
+  if (!(d.relief_roughness >= 0.0) || !std::isfinite(d.relief_roughness)) {
+    throw std::invalid_argument("detail relief_roughness " + numberText(d.relief_roughness) +
+                                " is not a finite number of at least 0");
+  }
+  checkFraction("valley_floor", d.valley_floor);
+  checkFraction("lake_bed", d.lake_bed);
+  checkFraction("sea_floor", d.sea_floor);
+  if (!std::isfinite(d.hurst)) {
+    throw std::invalid_argument("detail hurst " + numberText(d.hurst) +
+                                " is not finite; allowed: a number (0 or less: the terrain's own)");
+  }
+  return params;
+}
 
 const TilePlanet& checked(const TilePlanet& planet) {
   if (planet.frequency < 1 || planet.frequency > geodesy::kMaxFrequency) {
@@ -30,9 +73,15 @@ const TilePlanet& checked(const TilePlanet& planet) {
         " values; allowed: none or one per vertex (" + std::to_string(vertices) + ")");
   }
   if (!(planet.radius_m > 0.0) || !std::isfinite(planet.radius_m)) {
-    throw std::invalid_argument("planet radius " + std::to_string(planet.radius_m) +
+    throw std::invalid_argument("planet radius " + numberText(planet.radius_m) +
                                 " m is not a positive number");
   }
+  if (!std::isfinite(planet.sea_level_m)) {
+    throw std::invalid_argument("planet sea level " + numberText(planet.sea_level_m) +
+                                " m is not finite");
+  }
+  checkFinite("planet elevation", planet.elevation_m);
+  checkFinite("planet water level", planet.water_level_m);
   const NoiseSpectrum& s = planet.spectrum;
   if (!(s.frequency > 0.0) || !(s.lacunarity > 1.0) ||
       !(s.persistence > 0.0 && s.persistence < 1.0)) {
@@ -47,7 +96,7 @@ const TilePlanet& checked(const TilePlanet& planet) {
 }  // namespace
 
 SurfaceModel::SurfaceModel(const TilePlanet& planet, const TileParams& params)
-    : layout(checked(planet).frequency, params.tile_edge),
+    : layout(checked(planet).frequency, checked(params).tile_edge),
       spacing(planet.spacing),
       radius_m(planet.radius_m),
       planet_step_rad(geodesy::icosahedron().edge_arc / planet.frequency),

@@ -1,0 +1,345 @@
+#include "erosion/lattice_droplets.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "geodesy/hash.h"
+
+namespace erosion {
+namespace {
+
+// Streams of the droplets' random numbers: geodesy::hash3(point seed, stream, ...).
+constexpr uint64_t kCountStream = 0x6c61744472704e31ull;      // "latDrpN1"
+constexpr uint64_t kStartStream = 0x6c61744472705031ull;      // "latDrpP1"
+constexpr uint64_t kDirectionStream = 0x6c61744472704431ull;  // "latDrpD1"
+
+constexpr float kInvSqrt3 = 0.57735026918962576f;
+constexpr float kTwoInvSqrt3 = 1.1547005383792515f;
+// A heading shorter than this (squared) is none: the droplet stands on flat ground.
+constexpr float kNoDirection2 = 1e-20f;
+
+// The brush of eq. 5.9 around a lattice point: index offsets and weights max(0, r - d),
+// normalised to sum 1.
+struct Brush {
+  std::vector<int64_t> offsets;
+  std::vector<int32_t> da, db;  // the offsets as lattice steps
+  std::vector<float> weights;
+  int reach = 0;
+
+  Brush(const LatticePatch& patch, double radius) {
+    reach = int(std::ceil(radius)) + 1;
+    double total = 0.0;
+    std::vector<double> w;
+    for (int b = -reach; b <= reach; ++b) {
+      for (int a = -reach; a <= reach; ++a) {
+        const double d = std::sqrt(double(a * a + a * b + b * b));
+        if (!(d < radius)) continue;
+        offsets.push_back(int64_t(b) * int64_t(patch.width) + a);
+        da.push_back(a), db.push_back(b);
+        w.push_back(radius - d);
+        total += radius - d;
+      }
+    }
+    for (double x : w) weights.push_back(float(x / total));
+  }
+};
+
+// Where a droplet stands: the triangle under it, its corners' weights, and the height and
+// gradient (per lattice step along a and b) of the plane through the corners.
+struct Sample {
+  bool valid = false;
+  uint32_t corner[3] = {0, 0, 0};
+  float weight[3] = {0.0f, 0.0f, 0.0f};
+  float h = 0.0f;
+  float ga = 0.0f, gb = 0.0f;
+  uint32_t nearest() const {
+    const int k = weight[0] >= weight[1] ? (weight[0] >= weight[2] ? 0 : 2)
+                                         : (weight[1] >= weight[2] ? 1 : 2);
+    return corner[k];
+  }
+};
+
+template <bool kCopies>
+class Runner {
+ public:
+  Runner(const LatticeDropletInput& input, const LatticeDropletParams& params,
+         std::span<const float> height_m)
+      : patch_(*input.patch),
+        input_(input),
+        brush_(patch_, params.radius),
+        width_(patch_.width),
+        inertia_(float(params.inertia)),
+        capacity_(float(params.capacity)),
+        min_slope_(float(params.min_slope)),
+        deposition_(float(params.deposition)),
+        erosion_(float(params.erosion)),
+        evaporation_(float(params.evaporation)),
+        gravity_(float(params.gravity)),
+        initial_water_(float(params.initial_water)),
+        initial_speed_(float(params.initial_speed)),
+        max_lifetime_(params.max_lifetime) {
+    const size_t n = patch_.size();
+    const float scale = float(1.0 / patch_.spacing_m);
+    h_.resize(n);
+    for (size_t c = 0; c < n; ++c) h_[c] = height_m[c] * scale;
+    eroded_.assign(n, 0.0f);
+    deposited_.assign(n, 0.0f);
+    point_.resize(n);
+    if constexpr (kCopies) {
+      owner_ = cellOwners(patch_);
+      for (size_t c = 0; c < n; ++c) point_[c] = owner_[c] != UINT32_MAX;
+    } else {
+      for (size_t c = 0; c < n; ++c) point_[c] = patch_.cells[c] != PatchCell::kNone;
+    }
+    // Brush targets: points that are not base level.
+    target_ = point_;
+    if (!input.base_level.empty()) {
+      for (size_t c = 0; c < n; ++c) {
+        if (input.base_level[c]) target_[c] = 0;
+      }
+    }
+    // Centres whose whole brush lies inside the array.
+    safe_.assign(n, 0);
+    const uint32_t reach = uint32_t(brush_.reach);
+    for (uint32_t y = reach; y + reach < patch_.rows; ++y) {
+      for (uint32_t x = reach; x + reach < width_; ++x) safe_[size_t(y) * width_ + x] = 1;
+    }
+  }
+
+  void run(LatticeDropletStats& stats) {
+    const size_t n = patch_.size();
+    for (uint32_t c = 0; c < n; ++c) {
+      if (!patch_.holds(c)) continue;
+      const float expected = input_.droplets[c];
+      if (!(expected > 0.0f)) continue;
+      const uint64_t seed = input_.seed[c];
+      const float whole = std::floor(expected);
+      uint32_t count = uint32_t(whole);
+      if (geodesy::unitFromHash(geodesy::hash3(seed, kCountStream, 0)) < double(expected - whole))
+        ++count;
+      const float x = float(c % width_), y = float(c / width_);
+      for (uint32_t k = 0; k < count; ++k) {
+        geodesy::HashStream rng(seed, kStartStream, k);
+        const float a = x + float(rng.uniform()) - 0.5f;
+        const float b = y + float(rng.uniform()) - 0.5f;
+        drop(a, b, geodesy::hash3(seed, kDirectionStream, k), stats);
+        ++stats.droplets;
+      }
+    }
+  }
+
+  void finish(std::span<float> height_m, std::span<float> eroded_m, std::span<float> deposited_m,
+              LatticeDropletStats& stats) {
+    const size_t n = patch_.size();
+    const double spacing = patch_.spacing_m;
+    const double cell_m3 = cellAreaM2(patch_) * spacing;
+    double eroded = 0.0, deposited = 0.0;
+    for (size_t c = 0; c < n; ++c) {
+      if (!patch_.holds(uint32_t(c))) continue;
+      height_m[c] = float(double(h_[c]) * spacing);
+      eroded += eroded_[c];
+      deposited += deposited_[c];
+      if (!eroded_m.empty()) eroded_m[c] += float(double(eroded_[c]) * spacing);
+      if (!deposited_m.empty()) deposited_m[c] += float(double(deposited_[c]) * spacing);
+    }
+    for (const CellCopy& copy : patch_.copies) {
+      height_m[copy.cell] = height_m[copy.owner];
+      if (!eroded_m.empty()) eroded_m[copy.cell] = eroded_m[copy.owner];
+      if (!deposited_m.empty()) deposited_m[copy.cell] = deposited_m[copy.owner];
+    }
+    stats.eroded_m3 += eroded * cell_m3;
+    stats.deposited_m3 += deposited * cell_m3;
+  }
+
+ private:
+  uint32_t resolve(uint32_t cell) const {
+    if constexpr (kCopies) return owner_[cell];
+    return cell;
+  }
+
+  Sample sample(float a, float b) const {
+    Sample s;
+    const float fx = std::floor(a), fy = std::floor(b);
+    if (!(fx >= 0.0f && fy >= 0.0f && fx + 1.0f < float(width_) && fy + 1.0f < float(patch_.rows)))
+      return s;
+    const float fa = a - fx, fb = b - fy;
+    const uint32_t c = uint32_t(fy) * width_ + uint32_t(fx);
+    if (fa + fb <= 1.0f) {
+      s.corner[0] = c, s.corner[1] = c + 1, s.corner[2] = c + width_;
+      s.weight[0] = 1.0f - fa - fb, s.weight[1] = fa, s.weight[2] = fb;
+    } else {
+      s.corner[0] = c + 1 + width_, s.corner[1] = c + 1, s.corner[2] = c + width_;
+      s.weight[0] = fa + fb - 1.0f, s.weight[1] = 1.0f - fb, s.weight[2] = 1.0f - fa;
+    }
+    for (int k = 0; k < 3; ++k) {
+      if (!point_[s.corner[k]]) return s;
+      s.corner[k] = resolve(s.corner[k]);
+    }
+    const float h0 = h_[s.corner[0]], h1 = h_[s.corner[1]], h2 = h_[s.corner[2]];
+    if (fa + fb <= 1.0f) {
+      s.ga = h1 - h0, s.gb = h2 - h0;
+      s.h = h0 + fa * s.ga + fb * s.gb;
+    } else {
+      // Corners (1, 1), (1, 0), (0, 1) of the cell.
+      s.ga = h0 - h2, s.gb = h0 - h1;
+      s.h = h0 - (1.0f - fa) * s.ga - (1.0f - fb) * s.gb;
+    }
+    s.valid = true;
+    return s;
+  }
+
+  // Beyer 2015, §5.2: a deposit on the triangle's corners by their weights.
+  void deposit(const Sample& s, float volume) {
+    for (int k = 0; k < 3; ++k) {
+      const float share = volume * s.weight[k];
+      h_[s.corner[k]] += share;
+      deposited_[s.corner[k]] += share;
+    }
+  }
+
+  // Calls fn(cell, k) for brush entry k around `centre` where its cell is a target (a point
+  // that is not base level). Centres within the brush's reach of the array's border check each
+  // entry against the border, so that no offset wraps into another row.
+  template <typename Fn>
+  void forBrush(uint32_t centre, Fn&& fn) const {
+    const size_t count = brush_.offsets.size();
+    if (safe_[centre]) {
+      for (size_t k = 0; k < count; ++k) {
+        const uint32_t c = uint32_t(int64_t(centre) + brush_.offsets[k]);
+        if (target_[c]) fn(c, k);
+      }
+      return;
+    }
+    const int64_t x = centre % width_, y = centre / width_;
+    for (size_t k = 0; k < count; ++k) {
+      const int64_t cx = x + brush_.da[k], cy = y + brush_.db[k];
+      if (cx < 0 || cy < 0 || cx >= int64_t(width_) || cy >= int64_t(patch_.rows)) continue;
+      const uint32_t c = uint32_t(cy * width_ + cx);
+      if (target_[c]) fn(c, k);
+    }
+  }
+
+  // Beyer 2015, eqs. 5.6 and 5.9: the brush around `centre` gives up amount * weight.
+  float take(uint32_t centre, float amount) {
+    float taken = 0.0f;
+    forBrush(centre, [&](uint32_t c, size_t k) {
+      const uint32_t o = resolve(c);
+      const float t = amount * brush_.weights[k];
+      h_[o] -= t;
+      eroded_[o] += t;
+      taken += t;
+    });
+    return taken;
+  }
+
+  // What a droplet still carries when it ends on land, spread over the brush around where it
+  // stands (a low fan, not a spike).
+  void settle(const Sample& s, float volume) {
+    const uint32_t centre = s.nearest();
+    float total = 0.0f;
+    forBrush(centre, [&](uint32_t, size_t k) { total += brush_.weights[k]; });
+    if (!(total > 0.0f)) return deposit(s, volume);
+    const float scale = volume / total;
+    forBrush(centre, [&](uint32_t c, size_t k) {
+      const uint32_t o = resolve(c);
+      const float share = scale * brush_.weights[k];
+      h_[o] += share;
+      deposited_[o] += share;
+    });
+  }
+
+  bool baseLevel(uint32_t cell) const {
+    return !input_.base_level.empty() && input_.base_level[cell];
+  }
+
+  void drop(float a, float b, uint64_t direction_seed, LatticeDropletStats& stats) {
+    Sample s = sample(a, b);
+    if (!s.valid || baseLevel(s.nearest())) return;
+    geodesy::HashStream rng(direction_seed, 0, 0);
+    float dx = 0.0f, dy = 0.0f;
+    float speed = initial_speed_, water = initial_water_, sediment = 0.0f;
+    int stalled = 0;
+    for (int life = 0; life < max_lifetime_; ++life) {
+      // Beyer 2015, eq. 5.1: the gradient in Cartesian steps, then the new heading.
+      const float gx = s.ga, gy = (2.0f * s.gb - s.ga) * kInvSqrt3;
+      float nx = dx * inertia_ - gx * (1.0f - inertia_);
+      float ny = dy * inertia_ - gy * (1.0f - inertia_);
+      const float length2 = nx * nx + ny * ny;
+      if (!(length2 > kNoDirection2)) {
+        if (++stalled >= 2) break;
+        const float phi = float(2.0 * std::numbers::pi * rng.uniform());
+        nx = std::cos(phi), ny = std::sin(phi);
+      } else {
+        stalled = 0;
+        const float inv = 1.0f / std::sqrt(length2);
+        nx *= inv, ny *= inv;
+      }
+      dx = nx, dy = ny;
+      // Beyer 2015, eq. 5.2: one step, in lattice coordinates.
+      const float na = a + dx - dy * kInvSqrt3, nb = b + dy * kTwoInvSqrt3;
+      const Sample t = sample(na, nb);
+      if (!t.valid) return;  // left the patch: what it carries leaves with it
+      ++stats.steps;
+      const float dh = t.h - s.h;                                                    // eq. 5.3
+      const float capacity = std::max(-dh, min_slope_) * speed * water * capacity_;  // eq. 5.4
+      if (dh > 0.0f || sediment > capacity) {
+        // Uphill: fill the pit behind, at most dh; else eq. 5.5.
+        const float laid = dh > 0.0f ? std::min(dh, sediment) : (sediment - capacity) * deposition_;
+        deposit(s, laid);
+        sediment -= laid;
+      } else {
+        // Eq. 5.6: never more than -dh, so one step digs no pit.
+        sediment += take(s.nearest(), std::min((capacity - sediment) * erosion_, -dh));
+      }
+      // Eq. 5.7 with the sign that speeds a droplet up downhill; eq. 5.8.
+      speed = std::sqrt(std::max(0.0f, speed * speed - dh * gravity_));
+      water *= 1.0f - evaporation_;
+      a = na, b = nb;
+      s = t;
+      if (baseLevel(s.nearest())) {
+        deposit(s, sediment);  // into the sea or lake it reached
+        return;
+      }
+    }
+    if (sediment > 0.0f) settle(s, sediment);
+  }
+
+  const LatticePatch& patch_;
+  const LatticeDropletInput& input_;
+  const Brush brush_;
+  const uint32_t width_;
+  const float inertia_, capacity_, min_slope_, deposition_, erosion_, evaporation_, gravity_;
+  const float initial_water_, initial_speed_;
+  const int max_lifetime_;
+  std::vector<float> h_, eroded_, deposited_;
+  std::vector<uint8_t> point_, target_, safe_;
+  std::vector<uint32_t> owner_;
+};
+
+template <bool kCopies>
+LatticeDropletStats runAll(const LatticeDropletInput& input, const LatticeDropletParams& params,
+                           std::span<float> height_m, std::span<float> eroded_m,
+                           std::span<float> deposited_m) {
+  LatticeDropletStats stats;
+  Runner<kCopies> runner(input, params, height_m);
+  runner.run(stats);
+  runner.finish(height_m, eroded_m, deposited_m, stats);
+  return stats;
+}
+
+}  // namespace
+
+LatticeDropletStats erodeLatticeDroplets(const LatticeDropletInput& input,
+                                         const LatticeDropletParams& params,
+                                         std::span<float> height_m, std::span<float> eroded_m,
+                                         std::span<float> deposited_m) {
+  assert(input.patch && height_m.size() == input.patch->size());
+  if (input.patch->copies.empty())
+    return runAll<false>(input, params, height_m, eroded_m, deposited_m);
+  return runAll<true>(input, params, height_m, eroded_m, deposited_m);
+}
+
+}  // namespace erosion

@@ -1,0 +1,201 @@
+#include "erosion/window_stream_power.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <queue>
+
+#include "geodesy/hash.h"
+
+namespace erosion {
+namespace {
+
+// Stream of the receivers' perturbation in geodesy::hash3(seed ^ stream, point, neighbour).
+constexpr uint64_t kJitterStream = 0x7061746368726376ull;  // "patchrcv"
+
+struct FloodEntry {
+  float level;
+  uint64_t id;
+  uint32_t cell;
+};
+struct Later {
+  bool operator()(const FloodEntry& a, const FloodEntry& b) const {
+    if (a.level != b.level) return a.level > b.level;
+    return a.id > b.id;
+  }
+};
+
+// Copies take their owners' values.
+void syncCopies(const LatticePatch& patch, std::span<float> values) {
+  for (const CellCopy& copy : patch.copies) values[copy.cell] = values[copy.owner];
+}
+
+}  // namespace
+
+PatchFlow routePatch(const PatchFlowInput& input) {
+  const LatticePatch& patch = *input.patch;
+  const size_t n = patch.size();
+  assert(input.height_m.size() == n && input.point_id.size() == n);
+  const PatchNeighbours neighbours(patch);
+  const std::span<const float> h = input.height_m;
+
+  PatchFlow flow;
+  flow.receiver.resize(n);
+  for (uint32_t c = 0; c < n; ++c) flow.receiver[c] = c;
+  flow.outlet.assign(n, 0);
+  flow.area_m2.assign(n, 0.0f);
+  std::vector<float> water(n, 0.0f);
+  std::vector<uint32_t> parent(n, UINT32_MAX);
+  std::vector<uint8_t> seen(n, 0);
+
+  // Priority-flood from every outlet.
+  std::priority_queue<FloodEntry, std::vector<FloodEntry>, Later> queue;
+  size_t points = 0;
+  for (uint32_t c = 0; c < n; ++c) {
+    if (!patch.holds(c)) continue;
+    ++points;
+    const bool base = !input.base_level.empty() && input.base_level[c];
+    if (patch.cells[c] == PatchCell::kEdge || base) {
+      flow.outlet[c] = 1;
+      seen[c] = 1;
+      water[c] = h[c];
+      queue.push({h[c], input.point_id[c], c});
+    }
+  }
+  flow.order.reserve(points);
+  while (!queue.empty()) {
+    const FloodEntry top = queue.top();
+    queue.pop();
+    flow.order.push_back(top.cell);
+    neighbours.forEach(top.cell, [&](uint32_t m) {
+      if (seen[m]) return;
+      seen[m] = 1;
+      water[m] = std::max(h[m], top.level);
+      parent[m] = top.cell;
+      queue.push({water[m], input.point_id[m], m});
+    });
+  }
+  // A patch with no outlet (never made by tiles) drains nowhere; its points keep themselves as
+  // receivers and stay out of the order.
+
+  // Receivers: steepest descent to a lower water level, perturbed per (point, neighbour); the
+  // flood's path inside a depression or on a flat.
+  const double jitter = input.receiver_jitter;
+  for (const uint32_t c : flow.order) {
+    if (flow.outlet[c]) continue;
+    uint32_t best = UINT32_MAX;
+    double best_slope = 0.0;
+    uint64_t best_id = 0;
+    if (!(water[c] > h[c])) {
+      const uint64_t id = input.point_id[c];
+      neighbours.forEach(c, [&](uint32_t m) {
+        if (!(water[m] < water[c])) return;
+        const double u = geodesy::unitFromHash(
+            geodesy::hash3(input.seed ^ kJitterStream, id, input.point_id[m]));
+        const double slope = (double(water[c]) - double(water[m])) * (1.0 - jitter * u);
+        const uint64_t mid = input.point_id[m];
+        if (best == UINT32_MAX || slope > best_slope || (slope == best_slope && mid < best_id)) {
+          best = m, best_slope = slope, best_id = mid;
+        }
+      });
+    }
+    flow.receiver[c] = best != UINT32_MAX ? best : parent[c];
+  }
+
+  // Drainage: each point's own rain-weighted area, what enters, then downstream.
+  const double cell_area = cellAreaM2(patch);
+  std::vector<double> area(n, 0.0);
+  for (const uint32_t c : flow.order) {
+    area[c] = cell_area * (input.rain.empty() ? 1.0 : double(input.rain[c]));
+  }
+  for (const PatchInflow& in : input.inflows) {
+    uint32_t cell = in.cell;
+    if (patch.cells[cell] == PatchCell::kCopy) {
+      const auto it =
+          std::lower_bound(patch.copies.begin(), patch.copies.end(), cell,
+                           [](const CellCopy& copy, uint32_t value) { return copy.cell < value; });
+      cell = it->owner;
+    }
+    area[cell] += in.area_m2;
+  }
+  for (size_t k = flow.order.size(); k-- > 0;) {
+    const uint32_t c = flow.order[k];
+    if (!flow.outlet[c]) area[flow.receiver[c]] += area[c];
+  }
+  for (uint32_t c = 0; c < n; ++c) flow.area_m2[c] = float(area[c]);
+  syncCopies(patch, flow.area_m2);
+  return flow;
+}
+
+void incise(const LatticePatch& patch, const PatchFlow& flow, const StreamPowerParams& params,
+            std::span<float> height_m) {
+  const double inv_cell = 1.0 / cellAreaM2(patch);
+  const bool root = params.area_exponent == 0.5;
+  for (const uint32_t c : flow.order) {
+    if (flow.outlet[c]) continue;
+    const double hr = height_m[flow.receiver[c]];
+    const double hc = height_m[c];
+    if (!(hc > hr)) continue;
+    const double cells = double(flow.area_m2[c]) * inv_cell;
+    const double power = root ? std::sqrt(cells) : std::pow(cells, params.area_exponent);
+    const double f = std::min(params.incision * power, params.max_factor);
+    // Braun & Willett 2013, eq. 21 with n = 1: the new height from the receiver's new height.
+    height_m[c] = float((hc + f * hr) / (1.0 + f));
+  }
+  syncCopies(patch, height_m);
+}
+
+void relaxHillslopes(const LatticePatch& patch, std::span<const uint8_t> fixed,
+                     const HillslopeParams& params, std::span<float> height_m) {
+  const size_t n = patch.size();
+  const PatchNeighbours neighbours(patch);
+  std::vector<uint32_t> points;
+  for (uint32_t c = 0; c < n; ++c) {
+    if (patch.holds(c)) points.push_back(c);
+  }
+  std::vector<double> delta(n, 0.0);
+  for (int step = 0; step < params.diffusion_steps; ++step) {
+    for (const uint32_t c : points) {
+      if (fixed[c]) continue;
+      double sum = 0.0;
+      neighbours.forEach(c, [&](uint32_t m) { sum += double(height_m[m]) - double(height_m[c]); });
+      delta[c] = params.diffusion * sum;
+    }
+    for (const uint32_t c : points) {
+      if (!fixed[c]) height_m[c] = float(double(height_m[c]) + delta[c]);
+    }
+    syncCopies(patch, height_m);
+  }
+
+  const double limit = params.talus_slope * patch.spacing_m;
+  for (int step = 0; step < params.talus_steps; ++step) {
+    std::fill(delta.begin(), delta.end(), 0.0);
+    bool moved = false;
+    for (const uint32_t c : points) {
+      if (fixed[c]) continue;
+      const double hc = height_m[c];
+      double total = 0.0, largest = 0.0;
+      neighbours.forEach(c, [&](uint32_t m) {
+        const double excess = hc - double(height_m[m]) - limit;
+        if (excess > 0.0) total += excess, largest = std::max(largest, excess);
+      });
+      if (!(total > 0.0)) continue;
+      // Half the largest excess (times the rate) leaves, shared by the steep neighbours in
+      // proportion to their excess: the steepest pair ends no steeper than the limit.
+      const double leave = 0.5 * params.talus_rate * largest;
+      neighbours.forEach(c, [&](uint32_t m) {
+        const double excess = hc - double(height_m[m]) - limit;
+        if (excess > 0.0) delta[m] += leave * excess / total;
+      });
+      delta[c] -= leave;
+      moved = true;
+    }
+    if (!moved) break;
+    for (const uint32_t c : points) {
+      if (!fixed[c]) height_m[c] = float(double(height_m[c]) + delta[c]);
+    }
+    syncCopies(patch, height_m);
+  }
+}
+
+}  // namespace erosion

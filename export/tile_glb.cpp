@@ -1,0 +1,126 @@
+#include "export/tile_glb.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <glm/geometric.hpp>
+
+#include "export/detail/glb_builder.h"
+
+namespace planet_export {
+namespace {
+
+void check(const TileGlb& t) {
+  const size_t n = t.positions_m.size();
+  if (t.normals.size() != n || t.height_m.size() != n || t.parent_height_m.size() != n)
+    throw std::invalid_argument("tile glb: positions, normals and heights differ in count");
+  if (t.indices.size() % 3 != 0)
+    throw std::invalid_argument("tile glb: the index count is not a multiple of 3");
+  const auto out_of_range = [n](uint32_t k) { return k >= n; };
+  if (std::any_of(t.indices.begin(), t.indices.end(), out_of_range))
+    throw std::invalid_argument("tile glb: a triangle index is out of range");
+  for (const auto& edge : t.edges) {
+    if (std::any_of(edge.begin(), edge.end(), out_of_range))
+      throw std::invalid_argument("tile glb: an edge index is out of range");
+  }
+  if (!(t.skirt_depth_m >= 0.0)) throw std::invalid_argument("tile glb: negative skirt depth");
+}
+
+std::vector<uint8_t> narrowIndexBytes(const std::vector<uint32_t>& indices) {
+  std::vector<uint8_t> bytes(indices.size() * 2);
+  for (size_t k = 0; k < indices.size(); ++k) {
+    bytes[2 * k] = uint8_t(indices[k]);
+    bytes[2 * k + 1] = uint8_t(indices[k] >> 8);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+void writeTileGlb(const std::filesystem::path& path, const TileGlb& tile) {
+  check(tile);
+  std::vector<glm::vec3> position(tile.positions_m.begin(), tile.positions_m.end());
+  std::vector<glm::vec3> normal(tile.normals.begin(), tile.normals.end());
+  std::vector<float> height(tile.height_m.begin(), tile.height_m.end());
+  std::vector<float> parent(tile.parent_height_m.begin(), tile.parent_height_m.end());
+  std::vector<uint32_t> indices(tile.indices.begin(), tile.indices.end());
+
+  if (tile.skirt_depth_m > 0.0) {
+    // Each edge vertex gets a copy lowered toward the planet's centre (in double, about the
+    // centre, so the float offset keeps its precision), and each edge segment (a, b) a quad
+    // a, b, b', a' facing away from the tile.
+    const float depth = float(tile.skirt_depth_m);
+    for (const auto& edge : tile.edges) {
+      if (edge.size() < 2) continue;
+      const uint32_t first = uint32_t(position.size());
+      for (uint32_t v : edge) {
+        const glm::dvec3 at = tile.centre_m + glm::dvec3(tile.positions_m[v]);
+        const glm::dvec3 lowered = at - glm::normalize(at) * tile.skirt_depth_m;
+        position.push_back(glm::vec3(lowered - tile.centre_m));
+        normal.push_back(tile.normals[v]);
+        height.push_back(tile.height_m[v] - depth);
+        parent.push_back(tile.parent_height_m[v] - depth);
+      }
+      for (size_t k = 0; k + 1 < edge.size(); ++k) {
+        const uint32_t a = edge[k], b = edge[k + 1];
+        const uint32_t a2 = first + uint32_t(k), b2 = first + uint32_t(k + 1);
+        indices.insert(indices.end(), {a, b2, b, a, a2, b2});
+      }
+    }
+  }
+
+  const size_t n = position.size();
+  GlbBuilder glb;
+  const auto [lo, hi] = positionBounds(position.data(), n);
+  // The arrays move into the glb's views (no copies: a bake's memory per vertex in flight).
+  const int position_view = glb.addVertexView(ViewBytes(std::move(position)), 12);
+  const int normal_view = glb.addVertexView(ViewBytes(std::move(normal)), 12);
+  const int height_view = glb.addVertexView(ViewBytes(std::move(height)), 4);
+  const int parent_view = glb.addVertexView(ViewBytes(std::move(parent)), 4);
+  const bool narrow = n <= 65536;
+  const size_t index_count = indices.size();
+  const int index_view =
+      narrow ? glb.addIndexView(narrowIndexBytes(indices), Component::kUnsignedShort)
+             : glb.addIndexView(ViewBytes(std::move(indices)), Component::kUnsignedInt);
+  Json attributes;
+  attributes["POSITION"] =
+      glb.addAccessor(position_view, 0, Component::kFloat, false, n, "VEC3", lo, hi);
+  attributes["NORMAL"] = glb.addAccessor(normal_view, 0, Component::kFloat, false, n, "VEC3");
+  attributes["_HEIGHT"] = glb.addAccessor(height_view, 0, Component::kFloat, false, n, "SCALAR");
+  attributes["_PARENT_HEIGHT"] =
+      glb.addAccessor(parent_view, 0, Component::kFloat, false, n, "SCALAR");
+  const int index_accessor =
+      glb.addAccessor(index_view, 0, narrow ? Component::kUnsignedShort : Component::kUnsignedInt,
+                      false, index_count, "SCALAR");
+
+  const std::string name = "tile_" + std::to_string(tile.level) + "_" + std::to_string(tile.base) +
+                           "_" + std::to_string(tile.index);
+  Json gltf;
+  gltf["asset"] = {{"version", "2.0"}, {"generator", "planetgen"}};
+  gltf["scene"] = 0;
+  gltf["scenes"] = Json::array({{{"nodes", {0}}}});
+  Json node = {{"name", name}, {"mesh", 0}};
+  // Doubles print with 17 significant digits: the centre reads back bit for bit.
+  node["translation"] = {tile.centre_m.x, tile.centre_m.y, tile.centre_m.z};
+  node["extras"]["planetgen_tile"] = {{"base", tile.base},
+                                      {"level", tile.level},
+                                      {"index", std::to_string(tile.index)},
+                                      {"spacing_m", tile.spacing_m},
+                                      {"skirt_depth_m", tile.skirt_depth_m}};
+  gltf["nodes"] = Json::array({node});
+  gltf["meshes"] = Json::array({{{"name", name},
+                                 {"primitives", Json::array({{{"attributes", attributes},
+                                                              {"indices", index_accessor},
+                                                              {"material", 0}}})}}});
+  gltf["materials"] = Json::array({{{"name", "terrain"},
+                                    {"pbrMetallicRoughness",
+                                     {{"baseColorFactor", {0.55, 0.53, 0.48, 1.0}},
+                                      {"metallicFactor", 0.0},
+                                      {"roughnessFactor", 1.0}}}}});
+  glb.write(path, std::move(gltf));
+}
+
+}  // namespace planet_export

@@ -1,0 +1,167 @@
+#include "planet/tile_bake.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_pipeline.h>
+
+#include "export/tile_glb.h"
+#include "export/tile_heightmap.h"
+#include "export/tileset_json.h"
+#include "io/atomic_file.h"
+#include "io/file_writer.h"
+#include "planet/tile_heightmap_grid.h"
+#include "planetgen_version.h"
+
+namespace planet {
+namespace {
+
+void writeWhole(const std::filesystem::path& path, const std::string& bytes) {
+  io::FileWriter out(path);
+  out.write(bytes);
+  out.close();
+}
+
+// One tile's files, made and written; what is left of it in memory is freed on return.
+uint64_t bakeOne(const tiles::TileGenerator& generator, const tiles::TileId& id, bool skirts,
+                 const std::filesystem::path& glb, const std::filesystem::path& png,
+                 const std::filesystem::path& sidecar, const std::string& png_name) {
+  const double spacing = tileGeometricError(generator, int(id.level));
+  tiles::TileMesh mesh = generator.generate(id);
+  planet_export::TileGlb file;
+  file.centre_m = mesh.centre_m;
+  file.positions_m = mesh.positions_m;
+  file.normals = mesh.normals;
+  file.height_m = mesh.height_m;
+  file.parent_height_m = mesh.parent_height_m;
+  file.indices = mesh.topology->indices;
+  for (int k = 0; k < 3; ++k) file.edges[k] = mesh.topology->edges[k];
+  file.skirt_depth_m = skirts ? skirtDepth(mesh, spacing) : 0.0;
+  file.base = id.base, file.level = id.level, file.index = id.index;
+  file.spacing_m = spacing;
+  planet_export::writeTileGlb(glb, file);
+  // The heightmap needs the heights and the edge positions only.
+  std::vector<glm::vec3>().swap(mesh.normals);
+  std::vector<float>().swap(mesh.parent_height_m);
+  std::vector<uint64_t>().swap(mesh.lattice_ids);
+  const planet_export::TileHeightmap map = tileHeightmap(generator, mesh);
+  const uint64_t vertices = mesh.vertexCount();
+  mesh = {};
+  writeWhole(png, planet_export::encodeHeightmapPng(map));
+  writeWhole(sidecar, planet_export::heightmapSidecarJson(map, png_name));
+  return vertices;
+}
+
+}  // namespace
+
+std::string tileFileStem(const tiles::TileId& id) {
+  return "tile_" + std::to_string(id.level) + "_" + std::to_string(id.base) + "_" +
+         std::to_string(id.index);
+}
+
+std::string tilesetJsonOf(const tiles::TileGenerator& generator, const TileBakePlan& plan,
+                          bool skirts) {
+  // The root (no content) holds the 20 base faces; then the plan's tiles.
+  std::vector<planet_export::TilesetTile> tiles(plan.tiles.size() + 1);
+  tbb::parallel_for(size_t(0), plan.tiles.size(), [&](size_t k) {
+    const BakeTile& t = plan.tiles[k];
+    planet_export::TilesetTile& out = tiles[k + 1];
+    out.box = tileBox(generator, t.id, skirts);
+    out.geometric_error_m = tileGeometricError(generator, int(t.id.level));
+    out.content_uri = tileFileStem(t.id) + ".glb";
+    for (uint32_t child : t.children) out.children.push_back(child + 1);
+  });
+  planet_export::TilesetTile& root = tiles[0];
+  double top = 0.0;
+  for (size_t k = 1; k < tiles.size(); ++k) {
+    if (plan.tiles[k - 1].id.level != 0) continue;
+    root.children.push_back(uint32_t(k));
+    // The farthest any box corner reaches from the planet's centre.
+    const auto& b = tiles[k].box;
+    for (int corner = 0; corner < 8; ++corner) {
+      double p[3];
+      for (int a = 0; a < 3; ++a) {
+        p[a] = b[a];
+        for (int axis = 0; axis < 3; ++axis)
+          p[a] += ((corner >> axis) & 1 ? 1.0 : -1.0) * b[3 + 3 * axis + a];
+      }
+      top = std::max(top, std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]));
+    }
+  }
+  root.box = {0, 0, 0, top, 0, 0, 0, top, 0, 0, 0, top};
+  // Larger than any tile's: a viewer always refines the content-less root into the faces.
+  root.geometric_error_m = generator.radiusM();
+  return planet_export::tilesetJson(tiles, 0, std::string("planetgen ") + planetgen::kVersion);
+}
+
+TileBakeResult bakeTiles(const tiles::TileGenerator& generator, const TileBakeOptions& options,
+                         const std::filesystem::path& folder) {
+  const tiles::TileLayout& layout = generator.layout();
+  if (options.shards < 1 || options.shard < 0 || options.shard >= options.shards) {
+    throw std::invalid_argument("shard " + std::to_string(options.shard) + "/" +
+                                std::to_string(options.shards) +
+                                " does not exist; allowed: K/N with 0 <= K < N");
+  }
+  const int level = layout.levelForSpacing(options.spacing_m, generator.radiusM());
+  TileBakeResult result;
+  result.level = level;
+  result.spacing_m = tileGeometricError(generator, level);
+  if (result.spacing_m > options.spacing_m) {
+    throw std::invalid_argument("a spacing of " + std::to_string(options.spacing_m) +
+                                " m needs a level past the deepest, " +
+                                std::to_string(layout.deepestLevel()) + " (" +
+                                std::to_string(result.spacing_m) + " m)");
+  }
+  const TileBakePlan plan = planTileBake(generator, options.region, level);
+  result.plan_tiles = plan.tiles.size();
+  std::vector<size_t> mine;
+  for (size_t k = 0; k < plan.tiles.size(); ++k) {
+    if (shardOf(k, options.shards) == options.shard) mine.push_back(k);
+    if (int(plan.tiles[k].id.level) == level && plan.tiles[k].in_region) ++result.region_tiles;
+  }
+  result.shard_tiles = mine.size();
+
+  io::OutputTransaction transaction(folder);
+  struct Job {
+    size_t k = 0;
+    std::filesystem::path glb, png, sidecar;
+    std::string png_name;
+    uint64_t vertices = 0;
+  };
+  size_t next = 0, done = 0;
+  tbb::parallel_pipeline(
+      size_t(std::max(1, options.threads)),
+      tbb::make_filter<void, Job>(tbb::filter_mode::serial_in_order, [&](tbb::flow_control&
+                                                                             control) {
+        Job job;
+        if (next == mine.size()) {
+          control.stop();
+          return job;
+        }
+        job.k = mine[next++];
+        const std::string stem = tileFileStem(plan.tiles[job.k].id);
+        job.png_name = stem + "_height.png";
+        job.glb = transaction.temporaryFor(stem + ".glb");
+        job.png = transaction.temporaryFor(job.png_name);
+        job.sidecar = transaction.temporaryFor(stem + "_height.json");
+        return job;
+      }) & tbb::make_filter<Job, Job>(tbb::filter_mode::parallel, [&](Job job) {
+        job.vertices = bakeOne(generator, plan.tiles[job.k].id, options.skirts, job.glb, job.png,
+                               job.sidecar, job.png_name);
+        return job;
+      }) & tbb::make_filter<Job, void>(tbb::filter_mode::serial_in_order, [&](const Job& job) {
+        result.vertices += job.vertices;
+        ++done;
+        if (options.on_tile) options.on_tile(done, mine.size());
+      }));
+  if (options.shard == 0) {
+    transaction.stage("tileset.json", tilesetJsonOf(generator, plan, options.skirts));
+  }
+  transaction.commit();
+  result.warnings = transaction.warnings();
+  return result;
+}
+
+}  // namespace planet

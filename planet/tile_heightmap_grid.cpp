@@ -1,0 +1,197 @@
+#include "planet/tile_heightmap_grid.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <glm/geometric.hpp>
+
+#include "geodesy/icosahedron.h"
+#include "geodesy/latlon.h"
+#include "geodesy/spacing.h"
+
+namespace planet {
+namespace {
+
+using tiles::LatticePoint;
+
+// Where a sample falls: the lattice triangle of frequency F holding it, named by its base
+// face, its (i, j) and whether it is a down triangle, and the sample's chart coordinates in it.
+struct Place {
+  uint32_t base = 0;
+  uint32_t i = 0, j = 0;
+  bool down = false;
+  float a = 0.0f, b = 0.0f;  // i and j past (i, j), in lattice steps
+};
+
+Place locate(geodesy::Spacing spacing, uint64_t frequency, const glm::dvec3& d) {
+  const geodesy::Icosahedron& ico = geodesy::icosahedron();
+  uint32_t base = 0;
+  for (uint32_t f = 1; f < 20; ++f) {
+    if (glm::dot(d, ico.centres[f]) > glm::dot(d, ico.centres[base])) base = f;
+  }
+  const auto& n = ico.opposite_normals[base];
+  const glm::dvec3 w = geodesy::latticeCoordinates(
+      spacing, {std::max(0.0, glm::dot(d, n[0])), std::max(0.0, glm::dot(d, n[1])),
+                std::max(0.0, glm::dot(d, n[2]))});
+  const double F = double(frequency);
+  const double x = std::clamp(w.y * F, 0.0, F), y = std::clamp(w.z * F, 0.0, F);
+  const uint64_t j = std::min(uint64_t(y), frequency - 1);
+  const uint64_t i = std::min(uint64_t(x), frequency - 1 - j);
+  Place p;
+  p.base = base;
+  p.i = uint32_t(i);
+  p.j = uint32_t(j);
+  p.a = float(std::clamp(x - double(i), 0.0, 1.0));
+  p.b = float(std::clamp(y - double(j), 0.0, 1.0));
+  p.down = p.a + p.b > 1.0f && i + j + 1 < frequency;
+  return p;
+}
+
+// The triangle's corners and the sample's weights on them.
+void corners(const Place& p, LatticePoint (&c)[3], double (&w)[3]) {
+  const double a = p.a, b = p.b;
+  if (p.down) {
+    c[0] = {p.base, p.i + 1, p.j}, c[1] = {p.base, p.i + 1, p.j + 1}, c[2] = {p.base, p.i, p.j + 1};
+    w[0] = 1.0 - b, w[1] = a + b - 1.0, w[2] = 1.0 - a;
+  } else {
+    c[0] = {p.base, p.i, p.j}, c[1] = {p.base, p.i + 1, p.j}, c[2] = {p.base, p.i, p.j + 1};
+    w[0] = std::max(0.0, 1.0 - a - b), w[1] = a, w[2] = b;
+  }
+}
+
+// The tile's vertex at chart point (i, j) of its base face, or -1.
+struct TileChart {
+  uint32_t base = 0, edge = 0;
+  int64_t i0 = 0, j0 = 0, d1i = 0, d1j = 0, d2i = 0, d2j = 0;
+
+  TileChart(const tiles::TileLayout& layout, const tiles::TileId& id)
+      : base(id.base), edge(uint32_t(layout.tileEdge())) {
+    const auto c = layout.tileCorners(id);
+    const int64_t t = edge;
+    i0 = c[0].i, j0 = c[0].j;
+    d1i = (int64_t(c[1].i) - i0) / t, d1j = (int64_t(c[1].j) - j0) / t;
+    d2i = (int64_t(c[2].i) - i0) / t, d2j = (int64_t(c[2].j) - j0) / t;
+  }
+  int64_t vertexOf(const LatticePoint& p) const {
+    if (p.base != base) return -1;
+    const int64_t di = int64_t(p.i) - i0, dj = int64_t(p.j) - j0;
+    const int64_t u = di * d2j - dj * d2i, v = dj * d1i - di * d1j;
+    if (u < 0 || v < 0 || u + v > int64_t(edge)) return -1;
+    return v * (edge + 1) - v * (v - 1) / 2 + u;
+  }
+};
+
+}  // namespace
+
+planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator,
+                                           const tiles::TileMesh& mesh) {
+  const tiles::TileLayout& layout = generator.layout();
+  const tiles::TileId& id = mesh.id;
+  const int level = int(id.level);
+  const uint64_t frequency = layout.levelFrequency(level);
+  const double radius = generator.radiusM();
+  const geodesy::Spacing spacing = generator.spacing();
+  const TileChart chart(layout, id);
+
+  // The frame at the tile's centre, then re-centred on the square around the tile's edge
+  // vertices in that frame's tangent plane.
+  const auto tc = layout.tileCorners(id);
+  glm::dvec3 up(0.0);
+  for (const LatticePoint& c : tc) up += glm::normalize(generator.surfacePosition(level, c, 0.0f));
+  up = glm::normalize(up);
+  double half = 0.0;
+  for (int pass = 0; pass < 2; ++pass) {
+    const glm::dvec3 east = geodesy::eastAt(up), north = geodesy::northAt(up);
+    double lo_x = INFINITY, hi_x = -INFINITY, lo_y = INFINITY, hi_y = -INFINITY;
+    for (const auto& edge : mesh.topology->edges) {
+      for (uint32_t v : edge) {
+        const glm::dvec3 u = glm::normalize(mesh.position(v));
+        const double x = radius * glm::dot(u, east) / glm::dot(u, up);
+        const double y = radius * glm::dot(u, north) / glm::dot(u, up);
+        lo_x = std::min(lo_x, x), hi_x = std::max(hi_x, x);
+        lo_y = std::min(lo_y, y), hi_y = std::max(hi_y, y);
+      }
+    }
+    if (pass == 0) {
+      up = glm::normalize(up + (0.5 * (lo_x + hi_x) * east + 0.5 * (lo_y + hi_y) * north) / radius);
+    } else {
+      half = std::max({-lo_x, hi_x, -lo_y, hi_y});
+    }
+  }
+
+  planet_export::TileHeightmap map;
+  int steps = 1;
+  while (steps < layout.tileEdge()) steps *= 2;
+  map.size = steps + 1;
+  map.spacing_m = 2.0 * half / double(steps);
+  map.radius_m = radius;
+  map.up = up;
+  map.east = geodesy::eastAt(up);
+  map.north = geodesy::northAt(up);
+  map.base = id.base, map.level = id.level, map.index = id.index;
+  const size_t n = size_t(map.size);
+
+  // Where each sample falls; the lattice points outside the tile whose heights it needs.
+  std::vector<Place> places(n * n);
+  tbb::parallel_for(size_t(0), n, [&](size_t row) {
+    for (size_t col = 0; col < n; ++col) {
+      const double x = -half + double(col) * map.spacing_m;
+      const double y = half - double(row) * map.spacing_m;
+      const glm::dvec3 d = glm::normalize(map.up + (x * map.east + y * map.north) / radius);
+      places[row * n + col] = locate(spacing, frequency, d);
+    }
+  });
+  // Rows first deduplicate their own points (neighbouring samples share corners), so the
+  // list stays near its final size: memory per tile in flight.
+  std::vector<std::vector<LatticePoint>> by_row(n);
+  tbb::parallel_for(size_t(0), n, [&](size_t row) {
+    std::vector<LatticePoint>& mine = by_row[row];
+    for (size_t col = 0; col < n; ++col) {
+      LatticePoint c[3];
+      double w[3];
+      corners(places[row * n + col], c, w);
+      for (const LatticePoint& q : c) {
+        if (chart.vertexOf(q) < 0) mine.push_back(tiles::canonicalPoint(frequency, q));
+      }
+    }
+    std::sort(mine.begin(), mine.end(), tiles::pointLess);
+    mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+  });
+  std::vector<LatticePoint> outside;
+  for (std::vector<LatticePoint>& row : by_row) {
+    outside.insert(outside.end(), row.begin(), row.end());
+    std::vector<LatticePoint>().swap(row);
+  }
+  std::sort(outside.begin(), outside.end(), tiles::pointLess);
+  outside.erase(std::unique(outside.begin(), outside.end()), outside.end());
+  outside.shrink_to_fit();
+  const std::vector<float> outside_height = generator.heights(level, outside);
+
+  map.height_m.resize(n * n);
+  tbb::parallel_for(size_t(0), n * n, [&](size_t k) {
+    LatticePoint c[3];
+    double w[3];
+    corners(places[k], c, w);
+    double h = 0.0;
+    for (int m = 0; m < 3; ++m) {
+      const int64_t v = chart.vertexOf(c[m]);
+      double value;
+      if (v >= 0) {
+        value = mesh.height_m[size_t(v)];
+      } else {
+        const LatticePoint q = tiles::canonicalPoint(frequency, c[m]);
+        const auto it = std::lower_bound(outside.begin(), outside.end(), q, tiles::pointLess);
+        value = outside_height[size_t(it - outside.begin())];
+      }
+      h += w[m] * value;
+    }
+    map.height_m[k] = h;
+  });
+  return map;
+}
+
+}  // namespace planet

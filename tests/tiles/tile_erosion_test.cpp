@@ -1,0 +1,348 @@
+// Erosion at the tiles' own scales (TileParams::erosion): seams bit-identical in height, normal
+// and masks (inside a base face, across a base-face edge, around five-face corners), the same
+// bits in any request order, from a fresh generator and on 1, 2 and 4 threads, erosion that
+// changes the ground, and tile edges that a hillshade cannot find in a block of 4 x 4 tiles.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <thread>
+#include <vector>
+
+#include <tbb/task_arena.h>
+#include <catch2/catch.hpp>
+
+#include <glm/geometric.hpp>
+
+#include "geodesy/hash.h"
+#include "support/lattice_planet.h"
+#include "support/tile_blocks.h"
+#include "tiles/tile_generator.h"
+
+using test_support::middleTile;
+using tiles::LatticePoint;
+using tiles::TileGenerator;
+using tiles::TileId;
+using tiles::TileMesh;
+
+namespace {
+
+constexpr int kPlanetFrequency = 16;
+constexpr int kTileEdge = 32;
+
+// A rough synthetic planet (as the generator's own test): ranges, vertex-to-vertex noise, sea,
+// lakes, rain that grows towards +x, and each vertex draining to its lowest neighbour.
+struct SyntheticPlanet {
+  std::vector<float> elevation, water, rain;
+  std::vector<uint32_t> receiver;
+  tiles::TilePlanet planet;
+
+  explicit SyntheticPlanet(int f) {
+    const size_t n = 10 * size_t(f) * size_t(f) + 2;
+    std::vector<glm::dvec3> position(n);
+    elevation = test_support::latticeField(f, [&](const glm::dvec3& p, uint32_t v) {
+      position[v] = p;
+      const double noise = geodesy::unitFromHash(geodesy::hash3(11, 22, v)) - 0.5;
+      return 2000.0 * std::sin(3.0 * p.x) * std::cos(2.0 * p.y) +
+             800.0 * std::sin(7.0 * p.z + p.x) + 600.0 * noise + 300.0;
+    });
+    rain = test_support::latticeField(
+        f, [](const glm::dvec3& p, uint32_t) { return 1.0 + 0.8 * p.x; });
+    water = elevation;
+    for (size_t v = 0; v < n; v += 7) water[v] = std::max(water[v], elevation[v] + 20.0f);
+    // Steepest descent to the nearest-lower vertex (the six lattice neighbours by distance).
+    receiver.resize(n);
+    for (size_t v = 0; v < n; ++v) {
+      uint32_t best = uint32_t(v);
+      for (size_t u = 0; u < n; ++u) {
+        if (glm::distance(position[u], position[v]) > 1.6 * 1.1071 / f) continue;
+        if (elevation[u] < elevation[best]) best = uint32_t(u);
+      }
+      receiver[v] = elevation[v] < 0.0f ? uint32_t(v) : best;
+    }
+    planet.frequency = f;
+    planet.radius_m = 6371000.0;
+    planet.sea_level_m = 0.0;
+    planet.elevation_m = elevation;
+    planet.water_level_m = water;
+    planet.spectrum = {12345, 2.0, 2.0, 0.5};
+    planet.rainfall = rain;
+    planet.receiver = receiver;
+  }
+};
+
+const SyntheticPlanet& smallPlanet() {
+  static const SyntheticPlanet planet(kPlanetFrequency);
+  return planet;
+}
+
+tiles::TileParams erodedParams() {
+  tiles::TileParams params;
+  params.tile_edge = kTileEdge;
+  params.erosion.enabled = true;
+  params.erosion.halo = 12;
+  // Every level of this small planet (220 km to 7 km spacing) erodes: the test is of the
+  // windows and their blend, not of the scale.
+  params.erosion.max_spacing_m = 1e9;
+  return params;
+}
+
+const TileGenerator& eroded() {
+  static const TileGenerator generator(smallPlanet().planet, erodedParams());
+  return generator;
+}
+
+const TileGenerator& plain() {
+  static const TileGenerator generator(smallPlanet().planet, {kTileEdge, {}, {}});
+  return generator;
+}
+
+template <typename T>
+bool sameArray(const std::vector<T>& x, const std::vector<T>& y) {
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
+}
+
+bool sameBits(const TileMesh& a, const TileMesh& b) {
+  return std::memcmp(&a.centre_m, &b.centre_m, sizeof(a.centre_m)) == 0 &&
+         sameArray(a.positions_m, b.positions_m) && sameArray(a.normals, b.normals) &&
+         sameArray(a.height_m, b.height_m) && sameArray(a.parent_height_m, b.parent_height_m) &&
+         sameArray(a.lattice_ids, b.lattice_ids) && sameArray(a.masks.flow_m2, b.masks.flow_m2) &&
+         sameArray(a.masks.wear_m, b.masks.wear_m) &&
+         sameArray(a.masks.deposition_m, b.masks.deposition_m) &&
+         sameArray(a.masks.water, b.masks.water);
+}
+
+// Every lattice point held by more than one tile gets the same height, parent height, normal,
+// position (centre + offset, in double) and masks from each. Returns the comparisons made.
+size_t checkSeams(const std::vector<TileId>& ids) {
+  struct Seen {
+    float height, parent, flow, wear, deposition, water;
+    glm::vec3 normal;
+    glm::dvec3 position;
+    double offset;
+  };
+  std::map<uint64_t, Seen> seen;
+  size_t compared = 0;
+  for (const TileId& id : ids) {
+    const TileMesh mesh = eroded().generate(id);
+    REQUIRE(mesh.masks.flow_m2.size() == mesh.vertexCount());
+    for (size_t v = 0; v < mesh.vertexCount(); ++v) {
+      const Seen here{mesh.height_m[v],
+                      mesh.parent_height_m[v],
+                      mesh.masks.flow_m2[v],
+                      mesh.masks.wear_m[v],
+                      mesh.masks.deposition_m[v],
+                      mesh.masks.water[v],
+                      mesh.normals[v],
+                      mesh.centre_m + glm::dvec3(mesh.positions_m[v]),
+                      glm::length(glm::dvec3(mesh.positions_m[v]))};
+      const auto [it, inserted] = seen.try_emplace(mesh.lattice_ids[v], here);
+      if (inserted) continue;
+      ++compared;
+      const Seen& first = it->second;
+      REQUIRE(std::memcmp(&first.height, &here.height, sizeof(float)) == 0);
+      REQUIRE(std::memcmp(&first.parent, &here.parent, sizeof(float)) == 0);
+      REQUIRE(std::memcmp(&first.flow, &here.flow, sizeof(float)) == 0);
+      REQUIRE(std::memcmp(&first.wear, &here.wear, sizeof(float)) == 0);
+      REQUIRE(std::memcmp(&first.deposition, &here.deposition, sizeof(float)) == 0);
+      REQUIRE(std::memcmp(&first.water, &here.water, sizeof(float)) == 0);
+      REQUIRE(std::memcmp(&first.normal, &here.normal, sizeof(glm::vec3)) == 0);
+      // Positions are a double centre plus a float offset per tile (the exact position follows
+      // from the point and its height): equal up to the offsets' float rounding.
+      REQUIRE(glm::distance(first.position, here.position) <= 1e-6 * here.offset + 1e-9);
+    }
+  }
+  return compared;
+}
+
+// The block of about 3 x 3 tiles around `centre` (tests/support/tile_blocks.h).
+std::vector<TileId> blockAround(const TileId& centre) {
+  return test_support::blockAround(eroded().layout(), centre);
+}
+
+}  // namespace
+
+TEST_CASE("tile erosion: it changes the ground: metres worn and laid down", "[tiles][erosion]") {
+  const TileId id = middleTile(5, 3);
+  const TileMesh a = eroded().generate(id);
+  const TileMesh b = plain().generate(id);
+  REQUIRE(a.vertexCount() == b.vertexCount());
+  double largest = 0.0, worn = 0.0, laid = 0.0;
+  for (size_t v = 0; v < a.vertexCount(); ++v) {
+    largest = std::max(largest, std::abs(double(a.height_m[v]) - double(b.height_m[v])));
+    worn = std::max(worn, double(a.masks.wear_m[v]));
+    laid = std::max(laid, double(a.masks.deposition_m[v]));
+  }
+  CHECK(largest > 1.0);
+  CHECK(worn > 0.5);
+  CHECK(laid > 0.0);
+}
+
+TEST_CASE("tile erosion: seams inside a base face are bit-identical", "[tiles][erosion]") {
+  for (uint32_t level : {2u, 3u}) {
+    const std::vector<TileId> block = blockAround(middleTile(5, level));
+    CHECK(block.size() == 10);
+    CHECK(checkSeams(block) >= 9 * kTileEdge);
+  }
+}
+
+TEST_CASE("tile erosion: seams across a base-face edge are bit-identical", "[tiles][erosion]") {
+  const tiles::TileLayout& layout = eroded().layout();
+  const uint32_t level = 3;
+  const uint64_t n = uint64_t(1) << level;
+  const TileId edge_tile{7, level, tiles::slotIndex(n, {n / 2 - 1, n / 2, false})};
+  const auto across = layout.neighbours(edge_tile)[1];
+  REQUIRE(across.id.base != 7);
+  std::vector<TileId> ids = blockAround(edge_tile);
+  for (const TileId& id : blockAround(across.id)) ids.push_back(id);
+  CHECK(checkSeams(ids) >= 2 * kTileEdge);
+}
+
+TEST_CASE("tile erosion: the five tiles around an icosahedron corner agree", "[tiles][erosion]") {
+  const tiles::TileLayout& layout = eroded().layout();
+  for (int level : {2, 3}) {
+    for (int corner : {0, 11}) {
+      const auto fan = layout.cornerTiles(corner, level);
+      CHECK(checkSeams({fan.begin(), fan.end()}) == 5 * (kTileEdge + 1) - 5 + 4);
+    }
+  }
+}
+
+TEST_CASE("tile erosion: the same bits in any order, from a fresh generator, on 1, 2, 4 threads",
+          "[tiles][erosion]") {
+  const TileId id = middleTile(12, 2);
+  const TileMesh first = eroded().generate(id);
+  const tiles::TileLayout& layout = eroded().layout();
+  for (int threads : {1, 2, 4}) {
+    // A generator with nothing cached, its neighbours asked first, then the tile.
+    const TileGenerator fresh(smallPlanet().planet, erodedParams());
+    tbb::task_arena arena(threads);
+    TileMesh mesh;
+    arena.execute([&] {
+      for (const auto& nb : layout.neighbours(id)) (void)fresh.generate(nb.id);
+      mesh = fresh.generate(id);
+    });
+    CHECK(sameBits(first, mesh));
+  }
+  // With a cache too small to keep anything.
+  tiles::TileParams tiny = erodedParams();
+  tiny.erosion.cache_bytes = 1;
+  const TileGenerator uncached(smallPlanet().planet, tiny);
+  CHECK(sameBits(first, uncached.generate(id)));
+}
+
+TEST_CASE("tile erosion: 8 threads asking for overlapping tiles get the bits of one",
+          "[tiles][erosion]") {
+  const TileGenerator generator(smallPlanet().planet, erodedParams());
+  const tiles::TileLayout& layout = generator.layout();
+  const TileId centre = middleTile(6, 2);
+  std::vector<TileId> ids{centre};
+  for (const auto& nb : layout.neighbours(centre)) ids.push_back(nb.id);
+  for (const TileId& child : layout.children(centre)) ids.push_back(child);
+  constexpr int kThreads = 8;
+  std::vector<std::vector<TileMesh>> made(kThreads);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < kThreads; ++k) {
+    threads.emplace_back([&, k] {
+      for (size_t r = 0; r < ids.size(); ++r) {
+        made[k].push_back(generator.generate(ids[(r + size_t(k)) % ids.size()]));
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (size_t r = 0; r < ids.size(); ++r) {
+    const TileMesh serial = eroded().generate(ids[r]);
+    for (int k = 0; k < kThreads; ++k) {
+      CHECK(sameBits(made[k][(r + ids.size() - size_t(k)) % ids.size()], serial));
+    }
+  }
+}
+
+TEST_CASE("tile erosion: heights() gives the values generate() gives", "[tiles][erosion]") {
+  const tiles::TileLayout& layout = eroded().layout();
+  const TileId id = middleTile(4, 3);
+  const TileMesh mesh = eroded().generate(id);
+  std::vector<LatticePoint> points;
+  for (uint32_t v = 0; v <= uint32_t(kTileEdge); ++v) {
+    for (uint32_t u = 0; u + v <= uint32_t(kTileEdge); ++u)
+      points.push_back(layout.vertexPoint(id, u, v));
+  }
+  std::reverse(points.begin(), points.end());
+  std::vector<float> heights = eroded().heights(3, points);
+  std::reverse(heights.begin(), heights.end());
+  CHECK(sameArray(heights, mesh.height_m));
+}
+
+namespace {
+
+// Mean |second difference| across lattice lines of a 4T x 4T rhombus of level `level` (a block
+// of 4 x 4 tile pairs), of the three line directions, split into lines on tile edges and lines
+// inside tiles. The second difference across a line is the hillshade's slope change there.
+// Lines along the planet's own edges are left out of both: the planet's surface bends more
+// there (on this small rough planet the plain surface's contrast is 3 times that inside), with
+// or without erosion, and at level 3 every tile edge is one.
+struct LineContrast {
+  double edges = 0.0, interior = 0.0;
+};
+
+LineContrast lineContrast(const TileGenerator& generator, uint32_t base, int level, uint32_t i0,
+                          uint32_t j0, bool change_only) {
+  const int64_t t = kTileEdge, n = 4 * t;
+  const int64_t planet_step = int64_t(generator.layout().levelFrequency(level)) / kPlanetFrequency;
+  // The rhombus plus one point around it.
+  std::vector<LatticePoint> points;
+  for (int64_t j = -1; j <= n + 1; ++j) {
+    for (int64_t i = -1; i <= n + 1; ++i) {
+      points.push_back({base, uint32_t(int64_t(i0) + i), uint32_t(int64_t(j0) + j)});
+    }
+  }
+  std::vector<float> h = generator.heights(level, points);
+  if (change_only) {
+    const std::vector<float> before = plain().heights(level, points);
+    for (size_t k = 0; k < h.size(); ++k) h[k] = float(double(h[k]) - double(before[k]));
+  }
+  const int64_t w = n + 3;
+  auto at = [&](int64_t i, int64_t j) { return double(h[size_t((j + 1) * w + (i + 1))]); };
+  double sum_edge = 0.0, sum_inner = 0.0;
+  size_t count_edge = 0, count_inner = 0;
+  for (int64_t j = 0; j <= n; ++j) {
+    for (int64_t i = 0; i <= n; ++i) {
+      // Across i = const (step (1, 0)), j = const (step (0, 1)), i + j = const (step (1, 0)
+      // and (0, 1) crossing it from either side: the step (1, -1) runs along it).
+      const double across[3] = {at(i + 1, j) - 2 * at(i, j) + at(i - 1, j),
+                                at(i, j + 1) - 2 * at(i, j) + at(i, j - 1),
+                                at(i + 1, j + 1) - 2 * at(i, j) + at(i - 1, j - 1)};
+      const int64_t line[3] = {int64_t(i0) + i, int64_t(j0) + j, int64_t(i0 + j0) + i + j};
+      for (int d = 0; d < 3; ++d) {
+        if (line[d] % planet_step == 0) continue;
+        if (line[d] % t == 0) {
+          sum_edge += std::abs(across[d]), ++count_edge;
+        } else {
+          sum_inner += std::abs(across[d]), ++count_inner;
+        }
+      }
+    }
+  }
+  return {sum_edge / double(count_edge), sum_inner / double(count_inner)};
+}
+
+}  // namespace
+
+TEST_CASE("tile erosion: a hillshade of 4 x 4 tiles cannot find their edges", "[tiles][erosion]") {
+  // Level 5: a planet edge is 64 steps, two tiles, so half the tile edges are not on one.
+  const int level = 5;
+  const uint64_t f = eroded().layout().levelFrequency(level);
+  // Tile corners inside base face 5, away from its edges.
+  const uint32_t i0 = uint32_t(f / 4), j0 = uint32_t(f / 8);
+  const LineContrast ground = lineContrast(eroded(), 5, level, i0, j0, false);
+  INFO("eroded ground: tile edges " << ground.edges << " m, inside " << ground.interior << " m");
+  CHECK(ground.edges <= 1.2 * ground.interior);
+  CHECK(ground.edges >= ground.interior / 1.2);
+  // What erosion changed, alone: the blend of the windows leaves no crease along tile edges.
+  const LineContrast change = lineContrast(eroded(), 5, level, i0, j0, true);
+  INFO("change: tile edges " << change.edges << " m, inside " << change.interior << " m");
+  CHECK(change.interior > 0.0);
+  CHECK(change.edges <= 1.2 * change.interior);
+}

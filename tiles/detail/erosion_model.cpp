@@ -1,0 +1,621 @@
+#include "tiles/detail/erosion_model.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "erosion/lattice_droplets.h"
+#include "erosion/lattice_patch.h"
+#include "erosion/window_stream_power.h"
+#include "geodesy/hash.h"
+#include "geodesy/icosahedron.h"
+#include "geodesy/lattice_numbering.h"
+#include "tiles/detail/erosion_window.h"
+#include "tiles/detail/level_sampler.h"
+#include "tiles/detail/window_chart.h"
+
+namespace tiles::detail {
+namespace {
+
+// Streams of the windows' random numbers: geodesy::hash3(seed, stream + level, point id).
+constexpr uint64_t kDropletSeedStream = 0x74696c6544726f70ull;  // "tileDrop"
+constexpr uint64_t kRoutingSeedStream = 0x74696c65526f7574ull;  // "tileRout"
+
+template <typename Body>
+void parallelFor(size_t n, size_t grain, const Body& body) {
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, grain),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t k = r.begin(); k != r.end(); ++k) body(k);
+                    });
+}
+
+int64_t hexDistance(int64_t x, int64_t y) {
+  return std::max({std::abs(x), std::abs(y), std::abs(x + y)});
+}
+
+// A point of a level in the planet triangle that holds it: the triangle's corners (planet
+// vertex ids) and the point's barycentric weights (0 for a corner it does not need).
+struct PlanetPlace {
+  uint32_t vertex[3] = {0, 0, 0};
+  double weight[3] = {0.0, 0.0, 0.0};
+
+  double interpolate(std::span<const float> values) const {
+    double sum = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      if (weight[k] != 0.0) sum += weight[k] * double(values[vertex[k]]);
+    }
+    return sum;
+  }
+};
+
+PlanetPlace placeOnPlanet(const geodesy::LatticeNumbering& numbering, uint64_t frequency,
+                          const LatticePoint& p) {
+  const uint64_t m = frequency / numbering.frequency();
+  const uint32_t i = uint32_t(p.i / m), j = uint32_t(p.j / m);
+  const uint64_t ri = p.i - uint64_t(i) * m, rj = p.j - uint64_t(j) * m;
+  const double inv = 1.0 / double(m);
+  PlanetPlace out;
+  uint32_t ci[3], cj[3];
+  if (ri + rj <= m) {
+    ci[0] = i, cj[0] = j, ci[1] = i + 1, cj[1] = j, ci[2] = i, cj[2] = j + 1;
+    out.weight[0] = double(m - ri - rj) * inv, out.weight[1] = double(ri) * inv;
+    out.weight[2] = double(rj) * inv;
+  } else {
+    ci[0] = i + 1, cj[0] = j, ci[1] = i + 1, cj[1] = j + 1, ci[2] = i, cj[2] = j + 1;
+    out.weight[0] = double(m - rj) * inv, out.weight[1] = double(ri + rj - m) * inv;
+    out.weight[2] = double(m - ri) * inv;
+  }
+  for (int k = 0; k < 3; ++k) {
+    if (out.weight[k] != 0.0) out.vertex[k] = numbering.vertex(p.base, ci[k], cj[k]);
+  }
+  return out;
+}
+
+// Spacing weights of a window's coordinates, computed once per value: the only ones
+// latticePosition asks for at the window's points but those on base edges.
+class WeightTable {
+ public:
+  WeightTable(geodesy::Spacing spacing, uint64_t frequency, std::span<const LatticePoint> points)
+      : spacing_(spacing), frequency_(frequency) {
+    // Per base face, the range of each of the three weights.
+    std::unordered_map<uint32_t, std::array<std::pair<uint64_t, uint64_t>, 3>> ranges;
+    for (const LatticePoint& p : points) {
+      const uint64_t a[3] = {frequency - p.i - p.j, p.i, p.j};
+      auto [it, inserted] = ranges.try_emplace(p.base);
+      for (int k = 0; k < 3; ++k) {
+        auto& r = it->second[k];
+        if (inserted) r = {a[k], a[k]};
+        r.first = std::min(r.first, a[k]), r.second = std::max(r.second, a[k]);
+      }
+    }
+    for (const auto& [base, three] : ranges) {
+      for (const auto& [lo, hi] : three) {
+        Range r{lo, {}};
+        for (uint64_t k = lo; k <= hi; ++k)
+          r.g.push_back(geodesy::spacingWeight(spacing, k, frequency));
+        ranges_.push_back(std::move(r));
+      }
+    }
+  }
+  double operator()(uint64_t k) const {
+    for (const Range& r : ranges_) {
+      if (k >= r.lo && k - r.lo < r.g.size()) return r.g[k - r.lo];
+    }
+    return geodesy::spacingWeight(spacing_, k, frequency_);
+  }
+
+ private:
+  struct Range {
+    uint64_t lo = 0;
+    std::vector<double> g;
+  };
+  geodesy::Spacing spacing_;
+  uint64_t frequency_;
+  std::vector<Range> ranges_;
+};
+
+// The partition of unity's bump: (1 - r^2 / R^2)^3 inside R, 0 outside; C2 where it ends.
+// r2 is r^2 / R^2.
+double bump(double r2) {
+  if (r2 >= 1.0) return 0.0;
+  const double u = 1.0 - r2;
+  return u * u * u;
+}
+
+// Squared length of chart offset (x, y) in lattice steps (the lattice is equilateral).
+double squaredSteps(double x, double y) {
+  return x * x + x * y + y * y;
+}
+
+// The window centres that can hold canonical point p of frequency F inside their bump's
+// radius `reach` (in lattice steps): the corners of the window-lattice triangle (spacing
+// `core`) that holds p and the three corners across its edges, named in p's face's chart and
+// kept when that flat distance is below reach (with a margin: near an icosahedron corner the
+// window's own chart decides). A centre beyond a corner of p's face is left out.
+int windowCandidates(uint64_t frequency, uint32_t core, double reach, const LatticePoint& p,
+                     LatticePoint* centres) {
+  const int64_t c = core;
+  const int64_t i = int64_t(p.i) / c, j = int64_t(p.j) / c;
+  const int64_t ri = int64_t(p.i) - i * c, rj = int64_t(p.j) - j * c;
+  int64_t cand[6][2];
+  if (ri + rj <= c) {
+    const int64_t up[6][2] = {{i, j},         {i + 1, j},     {i, j + 1},
+                              {i + 1, j + 1}, {i + 1, j - 1}, {i - 1, j + 1}};
+    std::copy(&up[0][0], &up[0][0] + 12, &cand[0][0]);
+  } else {
+    const int64_t down[6][2] = {{i + 1, j}, {i + 1, j + 1}, {i, j + 1},
+                                {i, j},     {i + 2, j},     {i, j + 2}};
+    std::copy(&down[0][0], &down[0][0] + 12, &cand[0][0]);
+  }
+  const int64_t f = int64_t(frequency);
+  const double limit = 1.1 * reach * 1.1 * reach;
+  int count = 0;
+  for (const auto& q : cand) {
+    const int64_t qi = q[0] * c, qj = q[1] * c;
+    const double dx = double(int64_t(p.i) - qi), dy = double(int64_t(p.j) - qj);
+    if (squaredSteps(dx, dy) >= limit) continue;
+    const int64_t a[3] = {f - qi - qj, qi, qj};
+    const int negative = (a[0] < 0) + (a[1] < 0) + (a[2] < 0);
+    if (negative > 1) continue;
+    if (negative == 1) {
+      const int k = a[0] < 0 ? 0 : (a[1] < 0 ? 1 : 2);
+      // Across edge (k + 1) % 3 of the face; beyond the adjacent face too: left out.
+      const int e = (k + 1) % 3;
+      const geodesy::Icosahedron& ico = geodesy::icosahedron();
+      const std::array<int64_t, 3> b =
+          acrossBaseEdge({a[0], a[1], a[2]}, e, ico.adjacent_edge[p.base][e]);
+      if (b[0] < 0 || b[1] < 0 || b[2] < 0) continue;
+    }
+    centres[count++] = pointInChart(frequency, p.base, qi, qj);
+  }
+  return count;
+}
+
+}  // namespace
+
+ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet,
+                           const TileErosionParams& params)
+    : surface_(surface),
+      params_(params),
+      drainage_(planetDrainage(planet.elevation_m, planet.sea_level_m, planet.rainfall,
+                               planet.receiver, planet.radius_m,
+                               params.rain == TileRain::kUniform)),
+      water_level_m_(planet.water_level_m.begin(), planet.water_level_m.end()),
+      sea_level_m_(planet.sea_level_m),
+      seed_(planet.spectrum.noise_seed),
+      cache_(params.cache_bytes) {
+  const size_t vertices = planet.elevation_m.size();
+  if (!planet.rainfall.empty() && planet.rainfall.size() != vertices) {
+    throw std::invalid_argument("planet rainfall has " + std::to_string(planet.rainfall.size()) +
+                                " values; allowed: none or one per vertex (" +
+                                std::to_string(vertices) + ")");
+  }
+  if (!planet.receiver.empty() && planet.receiver.size() != vertices) {
+    throw std::invalid_argument("planet receivers have " + std::to_string(planet.receiver.size()) +
+                                " values; allowed: none or one per vertex (" +
+                                std::to_string(vertices) + ")");
+  }
+  const TileLayout& layout = surface.layout;
+  const uint32_t t = uint32_t(layout.tileEdge());
+  if (params.window_subdivision < 0 || (t >> params.window_subdivision) < 2 ||
+      (t % (1u << params.window_subdivision)) != 0) {
+    throw std::invalid_argument(
+        "tile erosion window_subdivision " + std::to_string(params.window_subdivision) +
+        " does not divide the tile edge " + std::to_string(t) + " into cores of 2 steps or more");
+  }
+  if (!(params.min_spacing_m > 0.0) || !(params.max_spacing_m >= params.min_spacing_m)) {
+    throw std::invalid_argument(
+        "tile erosion spacings min " + std::to_string(params.min_spacing_m) + " m, max " +
+        std::to_string(params.max_spacing_m) + " m; allowed: 0 < min <= max");
+  }
+  if (params.halo < 4 || params.halo > 4096) {
+    throw std::invalid_argument("tile erosion halo " + std::to_string(params.halo) +
+                                " is out of range; allowed: 4 to 4096 lattice steps");
+  }
+  core_ = t >> params.window_subdivision;
+  halo_ = uint32_t(params.halo);
+  river_area_m2_ = params.river_cells * drainage_.cell_m2;
+  // Erosion starts one level below the planet's own (the planet eroded at its own spacing) and
+  // where a window fits well inside a base face, with the planet's vertices near it in reach.
+  first_level_ = layout.planetLevel() + 1;
+  while (first_level_ <= layout.deepestLevel() &&
+         (2 * (uint64_t(core_ + halo_) + 2) >= layout.levelFrequency(first_level_) ||
+          layout.levelSpacingRad(first_level_) * surface.radius_m > params.max_spacing_m))
+    ++first_level_;
+  last_level_ = first_level_ - 1;
+  while (last_level_ + 1 <= layout.deepestLevel() &&
+         layout.levelSpacingRad(last_level_ + 1) * surface.radius_m >= params.min_spacing_m)
+    ++last_level_;
+}
+
+ErosionModel::~ErosionModel() = default;
+
+int ErosionModel::windowsAt(int level, const LatticePoint& p, WeightedWindow* out) const {
+  const TileLayout& layout = surface_.layout;
+  const uint64_t f = layout.levelFrequency(level);
+  LatticePoint centres[6];
+  const int count = windowCandidates(f, core_, bumpRadius(), p, centres);
+  for (int k = 0; k < count; ++k) {
+    out[k].centre = centres[k];
+    out[k].key = {uint32_t(level), layout.latticeId(level, centres[k])};
+    out[k].weight = 0.0;
+  }
+  std::sort(out, out + count,
+            [](const WeightedWindow& a, const WeightedWindow& b) { return a.key < b.key; });
+  return int(
+      std::unique(out, out + count,
+                  [](const WeightedWindow& a, const WeightedWindow& b) { return a.key == b.key; }) -
+      out);
+}
+
+std::shared_ptr<const WindowResult> ErosionModel::window(int level,
+                                                         const LatticePoint& centre) const {
+  const WindowKey key{uint32_t(level), surface_.layout.latticeId(level, centre)};
+  return cache_.get(key, [&] { return makeWindow(level, centre); });
+}
+
+void ErosionModel::sample(int level, std::span<const LatticePoint> points,
+                          std::span<PointErosion> out) const {
+  assert(points.size() == out.size());
+  std::fill(out.begin(), out.end(), PointErosion{});
+  if (!erodes(level)) return;
+  if (level <= last_level_) return sampleLevel(level, points, out);
+
+  // Finer than the last eroded level: its change and masks, linear over its triangles (what
+  // the parent-edge mean gives, level after level).
+  const TileLayout& layout = surface_.layout;
+  const uint64_t f = layout.levelFrequency(level), coarse_f = layout.levelFrequency(last_level_);
+  const uint64_t m = f / coarse_f;
+  std::vector<LatticePoint> corners;
+  struct Place {
+    int count = 0;
+    uint32_t corner[3] = {0, 0, 0};
+    double weight[3] = {0.0, 0.0, 0.0};
+  };
+  std::vector<Place> places(points.size());
+  const double inv = 1.0 / double(m);
+  for (size_t k = 0; k < points.size(); ++k) {
+    const LatticePoint& p = points[k];
+    const uint64_t i = p.i / m, j = p.j / m, ri = p.i - i * m, rj = p.j - j * m;
+    uint64_t ci[3], cj[3];
+    double w[3];
+    if (ri + rj <= m) {
+      ci[0] = i, cj[0] = j, ci[1] = i + 1, cj[1] = j, ci[2] = i, cj[2] = j + 1;
+      w[0] = double(m - ri - rj) * inv, w[1] = double(ri) * inv, w[2] = double(rj) * inv;
+    } else {
+      ci[0] = i + 1, cj[0] = j, ci[1] = i + 1, cj[1] = j + 1, ci[2] = i, cj[2] = j + 1;
+      w[0] = double(m - rj) * inv, w[1] = double(ri + rj - m) * inv, w[2] = double(m - ri) * inv;
+    }
+    Place& place = places[k];
+    for (int c = 0; c < 3; ++c) {
+      // A corner of weight 0 may lie past the face's edge: it is left out.
+      if (w[c] == 0.0) continue;
+      place.weight[place.count] = w[c];
+      place.corner[place.count] = uint32_t(corners.size());
+      ++place.count;
+      corners.push_back(canonicalPoint(coarse_f, {p.base, uint32_t(ci[c]), uint32_t(cj[c])}));
+    }
+  }
+  std::vector<PointErosion> at(corners.size());
+  sampleLevel(last_level_, corners, at);
+  parallelFor(points.size(), 256, [&](size_t k) {
+    double sum[5] = {0, 0, 0, 0, 0};
+    for (int c = 0; c < places[k].count; ++c) {
+      const double w = places[k].weight[c];
+      const PointErosion& e = at[places[k].corner[c]];
+      sum[0] += w * e.change_m, sum[1] += w * e.flow_m2, sum[2] += w * e.wear_m;
+      sum[3] += w * e.deposition_m, sum[4] += w * e.water;
+    }
+    out[k] = {float(sum[0]), float(sum[1]), float(sum[2]), float(sum[3]), float(sum[4])};
+  });
+}
+
+void ErosionModel::sampleLevel(int level, std::span<const LatticePoint> points,
+                               std::span<PointErosion> out) const {
+  // The windows the points need, each once, made in parallel (or taken from the cache).
+  constexpr size_t kMost = 6;
+  std::vector<WeightedWindow> weighted(points.size() * kMost);
+  std::vector<uint8_t> counts(points.size());
+  parallelFor(points.size(), 256, [&](size_t k) {
+    counts[k] = uint8_t(windowsAt(level, points[k], &weighted[kMost * k]));
+  });
+  std::vector<std::pair<WindowKey, LatticePoint>> needed;
+  for (size_t k = 0; k < points.size(); ++k) {
+    for (int w = 0; w < counts[k]; ++w) {
+      needed.push_back({weighted[kMost * k + w].key, weighted[kMost * k + w].centre});
+    }
+  }
+  std::sort(needed.begin(), needed.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  needed.erase(std::unique(needed.begin(), needed.end(),
+                           [](const auto& a, const auto& b) { return a.first == b.first; }),
+               needed.end());
+  std::vector<std::shared_ptr<const WindowResult>> windows(needed.size());
+  parallelFor(needed.size(), 1, [&](size_t k) { windows[k] = window(level, needed[k].second); });
+
+  // Each window's bump at the point, from the point's offset in the window's own chart, then
+  // the normalised sum in key order.
+  const double inv_r2 = 1.0 / (bumpRadius() * bumpRadius());
+  parallelFor(points.size(), 256, [&](size_t k) {
+    double sum[5] = {0, 0, 0, 0, 0};
+    double total = 0.0;
+    for (int w = 0; w < counts[k]; ++w) {
+      const WeightedWindow& ww = weighted[kMost * k + w];
+      const auto it =
+          std::lower_bound(needed.begin(), needed.end(), ww.key,
+                           [](const auto& a, const WindowKey& b) { return a.first < b; });
+      const WindowResult& win = *windows[size_t(it - needed.begin())];
+      int64_t x = 0, y = 0;
+      if (!win.chart.offsetOf(points[k], win.core, x, y)) continue;
+      const double weight = bump(squaredSteps(double(x), double(y)) * inv_r2);
+      if (weight == 0.0) continue;
+      const size_t c = win.index(x, y);
+      total += weight;
+      sum[0] += weight * win.change_m[c], sum[1] += weight * win.flow_m2[c];
+      sum[2] += weight * win.wear_m[c], sum[3] += weight * win.deposition_m[c];
+      sum[4] += weight * (win.water[c] ? 1.0 : 0.0);
+    }
+    assert(total > 0.0);
+    const double inv = total > 0.0 ? 1.0 / total : 0.0;
+    out[k] = {float(sum[0] * inv), float(sum[1] * inv), float(sum[2] * inv), float(sum[3] * inv),
+              float(sum[4] * inv)};
+  });
+}
+
+WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) const {
+  const TileLayout& layout = surface_.layout;
+  const uint64_t f = layout.levelFrequency(level);
+  const uint32_t radius = core_ + halo_;
+  const WindowChart chart(f, centre, radius);
+
+  // The patch: chart offsets (x, y) at cell (y + radius + 1) * width + (x + radius + 1).
+  const uint32_t width = 2 * radius + 3;
+  const size_t n = size_t(width) * width;
+  auto cellOf = [&](int64_t x, int64_t y) {
+    return size_t(y + radius + 1) * width + size_t(x + radius + 1);
+  };
+  std::vector<erosion::PatchCell> cells(n, erosion::PatchCell::kNone);
+  std::vector<LatticePoint> point(n);  // canonical
+  std::vector<uint32_t> held;          // the cells that hold a point, in cell order
+  for (int64_t y = -int64_t(radius); y <= int64_t(radius); ++y) {
+    for (int64_t x = -int64_t(radius); x <= int64_t(radius); ++x) {
+      const int64_t d = hexDistance(x, y);
+      if (d > int64_t(radius)) continue;
+      const std::optional<LatticePoint> p = chart.unfold(x, y);
+      if (!p) continue;
+      const size_t c = cellOf(x, y);
+      point[c] = canonicalPoint(f, *p);
+      cells[c] = d == int64_t(radius) ? erosion::PatchCell::kEdge : erosion::PatchCell::kInterior;
+      held.push_back(uint32_t(c));
+    }
+  }
+  // Around a corner the chart holds the points of the gap's two rays twice: the later cells
+  // become copies of the earlier.
+  std::vector<erosion::CellCopy> copies;
+  if (chart.corner() >= 0) {
+    std::unordered_map<uint64_t, uint32_t> first;
+    std::vector<uint32_t> owners;
+    for (const uint32_t c : held) {
+      const auto [it, inserted] = first.try_emplace(layout.latticeId(level, point[c]), c);
+      if (inserted) {
+        owners.push_back(c);
+        continue;
+      }
+      copies.push_back({c, it->second});
+      // A point on the window's edge through one copy stays an edge point.
+      if (cells[c] == erosion::PatchCell::kEdge) cells[it->second] = erosion::PatchCell::kEdge;
+      cells[c] = erosion::PatchCell::kCopy;
+    }
+    held = std::move(owners);
+  }
+  erosion::LatticePatch patch;
+  patch.width = width;
+  patch.rows = width;
+  patch.spacing_m = layout.levelSpacingRad(level) * surface_.radius_m;
+  patch.cells = cells;
+  patch.copies = copies;
+
+  // The surface before erosion at this level: the generator's own heights of the points.
+  std::vector<LatticePoint> points(held.size());
+  for (size_t k = 0; k < held.size(); ++k) points[k] = point[held[k]];
+  std::vector<float> base(n, 0.0f);
+  {
+    const LevelSampler sampler(surface_, level, points);
+    const WeightTable table(surface_.spacing, f, points);
+    constexpr size_t kBlock = 256;
+    parallelFor((points.size() + kBlock - 1) / kBlock, 1, [&](size_t block) {
+      const size_t first = block * kBlock, count = std::min(kBlock, points.size() - first);
+      glm::dvec3 units[kBlock];
+      double heights[kBlock];
+      for (size_t k = 0; k < count; ++k) {
+        const LatticePoint& p = points[first + k];
+        units[k] = geodesy::latticePosition(table, f, p.base, p.i, p.j);
+      }
+      sampler.heights(std::span(points).subspan(first, count), std::span(units, count), heights);
+      for (size_t k = 0; k < count; ++k) base[held[first + k]] = float(heights[k]);
+    });
+  }
+
+  // What the coarser levels did here: their change at the even points (the parent level's
+  // points), the parent edge's mean between them.
+  std::vector<float> in(n, 0.0f), carried_wear(n, 0.0f), carried_deposit(n, 0.0f),
+      carried_change(n, 0.0f);
+  if (level - 1 >= first_level_) {
+    const int64_t ci = centre.i, cj = centre.j;
+    const int64_t reach = int64_t(radius) + 1;
+    const uint32_t pw = uint32_t(2 * reach + 1);
+    std::vector<int32_t> parent_index(size_t(pw) * pw, -1);
+    std::vector<LatticePoint> parents;
+    for (int64_t y = -reach; y <= reach; ++y) {
+      for (int64_t x = -reach; x <= reach; ++x) {
+        if (((ci + x) & 1) || ((cj + y) & 1) || hexDistance(x, y) > reach) continue;
+        const std::optional<LatticePoint> p = chart.unfold(x, y);
+        if (!p) continue;
+        parent_index[size_t(y + reach) * pw + size_t(x + reach)] = int32_t(parents.size());
+        parents.push_back(canonicalPoint(f / 2, {p->base, p->i / 2, p->j / 2}));
+      }
+    }
+    std::vector<PointErosion> coarse(parents.size());
+    sample(level - 1, parents, coarse);
+    auto at = [&](int64_t x, int64_t y) -> const PointErosion* {
+      if (hexDistance(x, y) > reach) return nullptr;
+      const int32_t k = parent_index[size_t(y + reach) * pw + size_t(x + reach)];
+      return k < 0 ? nullptr : &coarse[size_t(k)];
+    };
+    for (int64_t y = -int64_t(radius); y <= int64_t(radius); ++y) {
+      for (int64_t x = -int64_t(radius); x <= int64_t(radius); ++x) {
+        const size_t c = cellOf(x, y);
+        if (cells[c] == erosion::PatchCell::kNone) continue;
+        const bool odd_i = (ci + x) & 1, odd_j = (cj + y) & 1;
+        const PointErosion* a = nullptr;
+        const PointErosion* b = nullptr;
+        if (!odd_i && !odd_j) {
+          a = at(x, y);
+        } else {
+          const int64_t sx = odd_i ? 1 : 0, sy = odd_i && odd_j ? -1 : (odd_j ? 1 : 0);
+          a = at(x + sx, y + sy), b = at(x - sx, y - sy);
+          if (!a) a = b, b = nullptr;
+        }
+        if (!a) continue;
+        const double half = b ? 0.5 : 1.0;
+        auto mean = [&](float PointErosion::*field) {
+          return float(half * (double(a->*field) + (b ? double(b->*field) : 0.0)));
+        };
+        carried_change[c] = mean(&PointErosion::change_m);
+        carried_wear[c] = mean(&PointErosion::wear_m);
+        carried_deposit[c] = mean(&PointErosion::deposition_m);
+      }
+    }
+  }
+  for (const erosion::CellCopy& copy : copies) base[copy.cell] = base[copy.owner];
+  for (size_t c = 0; c < n; ++c) in[c] = base[c] + carried_change[c];
+
+  // Rain, base level (sea, the planet's lakes) and the points' ids and seeds.
+  std::vector<float> rain(n, 0.0f), droplets(n, 0.0f);
+  std::vector<uint8_t> base_level(n, 0);
+  std::vector<uint64_t> ids(n, 0), seeds(n, 0);
+  const geodesy::LatticeNumbering& numbering = surface_.numbering;
+  const double density = params_.droplets_per_point;
+  parallelFor(held.size(), 256, [&](size_t k) {
+    const uint32_t c = held[k];
+    const LatticePoint& p = point[c];
+    ids[c] = layout.latticeId(level, p);
+    seeds[c] = geodesy::hash3(seed_, kDropletSeedStream + uint64_t(level), ids[c]);
+    const PlanetPlace place = placeOnPlanet(numbering, f, p);
+    rain[c] = drainage_.rain.empty() ? 1.0f : float(place.interpolate(drainage_.rain));
+    bool water = double(in[c]) < sea_level_m_;
+    if (!water && !water_level_m_.empty()) {
+      water = place.interpolate(water_level_m_) > double(in[c]) &&
+              place.interpolate(water_level_m_) > place.interpolate(surface_.elevation_m) + 0.5;
+    }
+    base_level[c] = water ? 1 : 0;
+    droplets[c] = float(density * double(rain[c]));
+  });
+  for (const erosion::CellCopy& copy : copies) {
+    ids[copy.cell] = ids[copy.owner], seeds[copy.cell] = seeds[copy.owner];
+    rain[copy.cell] = rain[copy.owner], base_level[copy.cell] = base_level[copy.owner];
+  }
+
+  // The planet's rivers that cross into the window: their drainage enters where they do.
+  std::vector<erosion::PatchInflow> inflows;
+  if (!drainage_.receiver.empty()) {
+    const uint64_t pf = numbering.frequency();
+    const uint64_t m = f / pf;
+    const int64_t ci = centre.i, cj = centre.j;
+    // The planet chart around the window: centred on the planet point nearest below the centre.
+    const LatticePoint pc{centre.base, uint32_t(ci / int64_t(m)), uint32_t(cj / int64_t(m))};
+    const uint32_t preach = uint32_t(radius / m) + 3;
+    if (2 * uint64_t(preach) < pf) {
+      const WindowChart planet_chart(pf, pc, preach);
+      auto offset = [&](int64_t px, int64_t py) {  // planet chart offset -> window chart offset
+        return std::pair<int64_t, int64_t>{(int64_t(pc.i) + px) * int64_t(m) - ci,
+                                           (int64_t(pc.j) + py) * int64_t(m) - cj};
+      };
+      static constexpr int kSteps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
+      for (int64_t py = -int64_t(preach); py <= int64_t(preach); ++py) {
+        for (int64_t px = -int64_t(preach); px <= int64_t(preach); ++px) {
+          if (hexDistance(px, py) >= int64_t(preach)) continue;
+          const std::optional<LatticePoint> u = planet_chart.unfold(px, py);
+          if (!u) continue;
+          const uint32_t v = numbering.vertex(u->base, u->i, u->j);
+          const uint32_t r = drainage_.receiver[v];
+          if (r == v || drainage_.area_m2[v] < river_area_m2_) continue;
+          const auto [ux, uy] = offset(px, py);
+          if (hexDistance(ux, uy) < int64_t(radius)) continue;  // starts inside: not an inflow
+          int step = -1;
+          for (int d = 0; d < 6 && step < 0; ++d) {
+            const std::optional<LatticePoint> w =
+                planet_chart.unfold(px + kSteps[d][0], py + kSteps[d][1]);
+            if (w && numbering.vertex(w->base, w->i, w->j) == r) step = d;
+          }
+          if (step < 0) continue;
+          // Along the receiver edge, the first lattice point of the window inside its edge.
+          for (uint64_t s = 1; s <= m; ++s) {
+            const int64_t x = ux + int64_t(s) * kSteps[step][0];
+            const int64_t y = uy + int64_t(s) * kSteps[step][1];
+            if (hexDistance(x, y) >= int64_t(radius)) continue;
+            const size_t c = cellOf(x, y);
+            if (cells[c] == erosion::PatchCell::kNone) break;
+            inflows.push_back({uint32_t(c), drainage_.area_m2[v]});
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  // Erosion at this level's scale: stream power on the routed surface, hillslopes, droplets.
+  erosion::PatchFlowInput flow_in;
+  flow_in.patch = &patch;
+  flow_in.height_m = in;
+  flow_in.point_id = ids;
+  flow_in.rain = rain;
+  flow_in.base_level = base_level;
+  flow_in.inflows = inflows;
+  flow_in.receiver_jitter = params_.receiver_jitter;
+  flow_in.seed = geodesy::hash3(seed_, kRoutingSeedStream, uint64_t(level));
+  const erosion::PatchFlow flow = erosion::routePatch(flow_in);
+  std::vector<float> h = in;
+  erosion::incise(patch, flow, params_.stream_power, h);
+  erosion::relaxHillslopes(patch, flow.outlet, params_.hillslope, h);
+  erosion::LatticeDropletInput drop_in;
+  drop_in.patch = &patch;
+  drop_in.droplets = droplets;
+  drop_in.seed = seeds;
+  drop_in.base_level = base_level;
+  const erosion::LatticeDropletStats stats =
+      erosion::erodeLatticeDroplets(drop_in, params_.droplets, h, {}, {});
+
+  // The core, kept.
+  WindowResult out(f, centre, core_);
+  const size_t cw = out.width();
+  out.change_m.assign(cw * cw, 0.0f);
+  out.flow_m2.assign(cw * cw, 0.0f);
+  out.wear_m.assign(cw * cw, 0.0f);
+  out.deposition_m.assign(cw * cw, 0.0f);
+  out.water.assign(cw * cw, 0);
+  out.droplet_steps = stats.steps;
+  for (int64_t y = -int64_t(core_); y <= int64_t(core_); ++y) {
+    for (int64_t x = -int64_t(core_); x <= int64_t(core_); ++x) {
+      if (hexDistance(x, y) > int64_t(core_)) continue;
+      const size_t c = cellOf(x, y);
+      if (cells[c] == erosion::PatchCell::kNone) continue;
+      const size_t o = out.index(x, y);
+      const double delta = double(h[c]) - double(in[c]);
+      out.change_m[o] = float(double(carried_change[c]) + delta);
+      out.flow_m2[o] = flow.area_m2[c];
+      out.wear_m[o] = float(double(carried_wear[c]) + std::max(0.0, -delta));
+      out.deposition_m[o] = float(double(carried_deposit[c]) + std::max(0.0, delta));
+      out.water[o] = base_level[c] || double(flow.area_m2[c]) >= river_area_m2_ ? 1 : 0;
+    }
+  }
+  return out;
+}
+
+}  // namespace tiles::detail

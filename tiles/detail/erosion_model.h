@@ -1,0 +1,102 @@
+#pragma once
+// Erosion at every level finer than the planet (docs/tile_erosion.md).
+//
+// Windows. Level L's windows sit at the tile corners of level L + s (s = window_subdivision):
+// lattice points whose coordinates are multiples of the core radius C = T / 2^s. Window w
+// erodes the points within C + halo steps of its centre (its chart: window_chart.h), each a
+// pure function of the window's key, and keeps its core (within C). Its weight at a point p is
+// a smooth bump of p's distance r from the centre in the window's own chart, (1 - r^2/R^2)^3
+// with R the core's inradius (sqrt(3)/2 C: the bump ends inside what the window keeps, and
+// every point is within 0.58 C of some centre), divided by the sum of the bumps of the windows
+// around p. The weights sum to 1 and are C2 (the plain barycentric hat of the window lattice is
+// only C0: the slope of the blend would jump along every window line, tile edges among them). A
+// point's erosion is that sum over the (one to six) windows in reach, in the order of their keys:
+// two tiles that share a point compute the same windows and the same sum, bit for bit.
+//
+// Levels. A window of level L erodes the surface of level L (planet + detail, as the tile
+// generator makes it) plus the change that levels coarser than L made there (their change at
+// the points of level L - 1, carried to level L's points as the parent edge's mean: the same
+// rule as TileMesh::parent_height_m). Its change is therefore the change of all levels down to
+// L, and valleys cut at coarse levels carry down. Levels from firstLevel() to lastLevel()
+// erode; finer ones take the last level's change, interpolated.
+//
+// Thread-safe: const, with a thread-safe window cache (window_cache.h) that changes no result.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "tiles/detail/planet_drainage.h"
+#include "tiles/detail/surface_model.h"
+#include "tiles/detail/window_cache.h"
+#include "tiles/lattice_point.h"
+#include "tiles/tile_planet.h"
+
+namespace tiles::detail {
+
+struct WindowResult;
+
+// Erosion at one point: the change of the surface (add to the height) and the masks.
+struct PointErosion {
+  float change_m = 0.0f;
+  float flow_m2 = 0.0f;
+  float wear_m = 0.0f;
+  float deposition_m = 0.0f;
+  float water = 0.0f;
+};
+
+// A window with weight at a point, and the weight.
+struct WeightedWindow {
+  WindowKey key;
+  LatticePoint centre;
+  double weight = 0.0;
+};
+
+class ErosionModel {
+ public:
+  // Copies what it needs from planet; `surface` must outlive the model. Throws
+  // std::invalid_argument for arrays of the wrong size or parameters out of range.
+  ErosionModel(const SurfaceModel& surface, const TilePlanet& planet,
+               const TileErosionParams& params);
+  ~ErosionModel();
+
+  int firstLevel() const { return first_level_; }
+  int lastLevel() const { return last_level_; }
+  // Whether points of `level` are changed by erosion (of theirs or coarser levels').
+  bool erodes(int level) const { return level >= first_level_ && first_level_ <= last_level_; }
+  uint32_t coreRadius() const { return core_; }
+  uint32_t windowRadius() const { return core_ + halo_; }
+  // Radius of a window's bump in the partition of unity, lattice steps: the core hexagon's
+  // inradius (sqrt(3)/2 of the core radius), so the bump stays where the window keeps values.
+  double bumpRadius() const { return 0.8660254037844386 * double(core_); }
+
+  // Erosion at canonical points of `level`, into out (one per point). Parallel on the caller's
+  // oneTBB arena; computes the windows it needs that are not cached.
+  void sample(int level, std::span<const LatticePoint> points, std::span<PointErosion> out) const;
+
+  // The windows that may have weight at canonical point p of eroded level `level`, in key
+  // order (1 to 6; weight left 0: sample() takes it from the window's own chart).
+  int windowsAt(int level, const LatticePoint& p, WeightedWindow* out) const;
+  // The window of `key` (centre: canonical point of `level`), from the cache or made.
+  std::shared_ptr<const WindowResult> window(int level, const LatticePoint& centre) const;
+  size_t cachedBytes() const { return cache_.bytes(); }
+
+ private:
+  WindowResult makeWindow(int level, const LatticePoint& centre) const;
+  void sampleLevel(int level, std::span<const LatticePoint> points,
+                   std::span<PointErosion> out) const;
+
+  const SurfaceModel& surface_;
+  TileErosionParams params_;
+  PlanetDrainage drainage_;
+  std::vector<float> water_level_m_;  // per planet vertex, or empty
+  double sea_level_m_ = 0.0;
+  uint64_t seed_ = 0;
+  double river_area_m2_ = 0.0;
+  uint32_t core_ = 0, halo_ = 0;
+  int first_level_ = 0, last_level_ = -1;
+  mutable WindowCache cache_;
+};
+
+}  // namespace tiles::detail
