@@ -247,6 +247,8 @@ void setUp(Stage& s) {
   for (size_t v = 0; v < n; ++v) {
     if (!s.land[v]) continue;
     s.uplift[v] = input.uplift.empty() ? std::max(s.low_pass[v] - s.sea, least) : input.uplift[v];
+    if (s.mean_rain > 0.0 && s.p.rain_uplift != 0.0)
+      s.uplift[v] *= float(std::pow(std::max(s.p.min_rain, s.rain(v)), s.p.rain_uplift));
   }
 }
 

@@ -34,6 +34,12 @@ struct FluvialParams {
   // The least rain counted at a land vertex, relative to the mean land rainfall: over the
   // stage's span climate belts move, so even today's deserts had floods.
   double min_rain = 0.05;
+  // Rock uplift follows the rain as rain^rain_uplift (rain relative to the mean land rainfall,
+  // floored at min_rain): where tectonics answers erosion, exhumation gathers on the wet flank
+  // (Willett 1999; Reiners et al. 2003), so wet land stands higher and is cut deeper than dry
+  // land at steady state (channel slope as rain^(rain_uplift - m)). 0 = uplift as the noise
+  // asks everywhere; then more rain only makes gentler channels.
+  double rain_uplift = 0.25;
   // A lake whose catchment's rain (relative to the mean land rainfall) is less than this
   // times its surface is endorheic: it keeps its floor and is the base level of its catchment.
   double lake_evaporation = 0.5;

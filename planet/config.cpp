@@ -191,6 +191,7 @@ const std::vector<KeySpec>& schema() {
       intKey("fluvial", "reroutings", FIELD(fluvial.reroutings), 0, 20),
       realKey("fluvial", "receiver_jitter", FIELD(fluvial.receiver_jitter), 0, 0.99),
       realKey("fluvial", "min_rain", FIELD(fluvial.min_rain), 0, 1, true),
+      realKey("fluvial", "rain_uplift", FIELD(fluvial.rain_uplift), 0, 2),
       realKey("fluvial", "lake_evaporation", FIELD(fluvial.lake_evaporation), 0, 1000),
       realKey("fluvial", "channel_cells", FIELD(fluvial.channel_cells), 0, 1e6),
       realKey("fluvial", "hillslope_curvature", FIELD(fluvial.hillslope_curvature), 0, 100),

@@ -80,6 +80,8 @@ const std::vector<KeyMeaning>& keyMeanings() {
        R"md(in the re-routings, how far a receiver's slope may be below the steepest and still win (the first routing is almost random among the lower neighbours))md"},
       {"fluvial", "min_rain",
        R"md(the least rain counted at a land vertex, relative to the mean land rainfall (climate belts move over the relief's making))md"},
+      {"fluvial", "rain_uplift",
+       R"md(rock uplift follows the rain as rain^rain_uplift (relative to the mean land rain): wet land stands higher and is cut deeper than dry land; 0 = the noise's uplift everywhere, and more rain only makes gentler channels)md"},
       {"fluvial", "lake_evaporation",
        R"md(lake evaporation per area relative to the mean land rain: a lake whose catchment's rain is less than this times its surface is endorheic, keeps its floor and is its catchment's base level)md"},
       {"fluvial", "channel_cells",

@@ -163,7 +163,7 @@ double totalBytes(const std::vector<Knob>& all, const Config& c, int threads, Ru
           : double(std::clamp(threads, 1, kMapsInFlight)) + (c.output.obj ? 1.0 : 0.0);
   const double fluvial =
       c.pipeline.fluvial ? kFluvialBytesPerVertex * double(icosphereVertexCount(c.planet.frequency))
-                        : 0.0;
+                         : 0.0;
   double stage[4] = {kFixedBytes, fluvial, kBytesPerFileInFlight * files_in_flight, 0.0};
   for (const Knob& k : all) stage[int(k.stage)] += k.bytes(c, threads, kind);
   return stage[0] + std::max({stage[1], stage[2], stage[3]});

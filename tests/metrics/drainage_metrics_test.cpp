@@ -50,7 +50,11 @@ TEST_CASE("rivers: the default planet drains, keeps its coast and its peaks", "[
         3.0 * before["highest_tenth_channel_depth_m"].get<double>());
   CHECK(after["mean_channel_depth_m"].get<double>() >=
         3.0 * before["mean_channel_depth_m"].get<double>());
-  // The channels follow a stream-power slope-area law along steepest descent (binned fit).
+  // The channels follow a stream-power slope-area law (binned fit, drainage_metrics.h), on the
+  // routing and along steepest descent.
+  CHECK(after["slope_area_theta"].get<double>() >= 0.35);
+  CHECK(after["slope_area_theta"].get<double>() <= 0.65);
+  CHECK(after["slope_area_r2"].get<double>() >= 0.8);
   const auto& sd = after["steepest_descent"];
   CHECK(sd["slope_area_theta"].get<double>() >= 0.35);
   CHECK(sd["slope_area_theta"].get<double>() <= 0.65);
@@ -60,12 +64,12 @@ TEST_CASE("rivers: the default planet drains, keeps its coast and its peaks", "[
   CHECK(sd["longest_straight_run"].get<uint64_t>() <= 20);
   // Heights as the noise asks, the coast kept.
   CHECK(d["former_sea_raised_over_100m"].get<uint64_t>() == 0);
-  CHECK(d["final_max_m"].get<double>() <= 1.15 * d["initial_max_m"].get<double>());
+  CHECK(d["final_max_m"].get<double>() <= d["initial_max_m"].get<double>());
   CHECK(d["final_max_m"].get<double>() >= 0.85 * d["initial_max_m"].get<double>());
   CHECK(d["coastline_moved"].get<double>() <= 0.01);
-  // The rain weights the discharge: wetter land has many more channels than drier land (its
-  // valleys are not deeper: in the steady state more discharge makes gentler channels,
-  // docs/fluvial.md).
+  // Wetter land is cut deeper and has more channels than drier land.
+  CHECK(d["wettest_quarter"]["mean_channel_depth_m"].get<double>() >
+        d["driest_quarter"]["mean_channel_depth_m"].get<double>());
   CHECK(d["wettest_quarter"]["channel_length_km_per_1000km2"].get<double>() >=
         2.0 * d["driest_quarter"]["channel_length_km_per_1000km2"].get<double>());
   const auto& matched = d["elevation_matched_quarters"];
@@ -78,7 +82,7 @@ TEST_CASE("rivers: the default planet drains, keeps its coast and its peaks", "[
 TEST_CASE("rivers: under cloud rain the wettest quarter's channels are 1.5x the driest's in depth",
           "[rivers]") {
   // Within elevation bands (both parts with the same elevations), so that the comparison is
-  // of rain, not of height.
+  // of rain, not of height (1.9x on the shipped default planet at f = 96, docs/fluvial.md).
   const Config config = configAt("default.toml", 96);
   const PlanetState planet = eroded(config);
   const nlohmann::json d = drainageSummary(planet, config);
