@@ -100,6 +100,7 @@ const kRamp = [
   [3600, 0x8a8680], [5000, 0xf2f2f2],
 ];
 const rampColours = kRamp.map(([, hex]) => new THREE.Color(hex));
+const rock = new THREE.Color(0x6e655c);
 function tint(height, target) {
   const h = height - seaLevel;
   if (h <= kRamp[0][0]) return target.copy(rampColours[0]);
@@ -142,7 +143,7 @@ function outlineOf(geometry, skirts) {
       used.set(key, (used.get(key) ?? 0) + 1);
     }
   }
-  const position = geometry.attributes.position, normal = geometry.attributes.normal;
+  const position = geometry.attributes.position;
   const points = [];
   for (const [key, n] of used) {
     if (n !== 1) continue;
@@ -152,7 +153,6 @@ function outlineOf(geometry, skirts) {
   }
   const lines = new THREE.BufferGeometry();
   lines.setAttribute('position', new THREE.Float32BufferAttribute(points, 3));
-  lines.userData.normal = normal;
   return lines;
 }
 
@@ -165,11 +165,24 @@ tiles.addEventListener('load-model', ({ scene: model, tile }) => {
   const colour = new THREE.Color();
   model.traverse((object) => {
     if (!object.isMesh) return;
+    // The glb's frame is the planet's with its centre at the origin, and the mesh's node stands
+    // at the tile's centre: a vertex's up is the direction of centre + offset.
+    const origin = object.position;
     const geometry = object.geometry;
+    const position = geometry.attributes.position, normal = geometry.attributes.normal;
     const heights = geometry.attributes._height;
-    const colours = new Float32Array(geometry.attributes.position.count * 3);
-    for (let v = 0; v < geometry.attributes.position.count; ++v) {
-      tint(heights ? heights.getX(v) : seaLevel, colour).toArray(colours, 3 * v);
+    const colours = new Float32Array(position.count * 3);
+    const q = new THREE.Vector3();
+    for (let v = 0; v < position.count; ++v) {
+      tint(heights ? heights.getX(v) : seaLevel, colour);
+      if (normal) {
+        // Rock shows through on steep ground: from 14 to 37 degrees of slope.
+        q.set(position.getX(v), position.getY(v), position.getZ(v)).add(origin).normalize();
+        const cosSlope = q.x * normal.getX(v) + q.y * normal.getY(v) + q.z * normal.getZ(v);
+        const t = THREE.MathUtils.clamp((0.97 - cosSlope) / 0.17, 0, 1);
+        if (heights && heights.getX(v) >= seaLevel) colour.lerp(rock, 0.7 * t);
+      }
+      colour.toArray(colours, 3 * v);
     }
     geometry.setAttribute('color', new THREE.BufferAttribute(colours, 3));
     const material = new THREE.MeshLambertMaterial({ vertexColors: true });
@@ -184,15 +197,11 @@ tiles.addEventListener('load-model', ({ scene: model, tile }) => {
     if (outline) {
       const lift = 0.02 * (info.spacing_m ?? 1);
       const p = outline.attributes.position;
-      const centreOffset = new THREE.Vector3();
       for (let v = 0; v < p.count; ++v) {
-        // Up at a vertex: its direction from the planet's centre, in the mesh's frame (the
-        // mesh sits at the tile's centre, so add its world position first).
-        centreOffset.set(p.getX(v), p.getY(v), p.getZ(v));
-        object.localToWorld(centreOffset);
-        const dir = centreOffset.clone().normalize().multiplyScalar(lift).add(centreOffset);
-        object.worldToLocal(dir);
-        p.setXYZ(v, dir.x, dir.y, dir.z);
+        q.set(p.getX(v), p.getY(v), p.getZ(v));
+        const upward = q.clone().add(origin).normalize();
+        q.addScaledVector(upward, lift);
+        p.setXYZ(v, q.x, q.y, q.z);
       }
       const line = new THREE.LineSegments(outline, edgeMaterial);
       line.visible = edges;
