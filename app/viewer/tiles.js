@@ -282,8 +282,8 @@ function flyTo(name) {
   if (name === 'orbit') {
     lookAt(centre, 1.8 * radius, 90);
   } else if (name === 'region') {
-    // The whole region in view, seen from the south at 55 degrees.
-    lookAt(centre, Math.max(4 * region.radius_m, 2000), 55);
+    // The region and its surroundings up to the horizon, seen from the south at 35 degrees.
+    lookAt(centre, Math.max(10 * region.radius_m, 5000), 35);
   } else if (name === 'ground') {
     placeGround();
   } else {
