@@ -16,7 +16,8 @@
 // are loaded and drawn.
 //
 // For tests: document.body.dataset.ready = "1" once the orbit view has loaded; window.tilesViewer
-// offers flyTo(name), setEdges(on) and state() (altitudes, tile counts, levels, idle, settled).
+// offers flyTo(name), setEdges(on), heightAt(lat, lon) (the loaded ground above the sphere) and
+// state() (altitudes, tile counts, levels, load errors, idle, settled).
 
 import * as THREE from 'three';
 import { TilesRenderer, GlobeControls } from '3d-tiles-renderer';
@@ -215,6 +216,7 @@ tiles.addEventListener('load-model', ({ scene: model, tile }) => {
 });
 tiles.addEventListener('dispose-model', ({ tile }) => loaded.delete(tile));
 tiles.addEventListener('load-error', ({ error, url }) => {
+  ++state.errors;
   fail(`cannot load ${url}: ${error?.message ?? error}`);
 });
 
@@ -222,7 +224,7 @@ function setEdges(on) {
   edges = on;
   document.getElementById('edges').checked = on;
   for (const entry of loaded.values()) {
-    for (const material of entry.materials) material.color.copy(on ? entry.colour : new THREE.Color(1, 1, 1));
+    for (const material of entry.materials) material.color.set(on ? entry.colour : 0xffffff);
     for (const line of entry.outlines) line.visible = on;
   }
 }
