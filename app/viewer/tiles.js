@@ -17,7 +17,7 @@
 //
 // For tests: document.body.dataset.ready = "1" once the orbit view has loaded; window.tilesViewer
 // offers flyTo(name), setEdges(on), heightAt(lat, lon) (the loaded ground above the sphere) and
-// state() (altitudes, tile counts, levels, load errors, idle, settled).
+// state() (altitudes, tile counts, levels, load errors, idle, settled, frames drawn, edges).
 
 import * as THREE from 'three';
 import { TilesRenderer, GlobeControls } from '3d-tiles-renderer';
@@ -400,4 +400,4 @@ function heightAt(latDeg, lonDeg) {
   return ground ? ground.length() - radius : null;
 }
 
-window.tilesViewer = { flyTo, setEdges, heightAt, state: () => ({ ...state, idle: state.idle && idleNow() }), radius, region };
+window.tilesViewer = { flyTo, setEdges, heightAt, state: () => ({ ...state, idle: state.idle && idleNow(), frame, edges }), radius, region };

@@ -177,9 +177,17 @@ try {
     check(f > 0.2, `${a} and ${b} differ (${(100 * f).toFixed(0)} % of the sampled pixels)`);
   }
 
-  // The tile edges, with the key the panel names, at the ground and over the region.
-  await page.keyboard.press('e');
-  await page.waitForTimeout(500);
+  // The tile edges, with the key the panel names, at the ground and over the region. A toggle
+  // shows from the next frame drawn: wait for two (a frame can take seconds on a loaded machine).
+  const toggleEdges = async (on) => {
+    const before = await page.evaluate(() => window.tilesViewer.state().frame);
+    await page.keyboard.press('e');
+    await page.waitForFunction(([f, o]) => {
+      const s = window.tilesViewer.state();
+      return s.edges === o && s.frame >= f + 2;
+    }, [before, on], { timeout: 60000 });
+  };
+  await toggleEdges(true);
   const groundEdges = await canvasStats();
   await page.screenshot({ path: path.join(outDir, 'tiles_viewer_ground_edges.png') });
   const edgesChanged = changedFraction(ground.stats, groundEdges);
@@ -194,8 +202,7 @@ try {
   const regionChanged = changedFraction(region.stats, regionEdges);
   check(regionChanged > 0.05,
     `the tile edges change the region's pixels (${(100 * regionChanged).toFixed(0)} %)`);
-  await page.keyboard.press('e');
-  await page.waitForTimeout(500);
+  await toggleEdges(false);
   const regionPlain = await canvasStats();
   check(changedFraction(region.stats, regionPlain) < 0.05, 'key E again hides the tile edges');
 } catch (error) {
