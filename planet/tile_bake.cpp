@@ -62,7 +62,8 @@ std::string tileFileStem(const tiles::TileId& id) {
 }
 
 std::string tilesetJsonOf(const tiles::TileGenerator& generator, const TileBakePlan& plan,
-                          bool skirts) {
+                          const TileBakeOptions& options) {
+  const bool skirts = options.skirts;
   // The root (no content) holds the 20 base faces; then the plan's tiles.
   std::vector<planet_export::TilesetTile> tiles(plan.tiles.size() + 1);
   tbb::parallel_for(size_t(0), plan.tiles.size(), [&](size_t k) {
@@ -93,7 +94,16 @@ std::string tilesetJsonOf(const tiles::TileGenerator& generator, const TileBakeP
   root.box = {0, 0, 0, top, 0, 0, 0, top, 0, 0, 0, top};
   // Larger than any tile's: a viewer always refines the content-less root into the faces.
   root.geometric_error_m = generator.radiusM();
-  return planet_export::tilesetJson(tiles, 0, std::string("planetgen ") + planetgen::kVersion);
+  planet_export::TilesetPlanet about;
+  about.radius_m = generator.radiusM();
+  about.sea_level_m = options.sea_level_m;
+  about.region_lat_deg = options.region.lat_deg;
+  about.region_lon_deg = options.region.lon_deg;
+  about.region_radius_m = options.region.radius_m;
+  about.finest_level = plan.level;
+  about.finest_spacing_m = tileGeometricError(generator, plan.level);
+  return planet_export::tilesetJson(tiles, 0, std::string("planetgen ") + planetgen::kVersion,
+                                    about);
 }
 
 TileBakeResult bakeTiles(const tiles::TileGenerator& generator, const TileBakeOptions& options,
@@ -157,7 +167,7 @@ TileBakeResult bakeTiles(const tiles::TileGenerator& generator, const TileBakeOp
         if (options.on_tile) options.on_tile(done, mine.size());
       }));
   if (options.shard == 0) {
-    transaction.stage("tileset.json", tilesetJsonOf(generator, plan, options.skirts));
+    transaction.stage("tileset.json", tilesetJsonOf(generator, plan, options));
   }
   transaction.commit();
   result.warnings = transaction.warnings();

@@ -28,6 +28,8 @@ struct TileBakeOptions {
   int shard = 0;            // 0 .. shards - 1
   int shards = 1;
   bool skirts = true;
+  // The planet's sea level (m above the radius), for viewers: tileset.json's extras.
+  double sea_level_m = 0.0;
   int threads = 1;  // tiles in flight at once (each made in parallel on the caller's arena)
   // Called on one thread at a time as each tile is written: tiles done, tiles of this shard.
   std::function<void(size_t done, size_t total)> on_tile;
@@ -52,8 +54,9 @@ std::string tileFileStem(const tiles::TileId& id);
 TileBakeResult bakeTiles(const tiles::TileGenerator& generator, const TileBakeOptions& options,
                          const std::filesystem::path& folder);
 
-// The tileset.json text of a plan (written by bakeTiles on shard 0).
+// The tileset.json text of a plan (written by bakeTiles on shard 0): the tiles, the planet's
+// sphere (3DTILES_ellipsoid) and the region, finest level and sea level (extras.planetgen).
 std::string tilesetJsonOf(const tiles::TileGenerator& generator, const TileBakePlan& plan,
-                          bool skirts);
+                          const TileBakeOptions& options);
 
 }  // namespace planet
