@@ -79,8 +79,11 @@ struct TileErosionParams {
   erosion::StreamPowerParams stream_power;
   erosion::HillslopeParams hillslope;
   double receiver_jitter = 0.3;
-  // Droplets per lattice point at the mean land rain, and their parameters.
+  // Droplets per lattice point at the mean land rain, the water they stand for (the depth of
+  // runoff over the time eroded, at the mean land rain, divided among a point's droplets) and
+  // their law (metric: the same water wears the same depth at every level).
   double droplets_per_point = 0.3;
+  double runoff_m = 20.0;
   erosion::LatticeDropletParams droplets;
   // The planet's rivers enter a window where their drainage area is at least this many planet
   // cells (rain-weighted, as rivers.geojson's threshold).

@@ -589,6 +589,12 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   drop_in.droplets = droplets;
   drop_in.seed = seeds;
   drop_in.base_level = base_level;
+  drop_in.water_m = density > 0.0 ? params_.runoff_m / density : 0.0;
+  // The flow the droplets stand for: the routed area before this level's incision, in cells.
+  std::vector<float> flow_cells(n, 1.0f);
+  const double inv_cell = 1.0 / erosion::cellAreaM2(patch);
+  for (size_t c = 0; c < n; ++c) flow_cells[c] = float(double(flow.area_m2[c]) * inv_cell);
+  drop_in.flow_cells = flow_cells;
   const erosion::LatticeDropletStats stats =
       erosion::erodeLatticeDroplets(drop_in, params_.droplets, h, {}, {});
 
