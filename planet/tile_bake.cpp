@@ -9,6 +9,7 @@
 
 #include "export/tile_glb.h"
 #include "export/tile_heightmap.h"
+#include "export/tile_masks.h"
 #include "export/tileset_json.h"
 #include "io/atomic_file.h"
 #include "io/file_writer.h"
@@ -24,12 +25,34 @@ void writeWhole(const std::filesystem::path& path, const std::string& bytes) {
   out.close();
 }
 
+// The erosion masks' files of a tile (export/tile_masks.h), written when the tiles erode.
+struct TileMaskFiles {
+  std::filesystem::path png, sidecar;
+  std::string png_name;
+};
+
+void writeTileMasks(const tiles::TileGenerator& generator, const tiles::TileId& id,
+                    const tiles::TileMesh& mesh, const TileMaskFiles& files) {
+  planet_export::TileMasksView view;
+  view.tile_edge = generator.layout().tileEdge();
+  view.flow_m2 = mesh.masks.flow_m2, view.wear_m = mesh.masks.wear_m;
+  view.deposition_m = mesh.masks.deposition_m, view.water = mesh.masks.water;
+  view.base = id.base, view.level = id.level, view.index = id.index;
+  planet_export::TileMasksEncoding encoding;
+  const double spacing = generator.layout().levelSpacingRad(int(id.level)) * generator.radiusM();
+  encoding.cell_m2 = 0.8660254037844386 * spacing * spacing;
+  writeWhole(files.png, planet_export::encodeTileMasksPng(view, encoding));
+  writeWhole(files.sidecar, planet_export::tileMasksSidecarJson(view, encoding, files.png_name));
+}
+
 // One tile's files, made and written; what is left of it in memory is freed on return.
 uint64_t bakeOne(const tiles::TileGenerator& generator, const tiles::TileId& id, bool skirts,
                  const std::filesystem::path& glb, const std::filesystem::path& png,
-                 const std::filesystem::path& sidecar, const std::string& png_name) {
+                 const std::filesystem::path& sidecar, const std::string& png_name,
+                 const TileMaskFiles& masks) {
   const double spacing = tileGeometricError(generator, int(id.level));
   tiles::TileMesh mesh = generator.generate(id);
+  if (!mesh.masks.flow_m2.empty()) writeTileMasks(generator, id, mesh, masks);
   planet_export::TileGlb file;
   file.centre_m = mesh.centre_m;
   file.positions_m = mesh.positions_m;
@@ -138,6 +161,7 @@ TileBakeResult bakeTiles(const tiles::TileGenerator& generator, const TileBakeOp
     size_t k = 0;
     std::filesystem::path glb, png, sidecar;
     std::string png_name;
+    TileMaskFiles masks;
     uint64_t vertices = 0;
   };
   size_t next = 0, done = 0;
@@ -156,10 +180,15 @@ TileBakeResult bakeTiles(const tiles::TileGenerator& generator, const TileBakeOp
         job.glb = transaction.temporaryFor(stem + ".glb");
         job.png = transaction.temporaryFor(job.png_name);
         job.sidecar = transaction.temporaryFor(stem + "_height.json");
+        if (generator.erodes(int(plan.tiles[job.k].id.level))) {
+          job.masks.png_name = stem + "_masks.png";
+          job.masks.png = transaction.temporaryFor(job.masks.png_name);
+          job.masks.sidecar = transaction.temporaryFor(stem + "_masks.json");
+        }
         return job;
       }) & tbb::make_filter<Job, Job>(tbb::filter_mode::parallel, [&](Job job) {
         job.vertices = bakeOne(generator, plan.tiles[job.k].id, options.skirts, job.glb, job.png,
-                               job.sidecar, job.png_name);
+                               job.sidecar, job.png_name, job.masks);
         return job;
       }) & tbb::make_filter<Job, void>(tbb::filter_mode::serial_in_order, [&](const Job& job) {
         result.vertices += job.vertices;
