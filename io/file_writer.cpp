@@ -35,7 +35,8 @@ FileWriter::FileWriter(std::filesystem::path path, Create mode, uint64_t direct_
     fd_ = ::open(path_.c_str(), flags, 0666);
   } while (fd_ < 0 && errno == EINTR);
   if (fd_ < 0) fail("cannot create", errno);
-  buffer_.resize(kBufferSize);
+  // The buffer grows with what is written (up to kBufferSize): a small file (a tile's sidecar,
+  // thousands of them in a bake) costs no 4 MiB of zeroed pages.
 }
 
 FileWriter::~FileWriter() {
@@ -55,7 +56,9 @@ void FileWriter::write(std::string_view bytes) {
     flushBuffer();
     return writeAll(bytes.data(), bytes.size());
   }
-  if (bytes.size() > buffer_.size() - used_) flushBuffer();
+  if (bytes.size() > kBufferSize - used_) flushBuffer();
+  if (used_ + bytes.size() > buffer_.size())
+    buffer_.resize(std::min(kBufferSize, std::max(used_ + bytes.size(), 2 * buffer_.size())));
   std::memcpy(buffer_.data() + used_, bytes.data(), bytes.size());
   used_ += bytes.size();
 }
@@ -106,6 +109,7 @@ void FileWriter::copyFrom(int fd, uint64_t size, Copy how) {
   written_ += uint64_t(done - first);  // by the kernel; the blocks below count in writeAll
   if (written_ - sent_ >= kWritebackStep) startWriteback();
   // In blocks through the (flushed, so empty) buffer.
+  if (uint64_t(done) < size) buffer_.resize(kBufferSize);
   while (uint64_t(done) < size) {
     const size_t block = size_t(std::min<uint64_t>(buffer_.size(), size - uint64_t(done)));
     readSource(buffer_.data(), block);

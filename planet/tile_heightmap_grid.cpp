@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include <tbb/blocked_range.h>
@@ -85,6 +86,55 @@ struct TileChart {
   }
 };
 
+// Slots of distinct lattice points (open addressing on the packed point, i and j fit 29 bits;
+// at most three quarters full):
+// find(p, next) returns p's slot, giving it `next` if p is new.
+class PointSlots {
+ public:
+  explicit PointSlots(size_t expected) {
+    size_t capacity = 1024;
+    while (3 * capacity < 4 * expected) capacity *= 2;
+    keys_.assign(capacity, kEmpty);
+    slots_.resize(capacity);
+  }
+  int32_t find(const LatticePoint& p, int32_t next) {
+    const uint64_t key = (uint64_t(p.base) << 58) | (uint64_t(p.i) << 29) | uint64_t(p.j);
+    const size_t mask = keys_.size() - 1;
+    for (size_t h = size_t(mix(key)) & mask;; h = (h + 1) & mask) {
+      if (keys_[h] == key) return slots_[h];
+      if (keys_[h] == kEmpty) {
+        keys_[h] = key, slots_[h] = next;
+        if (4 * ++used_ > 3 * keys_.size()) grow();
+        return next;
+      }
+    }
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~uint64_t(0);
+  static uint64_t mix(uint64_t x) {  // splitmix64's finaliser
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  }
+  void grow() {
+    std::vector<uint64_t> keys(2 * keys_.size(), kEmpty);
+    std::vector<int32_t> slots(keys.size());
+    const size_t mask = keys.size() - 1;
+    for (size_t k = 0; k < keys_.size(); ++k) {
+      if (keys_[k] == kEmpty) continue;
+      size_t h = size_t(mix(keys_[k])) & mask;
+      while (keys[h] != kEmpty) h = (h + 1) & mask;
+      keys[h] = keys_[k], slots[h] = slots_[k];
+    }
+    keys_.swap(keys), slots_.swap(slots);
+  }
+
+  std::vector<uint64_t> keys_;
+  std::vector<int32_t> slots_;
+  size_t used_ = 0;
+};
+
 }  // namespace
 
 planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator,
@@ -135,7 +185,7 @@ planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator
   map.base = id.base, map.level = id.level, map.index = id.index;
   const size_t n = size_t(map.size);
 
-  // Where each sample falls; the lattice points outside the tile whose heights it needs.
+  // Where each sample falls (the costly part: the spacing's inverse per sample).
   std::vector<Place> places(n * n);
   tbb::parallel_for(size_t(0), n, [&](size_t row) {
     for (size_t col = 0; col < n; ++col) {
@@ -145,31 +195,31 @@ planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator
       places[row * n + col] = locate(spacing, frequency, d);
     }
   });
-  // Rows first deduplicate their own points (neighbouring samples share corners), so the
-  // list stays near its final size: memory per tile in flight.
-  std::vector<std::vector<LatticePoint>> by_row(n);
-  tbb::parallel_for(size_t(0), n, [&](size_t row) {
-    std::vector<LatticePoint>& mine = by_row[row];
-    for (size_t col = 0; col < n; ++col) {
+  // Each sample's corners: a vertex of the tile, or a slot of the lattice points outside it,
+  // each point once (neighbouring samples share corners), in the order samples first meet them.
+  std::vector<int32_t> corner_of(3 * n * n);
+  std::vector<LatticePoint> outside;
+  {
+    PointSlots slots(n * n / 2);  // about as many points outside as the tile holds
+    for (size_t k = 0; k < n * n; ++k) {
       LatticePoint c[3];
       double w[3];
-      corners(places[row * n + col], c, w);
-      for (const LatticePoint& q : c) {
-        if (chart.vertexOf(q) < 0) mine.push_back(tiles::canonicalPoint(frequency, q));
+      corners(places[k], c, w);
+      for (int m = 0; m < 3; ++m) {
+        const int64_t v = chart.vertexOf(c[m]);
+        if (v >= 0) {
+          corner_of[3 * k + size_t(m)] = int32_t(v);
+          continue;
+        }
+        const LatticePoint q = tiles::canonicalPoint(frequency, c[m]);
+        const int32_t slot = slots.find(q, int32_t(outside.size()));
+        if (slot == int32_t(outside.size())) outside.push_back(q);
+        corner_of[3 * k + size_t(m)] = -1 - slot;
       }
     }
-    std::sort(mine.begin(), mine.end(), tiles::pointLess);
-    mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
-  });
-  std::vector<LatticePoint> outside;
-  for (std::vector<LatticePoint>& row : by_row) {
-    outside.insert(outside.end(), row.begin(), row.end());
-    std::vector<LatticePoint>().swap(row);
   }
-  std::sort(outside.begin(), outside.end(), tiles::pointLess);
-  outside.erase(std::unique(outside.begin(), outside.end()), outside.end());
-  outside.shrink_to_fit();
   const std::vector<float> outside_height = generator.heights(level, outside);
+  std::vector<LatticePoint>().swap(outside);
 
   map.height_m.resize(n * n);
   tbb::parallel_for(size_t(0), n * n, [&](size_t k) {
@@ -178,15 +228,9 @@ planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator
     corners(places[k], c, w);
     double h = 0.0;
     for (int m = 0; m < 3; ++m) {
-      const int64_t v = chart.vertexOf(c[m]);
-      double value;
-      if (v >= 0) {
-        value = mesh.height_m[size_t(v)];
-      } else {
-        const LatticePoint q = tiles::canonicalPoint(frequency, c[m]);
-        const auto it = std::lower_bound(outside.begin(), outside.end(), q, tiles::pointLess);
-        value = outside_height[size_t(it - outside.begin())];
-      }
+      const int32_t at = corner_of[3 * k + size_t(m)];
+      const double value =
+          at >= 0 ? double(mesh.height_m[size_t(at)]) : double(outside_height[size_t(-1 - at)]);
       h += w[m] * value;
     }
     map.height_m[k] = h;
