@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 
 #include <tbb/parallel_pipeline.h>
@@ -23,6 +26,47 @@ void writeWhole(const std::filesystem::path& path, const std::string& bytes) {
   out.close();
 }
 
+// The heights of the tiles made last (up to a fixed count, so memory does not grow with the
+// region), for the heightmaps of their neighbours, whose squares reach into them. Thread-safe.
+class RecentTiles {
+ public:
+  static constexpr size_t kTiles = 24;
+
+  struct Entry {
+    tiles::TileId id;
+    std::vector<float> height_m;
+  };
+
+  void add(const tiles::TileId& id, const std::vector<float>& height_m) {
+    auto entry = std::make_shared<const Entry>(Entry{id, height_m});
+    const std::lock_guard<std::mutex> lock(mutex_);
+    entries_.push_back(std::move(entry));
+    if (entries_.size() > kTiles) entries_.pop_front();
+  }
+
+  // Those of `id`'s level within two edge steps of it (the tiles its square reaches into);
+  // the shared pointers keep them while the caller reads.
+  std::vector<std::shared_ptr<const Entry>> around(const tiles::TileLayout& layout,
+                                                   const tiles::TileId& id) const {
+    std::vector<uint64_t> near;
+    for (const auto& a : layout.neighbours(id)) {
+      near.push_back(tiles::packTileId(a.id));
+      for (const auto& b : layout.neighbours(a.id)) near.push_back(tiles::packTileId(b.id));
+    }
+    std::vector<std::shared_ptr<const Entry>> out;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& e : entries_) {
+      const uint64_t key = tiles::packTileId(e->id);
+      if (e->id != id && std::find(near.begin(), near.end(), key) != near.end()) out.push_back(e);
+    }
+    return out;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::deque<std::shared_ptr<const Entry>> entries_;
+};
+
 double skirtDepthOf(const tiles::TileGenerator& generator, const tiles::TileMesh& mesh,
                     bool skirts) {
   return skirts ? skirtDepth(mesh, tileGeometricError(generator, int(mesh.id.level))) : 0.0;
@@ -33,7 +77,7 @@ double skirtDepthOf(const tiles::TileGenerator& generator, const tiles::TileMesh
 uint64_t bakeOne(const tiles::TileGenerator& generator, const tiles::TileId& id, bool skirts,
                  const std::filesystem::path& glb, const std::filesystem::path& png,
                  const std::filesystem::path& sidecar, const std::string& png_name,
-                 BoxExtent& extent) {
+                 RecentTiles& recent, BoxExtent& extent) {
   const double spacing = tileGeometricError(generator, int(id.level));
   tiles::TileMesh mesh = generator.generate(id);
   const double skirt_depth = skirtDepthOf(generator, mesh, skirts);
@@ -54,7 +98,11 @@ uint64_t bakeOne(const tiles::TileGenerator& generator, const tiles::TileId& id,
   std::vector<glm::vec3>().swap(mesh.normals);
   std::vector<float>().swap(mesh.parent_height_m);
   std::vector<uint64_t>().swap(mesh.lattice_ids);
-  const planet_export::TileHeightmap map = tileHeightmap(generator, mesh);
+  recent.add(id, mesh.height_m);
+  const auto around = recent.around(generator.layout(), id);
+  std::vector<KnownTile> known;
+  for (const auto& e : around) known.push_back({e->id, e->height_m});
+  const planet_export::TileHeightmap map = tileHeightmap(generator, mesh, known);
   const uint64_t vertices = mesh.vertexCount();
   mesh = {};
   writeWhole(png, planet_export::encodeHeightmapPng(map));
@@ -146,6 +194,7 @@ TileBakeResult bakeTiles(const tiles::TileGenerator& generator, const TileBakeOp
   };
   // Each tile's content extent, for the boxes of tileset.json.
   std::vector<BoxExtent> content(plan.tiles.size());
+  RecentTiles recent;
   size_t next = 0, done = 0;
   tbb::parallel_pipeline(
       size_t(std::max(1, options.threads)),
@@ -169,7 +218,7 @@ TileBakeResult bakeTiles(const tiles::TileGenerator& generator, const TileBakeOp
         const tiles::TileId& id = plan.tiles[job.k].id;
         if (job.own) {
           job.vertices = bakeOne(generator, id, options.skirts, job.glb, job.png, job.sidecar,
-                                 job.png_name, content[job.k]);
+                                 job.png_name, recent, content[job.k]);
         } else {
           const tiles::TileMesh mesh = generator.generate(id);
           content[job.k] = tileContentExtent(tileBoxFrame(generator, id), mesh,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include <tbb/blocked_range.h>
@@ -138,7 +139,8 @@ class PointSlots {
 }  // namespace
 
 planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator,
-                                           const tiles::TileMesh& mesh) {
+                                           const tiles::TileMesh& mesh,
+                                           std::span<const KnownTile> known) {
   const tiles::TileLayout& layout = generator.layout();
   const tiles::TileId& id = mesh.id;
   const int level = int(id.level);
@@ -146,6 +148,12 @@ planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator
   const double radius = generator.radiusM();
   const geodesy::Spacing spacing = generator.spacing();
   const TileChart chart(layout, id);
+  std::vector<TileChart> known_charts;
+  for (const KnownTile& k : known) {
+    if (k.id.level != id.level || k.height_m.size() != layout.verticesPerTile())
+      throw std::invalid_argument("tileHeightmap: a known tile of another level or size");
+    known_charts.emplace_back(layout, k.id);
+  }
 
   // The frame at the tile's centre, then re-centred on the square around the tile's edge
   // vertices in that frame's tangent plane.
@@ -198,7 +206,9 @@ planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator
   // Each sample's corners: a vertex of the tile, or a slot of the lattice points outside it,
   // each point once (neighbouring samples share corners), in the order samples first meet them.
   std::vector<int32_t> corner_of(3 * n * n);
-  std::vector<LatticePoint> outside;
+  std::vector<float> outside_height;
+  std::vector<LatticePoint> unknown;  // outside points no known tile holds
+  std::vector<int32_t> unknown_slot;
   {
     PointSlots slots(n * n / 2);  // about as many points outside as the tile holds
     for (size_t k = 0; k < n * n; ++k) {
@@ -212,14 +222,32 @@ planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator
           continue;
         }
         const LatticePoint q = tiles::canonicalPoint(frequency, c[m]);
-        const int32_t slot = slots.find(q, int32_t(outside.size()));
-        if (slot == int32_t(outside.size())) outside.push_back(q);
+        const int32_t next = int32_t(outside_height.size());
+        const int32_t slot = slots.find(q, next);
         corner_of[3 * k + size_t(m)] = -1 - slot;
+        if (slot != next) continue;
+        // A new point: from a known tile that holds it under either name, else asked for.
+        float height = 0.0f;
+        bool found = false;
+        for (size_t t = 0; t < known.size() && !found; ++t) {
+          for (const LatticePoint& name : {c[m], q}) {
+            const int64_t at = known_charts[t].vertexOf(name);
+            if (at >= 0) {
+              height = known[t].height_m[size_t(at)];
+              found = true;
+              break;
+            }
+          }
+        }
+        outside_height.push_back(height);
+        if (!found) unknown.push_back(q), unknown_slot.push_back(slot);
       }
     }
   }
-  const std::vector<float> outside_height = generator.heights(level, outside);
-  std::vector<LatticePoint>().swap(outside);
+  {
+    const std::vector<float> asked = generator.heights(level, unknown);
+    for (size_t u = 0; u < asked.size(); ++u) outside_height[size_t(unknown_slot[u])] = asked[u];
+  }
 
   map.height_m.resize(n * n);
   tbb::parallel_for(size_t(0), n * n, [&](size_t k) {
