@@ -32,8 +32,10 @@ struct Place {
 Place locate(geodesy::Spacing spacing, uint64_t frequency, const glm::dvec3& d) {
   const geodesy::Icosahedron& ico = geodesy::icosahedron();
   uint32_t base = 0;
+  double nearest = glm::dot(d, ico.centres[0]);
   for (uint32_t f = 1; f < 20; ++f) {
-    if (glm::dot(d, ico.centres[f]) > glm::dot(d, ico.centres[base])) base = f;
+    const double along = glm::dot(d, ico.centres[f]);
+    if (along > nearest) base = f, nearest = along;
   }
   const auto& n = ico.opposite_normals[base];
   const glm::dvec3 w = geodesy::latticeCoordinates(
