@@ -75,7 +75,7 @@ void writeTileGlb(const std::filesystem::path& path, const TileGlb& tile) {
   }
 
   const size_t n = position.size();
-  GlbBuilder glb;
+  GlbBuilder glb(false, {}, size_t(64) << 10);
   const auto [lo, hi] = positionBounds(position.data(), n);
   // The arrays move into the glb's views (no copies: a bake's memory per vertex in flight).
   const int position_view = glb.addVertexView(ViewBytes(std::move(position)), 12);

@@ -20,8 +20,9 @@
 namespace planet {
 namespace {
 
+// One write of the whole file: no buffer.
 void writeWhole(const std::filesystem::path& path, const std::string& bytes) {
-  io::FileWriter out(path);
+  io::FileWriter out(path, io::FileWriter::Create::kTruncate, io::FileWriter::kDirectFrom, 0);
   out.write(bytes);
   out.close();
 }
