@@ -21,6 +21,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
+import { canvasStats as canvasStatsOf, changedFraction } from './canvas.mjs';
+
 const [planetgen, outDir] = process.argv.slice(2);
 if (!planetgen || !outDir) {
   console.error('usage: node tiles_viewer_test.mjs PLANETGEN_BINARY OUT_DIR');
@@ -114,35 +116,7 @@ try {
   const radius = await page.evaluate(() => window.tilesViewer.radius);
   check(radius === 2000000, `the viewer's planet is the tileset's (radius ${radius} m)`);
 
-  const canvasStats = () => page.evaluate(() => {
-    const source = document.querySelector('#view canvas');
-    const copy = document.createElement('canvas');
-    copy.width = source.width;
-    copy.height = source.height;
-    const context = copy.getContext('2d');
-    context.drawImage(source, 0, 0);
-    const data = context.getImageData(0, 0, copy.width, copy.height).data;
-    let sum = 0, sum2 = 0, n = 0;
-    const sample = [];
-    for (let i = 0; i < data.length; i += 4) {
-      const y = (data[i] + data[i + 1] + data[i + 2]) / 3;
-      sum += y;
-      sum2 += y * y;
-      ++n;
-      if ((i / 4) % 97 === 0) sample.push(data[i], data[i + 1], data[i + 2]);
-    }
-    const mean = sum / n;
-    return { mean, variance: sum2 / n - mean * mean, sample };
-  });
-  const changedFraction = (a, b) => {
-    let changed = 0;
-    for (let i = 0; i < a.sample.length; i += 3) {
-      const d = Math.abs(a.sample[i] - b.sample[i]) + Math.abs(a.sample[i + 1] - b.sample[i + 1]) +
-                Math.abs(a.sample[i + 2] - b.sample[i + 2]);
-      if (d > 24) ++changed;
-    }
-    return changed / (a.sample.length / 3);
-  };
+  const canvasStats = () => canvasStatsOf(page);
   const waitIdle = (name) => page.waitForFunction((n) => {
     const s = window.tilesViewer.state();
     return s.mode === n && s.idle && (n !== 'ground' || s.settled);
