@@ -1,5 +1,7 @@
 #include "app/bench.h"
 
+#include <malloc.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,6 +39,13 @@ namespace {
 using planet::secondsSince;
 
 using Clock = std::chrono::steady_clock;
+
+double processCpuSeconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return double(t.tv_sec) + 1e-6 * double(t.tv_usec); };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 void printFigure(const char* figure, int frequency, int threads, double value, const char* unit) {
   nlohmann::json j;
@@ -138,11 +147,18 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
                      options.tiles_region_km * 1000.0};
       bake.spacing_m = 30.0;
       bake.threads = threads;
+      // The baseline is the memory in use: free heap pages the earlier figures left (the
+      // eroded tile's windows) go back to the system first, or the bake would reuse them unseen.
+      ::malloc_trim(0);
       resetPeakRss();
       const uint64_t rss_bake = currentRssBytes();
+      const double cpu0 = processCpuSeconds();
       t0 = Clock::now();
       const planet::TileBakeResult baked = planet::bakeTiles(generator, bake, dir);
       printFigure("tiles_region_s", frequency, threads, secondsSince(t0), "s");
+      // The process's CPU time over the bake (user + system, every thread): on a shared
+      // machine the wall time follows the load, this much less.
+      printFigure("tiles_region_cpu_s", frequency, threads, processCpuSeconds() - cpu0, "s");
       const uint64_t bake_peak = peakRssBytes();
       std::filesystem::remove_all(dir);
       printFigure("tiles_region_tiles", frequency, threads, double(baked.plan_tiles), "tiles");

@@ -216,23 +216,41 @@ int runView(const std::string& dir, int port) {
                 shownPath(dir) + (fs::exists(dir, ec) ? " is not a folder" : " does not exist") +
                     "; write a planet with: planetgen generate --out " + shownPath(dir));
   }
-  // A folder without the planet would serve a page that only reports a failed load. The
-  // server never follows a link, so neither does this.
-  if (fs::symlink_status(fs::path(dir) / "planet.glb", ec).type() != fs::file_type::regular) {
+  // A folder without a planet or a tileset would serve a page that only reports a failed load.
+  // The server never follows a link, so neither does this. A planet's folder gets the planet
+  // viewer (index.html), a tiles folder the tiles viewer (tiles.html).
+  const auto regular = [&](const char* name) {
+    return fs::symlink_status(fs::path(dir) / name, ec).type() == fs::file_type::regular;
+  };
+  const bool planet = regular("planet.glb");
+  if (!planet && !regular("tileset.json")) {
     return fail(kExitBadInput, shownPath(dir) +
-                                   " has no planet.glb; write one with: planetgen generate --out " +
+                                   " has no planet.glb (a planet) and no tileset.json (tiles); "
+                                   "write a planet with: planetgen generate --out " +
+                                   shownPath(dir) +
+                                   ", or tiles with: planetgen tiles --center LAT,LON "
+                                   "--radius-km R --spacing-m S --out " +
                                    shownPath(dir));
   }
-  if (!fs::is_regular_file(viewer / "node_modules/three/build/three.module.js", ec)) {
-    return fail(kExitFailure, "the viewer in " + viewer.string() +
-                                  " has no three.js (node_modules/three); fetch it once with: "
-                                  "npm ci --prefix " +
-                                  viewer.string());
+  const std::string page = planet ? "index.html" : "tiles.html";
+  const std::pair<const char*, const char*> libraries[] = {
+      {"node_modules/three/build/three.module.js", "three.js (node_modules/three)"},
+      {"node_modules/3d-tiles-renderer/build/index.three.js",
+       "3D Tiles renderer (node_modules/3d-tiles-renderer)"}};
+  for (int k = 0; k < (planet ? 1 : 2); ++k) {
+    if (!fs::is_regular_file(viewer / libraries[k].first, ec)) {
+      return fail(kExitFailure, "the viewer in " + viewer.string() + " has no " +
+                                    libraries[k].second + "; fetch it once with: npm ci --prefix " +
+                                    viewer.string());
+    }
   }
   try {
-    return serveViewer(dir, viewer, port, [](const std::string& url) {
-      printToStdout("planetgen: viewer at " + url + " (Ctrl-C stops)\n");
-    });
+    return serveViewer(
+        dir, viewer, port,
+        [](const std::string& url) {
+          printToStdout("planetgen: viewer at " + url + " (Ctrl-C stops)\n");
+        },
+        nullptr, page);
   } catch (const std::invalid_argument& e) {
     return fail(kExitBadInput, e.what());
   } catch (const std::exception& e) {
@@ -284,8 +302,10 @@ int runCommand(int argc, char** argv) {
 
   std::string view_dir;
   int view_port = 8080;
-  auto* view = app.add_subcommand("view", "Serve the web viewer for a generated planet");
-  view->add_option("DIR", view_dir, "Folder with planet.glb")->required();
+  auto* view =
+      app.add_subcommand("view", "Serve the web viewer for a generated planet or a tiles folder");
+  view->add_option("DIR", view_dir, "Folder with planet.glb, or a tiles folder (tileset.json)")
+      ->required();
   view->add_option("--port", view_port, "Port on 127.0.0.1 (0 = any free port)")
       ->check(CLI::Range(0, 65535));
 

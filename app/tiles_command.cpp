@@ -245,6 +245,7 @@ int runTiles(const TilesArgs& args, Verbosity verbosity) {
   options.shard = checked.shard;
   options.shards = checked.shards;
   options.skirts = planet.config().tiles.skirts;
+  options.sea_level_m = planet.seaLevelM();
   options.threads = threads;
   if (verbosity == Verbosity::kVerbose) {
     options.on_tile = [](size_t done, size_t total) {

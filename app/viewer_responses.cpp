@@ -240,7 +240,7 @@ Response respond(const RequestHead& head, const ServedFolders& folders, bool kee
   if (path.status != 200) return Builder(404, date).text("not found\n", head_only, close);
   // "/" is always the viewer's page, never a file of the planet's folder.
   const bool root = path.segments.empty();
-  if (root) path.segments.push_back("index.html");
+  if (root) path.segments.push_back(folders.page);
   io::UniqueFd file(-1);
   if (!root && path.segments.size() == 1) file.fd = openIn(folders.planet, path.segments);
   if (file.fd < 0) file.fd = openIn(folders.viewer, path.segments);

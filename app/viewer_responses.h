@@ -12,11 +12,13 @@
 
 namespace app {
 
-// The two folders a server serves (canonical paths, fixed at start) and the port it listens on
-// (the Host field must name it).
+// The two folders a server serves (canonical paths, fixed at start), the page "/" serves from
+// the viewer's folder (a plain file name) and the port it listens on (the Host field must name
+// it).
 struct ServedFolders {
   std::filesystem::path planet;
   std::filesystem::path viewer;
+  std::string page = "index.html";
   int port = 0;
 };
 

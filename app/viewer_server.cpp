@@ -294,8 +294,11 @@ std::filesystem::path defaultViewerDir() {
 
 int serveViewer(const std::filesystem::path& planet_dir, const std::filesystem::path& viewer_dir,
                 int port, std::function<void(std::string url)> on_ready,
-                const std::atomic<bool>* stop) {
+                const std::atomic<bool>* stop, const std::string& page) {
   ServedFolders folders;
+  if (page.empty() || page[0] == '.' || page.find_first_of("/\\") != std::string::npos)
+    throw std::invalid_argument("the viewer's page '" + page + "' is not a plain file name");
+  folders.page = page;
   for (int i = 0; i < 2; ++i) {
     const fs::path& dir = i == 0 ? planet_dir : viewer_dir;
     std::error_code error;

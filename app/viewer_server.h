@@ -15,7 +15,8 @@
 // is answered and the connection closed. Request heads are parsed as http_request.h says
 // (400 for malformed ones, for an HTTP/1.1 request without Host, and for two Host fields).
 // URL paths:
-//   /                     -> viewer_dir/index.html (always the viewer's page)
+//   /                     -> viewer_dir/PAGE (always a viewer's page: index.html for a planet,
+//                            tiles.html for a tiles folder)
 //   /NAME (one segment)   -> planet_dir/NAME if that is a regular file, else viewer_dir/NAME
 //   /a/b/...              -> viewer_dir/a/b/... (e.g. node_modules/three/build/three.module.js)
 // The Host field must be 127.0.0.1:PORT or localhost:PORT (else 403: DNS rebinding). Query
@@ -48,10 +49,12 @@ namespace app {
 // forever, until the process is signalled). Returns 0 after a stop. Throws std::runtime_error
 // naming the address and the OS error if the socket cannot be bound or listened on, and
 // std::invalid_argument naming the folder if a folder does not exist or is not a folder (an
-// exception from on_ready propagates). Never prints; a failing connection only ends itself.
+// exception from on_ready propagates). `page` is the viewer's page "/" serves: a plain file
+// name in viewer_dir (std::invalid_argument otherwise). Never prints; a failing connection only
+// ends itself.
 int serveViewer(const std::filesystem::path& planet_dir, const std::filesystem::path& viewer_dir,
                 int port, std::function<void(std::string url)> on_ready,
-                const std::atomic<bool>* stop = nullptr);
+                const std::atomic<bool>* stop = nullptr, const std::string& page = "index.html");
 
 // The viewer's folder in the source tree this binary was built from (app/viewer). Run
 // `npm ci --prefix <it>` once to fetch three.js into its node_modules.

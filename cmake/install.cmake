@@ -26,11 +26,13 @@ install(FILES ${PROJECT_SOURCE_DIR}/planet/planetgen.h ${PROJECT_SOURCE_DIR}/pla
 install(FILES ${PROJECT_BINARY_DIR}/generated/planetgen_version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/planetgen)
 
-# The viewer page, and three.js when `npm ci --prefix app/viewer` has fetched it (without
-# it `planetgen view` says so and names the npm command for the installed folder).
+# The viewer pages (a planet's and a tiles folder's), and three.js and the 3D Tiles renderer
+# when `npm ci --prefix app/viewer` has fetched them (without them `planetgen view` says so and
+# names the npm command for the installed folder).
 set(viewer_dest ${CMAKE_INSTALL_DATADIR}/planetgen/viewer)
 file(GLOB viewer_scripts CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/app/viewer/*.js)
-install(FILES ${PROJECT_SOURCE_DIR}/app/viewer/index.html ${viewer_scripts}
+install(FILES ${PROJECT_SOURCE_DIR}/app/viewer/index.html
+  ${PROJECT_SOURCE_DIR}/app/viewer/tiles.html ${viewer_scripts}
   ${PROJECT_SOURCE_DIR}/app/viewer/package.json
   ${PROJECT_SOURCE_DIR}/app/viewer/package-lock.json DESTINATION ${viewer_dest})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/app/viewer/node_modules/three/build
@@ -40,6 +42,11 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/app/viewer/node_modules/three/build
   PATTERN "textures" EXCLUDE PATTERN "screenshots" EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/app/viewer/node_modules/three/package.json
   DESTINATION ${viewer_dest}/node_modules/three OPTIONAL)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/app/viewer/node_modules/3d-tiles-renderer/build
+  DESTINATION ${viewer_dest}/node_modules/3d-tiles-renderer OPTIONAL PATTERN "*.map" EXCLUDE)
+install(FILES ${PROJECT_SOURCE_DIR}/app/viewer/node_modules/3d-tiles-renderer/package.json
+  ${PROJECT_SOURCE_DIR}/app/viewer/node_modules/3d-tiles-renderer/LICENSE
+  DESTINATION ${viewer_dest}/node_modules/3d-tiles-renderer OPTIONAL)
 
 set(config_dest ${CMAKE_INSTALL_LIBDIR}/cmake/planetgen)
 install(EXPORT planetgenTargets NAMESPACE planetgen:: DESTINATION ${config_dest})

@@ -72,19 +72,20 @@ class Runner {
         brush_(patch_, params.radius),
         width_(patch_.width),
         inertia_(float(params.inertia)),
-        capacity_(float(params.capacity)),
+        inv_spacing_(float(1.0 / patch_.spacing_m)),
+        capacity_(float(params.capacity_s_per_m)),
         min_slope_(float(params.min_slope)),
-        deposition_(float(params.deposition)),
-        erosion_(float(params.erosion)),
-        evaporation_(float(params.evaporation)),
-        gravity_(float(params.gravity)),
-        initial_water_(float(params.initial_water)),
-        initial_speed_(float(params.initial_speed)),
-        max_lifetime_(params.max_lifetime) {
+        flow_speed_(float(params.flow_speed_m_s)),
+        flow_exponent_(float(params.flow_exponent)),
+        max_flow_cells_(float(params.max_flow_cells)),
+        erode_share_(float(-std::expm1(-params.erosion_per_m * patch_.spacing_m))),
+        deposit_share_(float(-std::expm1(-params.deposition_per_m * patch_.spacing_m))),
+        keep_water_(float(std::exp(-params.evaporation_per_m * patch_.spacing_m))),
+        initial_water_(float(input.water_m)),
+        max_steps_(int(std::clamp(std::ceil(params.max_length_m / patch_.spacing_m), 1.0,
+                                  double(std::max(1, params.max_steps))))) {
     const size_t n = patch_.size();
-    const float scale = float(1.0 / patch_.spacing_m);
-    h_.resize(n);
-    for (size_t c = 0; c < n; ++c) h_[c] = height_m[c] * scale;
+    h_.assign(height_m.begin(), height_m.end());
     eroded_.assign(n, 0.0f);
     deposited_.assign(n, 0.0f);
     point_.resize(n);
@@ -134,24 +135,23 @@ class Runner {
   void finish(std::span<float> height_m, std::span<float> eroded_m, std::span<float> deposited_m,
               LatticeDropletStats& stats) {
     const size_t n = patch_.size();
-    const double spacing = patch_.spacing_m;
-    const double cell_m3 = cellAreaM2(patch_) * spacing;
     double eroded = 0.0, deposited = 0.0;
     for (size_t c = 0; c < n; ++c) {
       if (!patch_.holds(uint32_t(c))) continue;
-      height_m[c] = float(double(h_[c]) * spacing);
+      height_m[c] = h_[c];
       eroded += eroded_[c];
       deposited += deposited_[c];
-      if (!eroded_m.empty()) eroded_m[c] += float(double(eroded_[c]) * spacing);
-      if (!deposited_m.empty()) deposited_m[c] += float(double(deposited_[c]) * spacing);
+      if (!eroded_m.empty()) eroded_m[c] += eroded_[c];
+      if (!deposited_m.empty()) deposited_m[c] += deposited_[c];
     }
     for (const CellCopy& copy : patch_.copies) {
       height_m[copy.cell] = height_m[copy.owner];
       if (!eroded_m.empty()) eroded_m[copy.cell] = eroded_m[copy.owner];
       if (!deposited_m.empty()) deposited_m[copy.cell] = deposited_m[copy.owner];
     }
-    stats.eroded_m3 += eroded * cell_m3;
-    stats.deposited_m3 += deposited * cell_m3;
+    const double cell_m2 = cellAreaM2(patch_);
+    stats.eroded_m3 += eroded * cell_m2;
+    stats.deposited_m3 += deposited * cell_m2;
   }
 
  private:
@@ -251,6 +251,13 @@ class Runner {
     });
   }
 
+  // The flow a droplet stands for at `cell` (flow_cells^flow_exponent, capped).
+  float flowFactor(uint32_t cell) const {
+    if (input_.flow_cells.empty()) return 1.0f;
+    const float cells = std::clamp(input_.flow_cells[cell], 1.0f, max_flow_cells_);
+    return flow_exponent_ == 0.5f ? std::sqrt(cells) : std::pow(cells, flow_exponent_);
+  }
+
   bool baseLevel(uint32_t cell) const {
     return !input_.base_level.empty() && input_.base_level[cell];
   }
@@ -260,11 +267,12 @@ class Runner {
     if (!s.valid || baseLevel(s.nearest())) return;
     geodesy::HashStream rng(direction_seed, 0, 0);
     float dx = 0.0f, dy = 0.0f;
-    float speed = initial_speed_, water = initial_water_, sediment = 0.0f;
+    float water = initial_water_, sediment = 0.0f;
     int stalled = 0;
-    for (int life = 0; life < max_lifetime_; ++life) {
-      // Beyer 2015, eq. 5.1: the gradient in Cartesian steps, then the new heading.
-      const float gx = s.ga, gy = (2.0f * s.gb - s.ga) * kInvSqrt3;
+    for (int life = 0; life < max_steps_; ++life) {
+      // Beyer 2015, eq. 5.1: the gradient in Cartesian steps as a metric slope, then the new
+      // heading.
+      const float gx = s.ga * inv_spacing_, gy = (2.0f * s.gb - s.ga) * kInvSqrt3 * inv_spacing_;
       float nx = dx * inertia_ - gx * (1.0f - inertia_);
       float ny = dy * inertia_ - gy * (1.0f - inertia_);
       const float length2 = nx * nx + ny * ny;
@@ -283,20 +291,22 @@ class Runner {
       const Sample t = sample(na, nb);
       if (!t.valid) return;  // left the patch: what it carries leaves with it
       ++stats.steps;
-      const float dh = t.h - s.h;                                                    // eq. 5.3
-      const float capacity = std::max(-dh, min_slope_) * speed * water * capacity_;  // eq. 5.4
+      const float dh = t.h - s.h;  // eq. 5.3, metres
+      // Eq. 5.4 in metric units: slope (rise over run) x flow speed x water.
+      const float slope = std::max(-dh * inv_spacing_, min_slope_);
+      const float speed = flow_speed_ * std::sqrt(slope);
+      const float capacity = capacity_ * slope * speed * water * flowFactor(t.nearest());
       if (dh > 0.0f || sediment > capacity) {
-        // Uphill: fill the pit behind, at most dh; else eq. 5.5.
-        const float laid = dh > 0.0f ? std::min(dh, sediment) : (sediment - capacity) * deposition_;
+        // Uphill: fill the pit behind, at most dh; else eq. 5.5 at the step's share.
+        const float laid =
+            dh > 0.0f ? std::min(dh, sediment) : (sediment - capacity) * deposit_share_;
         deposit(s, laid);
         sediment -= laid;
       } else {
-        // Eq. 5.6: never more than -dh, so one step digs no pit.
-        sediment += take(s.nearest(), std::min((capacity - sediment) * erosion_, -dh));
+        // Eq. 5.6 at the step's share: never more than -dh, so one step digs no pit.
+        sediment += take(s.nearest(), std::min((capacity - sediment) * erode_share_, -dh));
       }
-      // Eq. 5.7 with the sign that speeds a droplet up downhill; eq. 5.8.
-      speed = std::sqrt(std::max(0.0f, speed * speed - dh * gravity_));
-      water *= 1.0f - evaporation_;
+      water *= keep_water_;  // eq. 5.8 per metre
       a = na, b = nb;
       s = t;
       if (baseLevel(s.nearest())) {
@@ -311,9 +321,10 @@ class Runner {
   const LatticeDropletInput& input_;
   const Brush brush_;
   const uint32_t width_;
-  const float inertia_, capacity_, min_slope_, deposition_, erosion_, evaporation_, gravity_;
-  const float initial_water_, initial_speed_;
-  const int max_lifetime_;
+  const float inertia_, inv_spacing_, capacity_, min_slope_, flow_speed_, flow_exponent_;
+  const float max_flow_cells_;
+  const float erode_share_, deposit_share_, keep_water_, initial_water_;
+  const int max_steps_;
   std::vector<float> h_, eroded_, deposited_;
   std::vector<uint8_t> point_, target_, safe_;
   std::vector<uint32_t> owner_;

@@ -5,16 +5,24 @@
 // droplet (where a grid eroder takes them bilinear over a square). The tiles' droplet erosion
 // at each level's own scale.
 //
-// Frame: one step is one lattice spacing and heights are measured in spacings (h / spacing_m),
-// so slopes are rise over run and Beyer's and Lague's parameters mean the same at every level,
-// as on their unit grid. Droplets run one after another in spawn order (each sees those before
-// it): serial and deterministic; tiles runs windows in parallel instead.
+// Frame: heights in metres, one step one lattice spacing (spacing_m) in the tangent plane, and a
+// law in metric units, so that a droplet does at every spacing what the same water does on the
+// ground: the capacity is the metric slope (rise over run) times the flow speed times the water,
+// and erosion, deposition and evaporation are rates per metre travelled (a step of s metres
+// takes 1 - exp(-rate s) of the difference). Water and sediment are depths over one lattice
+// cell (volume over the cell's area), so the depth the droplets wear away does not grow with the
+// spacing. Lague's unit-grid parameters (capacity 4, rates 0.3 per step, free fall with gravity
+// 4) assume heights normalised so that slopes per step are about 0.01; at tens of metres per
+// step slopes are 0.1 to 1, the free-fall speed runs away and the droplets fill the ground's
+// pits instead of cutting gullies (docs/tile_erosion.md).
+// Droplets run one after another in spawn order (each sees those before it): serial and
+// deterministic; tiles runs windows in parallel instead.
 //
 // Spawns: each point of the patch rains droplets[cell] droplets on average (the integer part,
 // plus one more with the probability of the fraction), each from its own seed, a pure function
 // of the point's seed and its number there, started uniformly over the point's lattice cell.
-// A droplet ends when it dries, stalls, runs out of steps, reaches base level (sea, lake: what
-// it carries is laid there) or leaves the patch (what it carries leaves with it).
+// A droplet ends when it dries, stalls, has run max_length_m (or max_steps), reaches base level
+// (sea, lake: what it carries is laid there) or leaves the patch (what it carries leaves with it).
 
 #include <cstdint>
 #include <span>
@@ -23,20 +31,30 @@
 
 namespace erosion {
 
-// Defaults: Lague's implementation of Beyer's algorithm (the same as ErosionParams but
-// initial_water, which the planet turns down for its own scale).
+// Defaults: tuned on a 30 m tile of an earthlike mountain slope (docs/tile_erosion.md).
 struct LatticeDropletParams {
-  double inertia = 0.05;      // [0,1] eq. 5.1
-  double capacity = 4.0;      // eq. 5.4
-  double min_slope = 0.01;    // eq. 5.4
-  double deposition = 0.3;    // [0,1] eq. 5.5
-  double erosion = 0.3;       // [0,1] eq. 5.6
-  double evaporation = 0.01;  // [0,1) eq. 5.8
-  double gravity = 4.0;       // eq. 5.7
-  double radius = 3.0;        // brush radius in spacings, eq. 5.9
-  int max_lifetime = 30;      // steps
-  double initial_water = 1.0;
-  double initial_speed = 1.0;
+  double inertia = 0.1;  // [0,1) share of the old heading kept, Beyer 2015 eq. 5.1
+  // Capacity, depth over a cell: capacity_s_per_m * max(slope, min_slope) * speed * water
+  // (Beyer 2015 eq. 5.4 with metric slope and speed).
+  double capacity_s_per_m = 0.05;
+  double min_slope = 0.01;
+  // Flow speed at a slope: flow_speed_m_s * sqrt(max(slope, min_slope)) (the speed of sheet
+  // and rill flow, which friction holds near its equilibrium; Lague's free fall runs away at
+  // metric slopes).
+  double flow_speed_m_s = 1.0;
+  // A droplet stands for the flow of the ground it runs on: its water counts
+  // min(flow cells, max_flow_cells)^flow_exponent times (LatticeDropletInput::flow_cells), so
+  // the capacity grows down the drainage lines as discharge does, as stream power's
+  // A^m does (m = 0.5), and droplets cut gullies where flow gathers rather than smoothing the
+  // ground's bumps.
+  double flow_exponent = 0.5;
+  double max_flow_cells = 1e4;
+  double erosion_per_m = 0.01;      // share of the capacity's deficit taken per metre run
+  double deposition_per_m = 0.01;   // share of the excess laid down per metre run
+  double evaporation_per_m = 5e-4;  // share of the water lost per metre run
+  double radius = 1.5;              // brush radius in spacings, eq. 5.9
+  double max_length_m = 2000.0;     // a droplet's longest run
+  int max_steps = 64;               // and its most steps
 };
 
 struct LatticeDropletInput {
@@ -47,6 +65,12 @@ struct LatticeDropletInput {
   std::span<const uint64_t> seed;
   // Per cell: 1 where water ends (sea, lake); empty = nowhere. Not eroded; deposits may land.
   std::span<const uint8_t> base_level;
+  // Per cell: the drainage area there in lattice cells (>= 1), the ground's routed flow before
+  // the droplets; empty = 1 everywhere.
+  std::span<const float> flow_cells;
+  // The water one droplet carries, as a depth over one lattice cell (m): the rain a point's
+  // droplets stand for over the time eroded, divided among them.
+  double water_m = 1.0;
 };
 
 struct LatticeDropletStats {

@@ -102,6 +102,12 @@ std::string encodePngRgb8(const RgbImage& image) {
                 "encodePngRgb8");
 }
 
+std::string encodePngRgba8(int width, int height, const std::vector<uint8_t>& pixels) {
+  checkShape(width, height, pixels.size(), 4, "encodePngRgba8");
+  return encode({width, height, 8, PNG_COLOR_TYPE_RGB_ALPHA, pixels.data(), size_t(width) * 4},
+                "encodePngRgba8");
+}
+
 std::string encodePngGray16(const Gray16Image& image) {
   checkShape(image.width, image.height, image.pixels.size(), 1, "encodePngGray16");
   return encode({image.width, image.height, 16, PNG_COLOR_TYPE_GRAY,

@@ -40,6 +40,11 @@ std::vector<uint8_t> narrowIndexBytes(const std::vector<uint32_t>& indices) {
 
 }  // namespace
 
+glm::vec3 skirtOffset(const glm::dvec3& centre_m, const glm::vec3& offset, double depth_m) {
+  const glm::dvec3 at = centre_m + glm::dvec3(offset);
+  return glm::vec3(at - glm::normalize(at) * depth_m - centre_m);
+}
+
 void writeTileGlb(const std::filesystem::path& path, const TileGlb& tile) {
   check(tile);
   std::vector<glm::vec3> position(tile.positions_m.begin(), tile.positions_m.end());
@@ -49,17 +54,14 @@ void writeTileGlb(const std::filesystem::path& path, const TileGlb& tile) {
   std::vector<uint32_t> indices(tile.indices.begin(), tile.indices.end());
 
   if (tile.skirt_depth_m > 0.0) {
-    // Each edge vertex gets a copy lowered toward the planet's centre (in double, about the
-    // centre, so the float offset keeps its precision), and each edge segment (a, b) a quad
-    // a, b, b', a' facing away from the tile.
+    // Each edge vertex gets a copy lowered toward the planet's centre (skirtOffset), and each
+    // edge segment (a, b) a quad a, b, b', a' facing away from the tile.
     const float depth = float(tile.skirt_depth_m);
     for (const auto& edge : tile.edges) {
       if (edge.size() < 2) continue;
       const uint32_t first = uint32_t(position.size());
       for (uint32_t v : edge) {
-        const glm::dvec3 at = tile.centre_m + glm::dvec3(tile.positions_m[v]);
-        const glm::dvec3 lowered = at - glm::normalize(at) * tile.skirt_depth_m;
-        position.push_back(glm::vec3(lowered - tile.centre_m));
+        position.push_back(skirtOffset(tile.centre_m, tile.positions_m[v], tile.skirt_depth_m));
         normal.push_back(tile.normals[v]);
         height.push_back(tile.height_m[v] - depth);
         parent.push_back(tile.parent_height_m[v] - depth);
@@ -73,7 +75,7 @@ void writeTileGlb(const std::filesystem::path& path, const TileGlb& tile) {
   }
 
   const size_t n = position.size();
-  GlbBuilder glb;
+  GlbBuilder glb(false, {}, size_t(64) << 10);
   const auto [lo, hi] = positionBounds(position.data(), n);
   // The arrays move into the glb's views (no copies: a bake's memory per vertex in flight).
   const int position_view = glb.addVertexView(ViewBytes(std::move(position)), 12);

@@ -37,6 +37,11 @@ struct TileGlb {
   double spacing_m = 0.0;  // the level's lattice spacing
 };
 
+// A skirt vertex's offset from the centre: the edge vertex at centre_m + offset lowered by
+// depth_m toward the planet's centre (in double, about the centre, so the float offset keeps
+// its precision). The glb stores exactly this.
+glm::vec3 skirtOffset(const glm::dvec3& centre_m, const glm::vec3& offset, double depth_m);
+
 // Writes the glb to path (every write checked). Throws std::invalid_argument for arrays that do
 // not fit together (sizes, indices out of range), std::runtime_error naming the path when a
 // write fails. Thread-safe for distinct paths; the bytes depend only on the input.

@@ -20,7 +20,7 @@ Json boxOf(const std::array<double, 12>& b) {
 }  // namespace
 
 std::string tilesetJson(std::span<const TilesetTile> tiles, uint32_t root,
-                        const std::string& generator) {
+                        const std::string& generator, const TilesetPlanet& planet) {
   if (root >= tiles.size()) throw std::invalid_argument("tileset: the root is not a tile");
   // Built without recursion: every tile's object, then each moved into its parent, deepest
   // first (children always come after their parent in a depth-first order).
@@ -52,6 +52,21 @@ std::string tilesetJson(std::span<const TilesetTile> tiles, uint32_t root,
   }
   Json tileset;
   tileset["asset"] = {{"version", "1.1"}, {"generator", generator}};
+  if (planet.radius_m > 0.0) {
+    // Used, not required: a reader without the extension still loads the tiles (on its own
+    // globe's frame, which is the same ECEF axes).
+    tileset["extensionsUsed"] = Json::array({"3DTILES_ellipsoid"});
+    const double r = planet.radius_m;
+    tileset["extensions"]["3DTILES_ellipsoid"] = {{"body", "none"}, {"radii", {r, r, r}}};
+    tileset["extras"]["planetgen"] = {{"radius_m", r},
+                                      {"sea_level_m", planet.sea_level_m},
+                                      {"region",
+                                       {{"lat_deg", planet.region_lat_deg},
+                                        {"lon_deg", planet.region_lon_deg},
+                                        {"radius_m", planet.region_radius_m}}},
+                                      {"finest_level", planet.finest_level},
+                                      {"finest_spacing_m", planet.finest_spacing_m}};
+  }
   tileset["geometricError"] = tiles[root].geometric_error_m;
   tileset["root"] = std::move(objects[root]);
   return tileset.dump(1) + "\n";

@@ -30,11 +30,24 @@ inline std::array<double, 3> zUpOf(double x, double y, double z) {
   return {x, -z, y};
 }
 
+// What a viewer needs to know beyond the tiles: the sphere they sit on, written as the
+// 3DTILES_ellipsoid extension (radii R, R, R; read by cesium-native and the three.js 3D Tiles
+// renderer), and the baked region, written as the tileset's extras.planetgen (docs/tiles.md).
+struct TilesetPlanet {
+  double radius_m = 0.0;  // 0: neither the extension nor the extras are written
+  double sea_level_m = 0.0;
+  double region_lat_deg = 0.0;
+  double region_lon_deg = 0.0;
+  double region_radius_m = 0.0;
+  int finest_level = 0;
+  double finest_spacing_m = 0.0;
+};
+
 // tileset.json text: tiles[root] is the root (refine REPLACE, inherited by every tile); its
 // geometric error is also the tileset's. Every tile must be reachable from the root once.
 // `generator` goes into asset.generator. Throws std::invalid_argument for a child index out of
 // range or a tile reached twice.
 std::string tilesetJson(std::span<const TilesetTile> tiles, uint32_t root,
-                        const std::string& generator);
+                        const std::string& generator, const TilesetPlanet& planet = {});
 
 }  // namespace planet_export

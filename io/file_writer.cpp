@@ -27,7 +27,8 @@ constexpr uint64_t kWritebackStep = uint64_t(32) << 20;
 
 }  // namespace
 
-FileWriter::FileWriter(std::filesystem::path path, Create mode, uint64_t direct_from)
+FileWriter::FileWriter(std::filesystem::path path, Create mode, uint64_t direct_from,
+                       size_t buffer_bytes)
     : path_(std::move(path)), direct_from_(direct_from) {
   const int flags =
       O_WRONLY | O_CREAT | O_CLOEXEC | (mode == Create::kExclusive ? O_EXCL : O_TRUNC);
@@ -35,7 +36,7 @@ FileWriter::FileWriter(std::filesystem::path path, Create mode, uint64_t direct_
     fd_ = ::open(path_.c_str(), flags, 0666);
   } while (fd_ < 0 && errno == EINTR);
   if (fd_ < 0) fail("cannot create", errno);
-  buffer_.resize(kBufferSize);
+  buffer_.resize(std::min(buffer_bytes, kBufferSize));
 }
 
 FileWriter::~FileWriter() {
@@ -51,7 +52,7 @@ void FileWriter::write(std::string_view bytes) {
     direct_->append(bytes.data(), bytes.size());
     return checkDirect();
   }
-  if (bytes.size() >= kUnbufferedSize) {
+  if (bytes.size() >= kUnbufferedSize || buffer_.empty()) {
     flushBuffer();
     return writeAll(bytes.data(), bytes.size());
   }
@@ -106,6 +107,7 @@ void FileWriter::copyFrom(int fd, uint64_t size, Copy how) {
   written_ += uint64_t(done - first);  // by the kernel; the blocks below count in writeAll
   if (written_ - sent_ >= kWritebackStep) startWriteback();
   // In blocks through the (flushed, so empty) buffer.
+  if (buffer_.empty()) buffer_.resize(kBufferSize);
   while (uint64_t(done) < size) {
     const size_t block = size_t(std::min<uint64_t>(buffer_.size(), size - uint64_t(done)));
     readSource(buffer_.data(), block);

@@ -278,6 +278,13 @@ const std::vector<KeySpec>& schema() {
       realKey("tiles", "sea_floor", FIELD(tiles.generator.detail.sea_floor), 0, 1),
       realKey("tiles", "hurst", FIELD(tiles.generator.detail.hurst), 0, 2),
       boolKey("tiles", "skirts", FIELD(tiles.skirts)),
+      boolKey("tiles", "erosion", FIELD(tiles.generator.erosion.enabled)),
+      enumKey("tiles", "erosion_rain", FIELD(tiles.generator.erosion.rain),
+              std::vector<std::pair<std::string, tiles::TileRain>>{
+                  {"planet", tiles::TileRain::kPlanet}, {"uniform", tiles::TileRain::kUniform}}),
+      realKey("tiles", "erosion_droplets_per_point",
+              FIELD(tiles.generator.erosion.droplets_per_point), 0, 100),
+      realKey("tiles", "erosion_runoff_m", FIELD(tiles.generator.erosion.runoff_m), 0, 10000),
 
       realKey("limits", "memory_cap_gib", FIELD(limits.memory_cap_gib), 0, kBig),
   };

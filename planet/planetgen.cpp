@@ -5,6 +5,7 @@
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
+#include "metrics/drainage_metrics.h"
 #include "planet/default_config.h"
 #include "planet/detail/planet_impl.h"
 #include "planet/pipeline.h"
@@ -119,6 +120,16 @@ tiles::TileGenerator makeTileGenerator(const Planet& planet, const tiles::TilePa
   input.water_level_m = planet.waterLevelM();
   input.spectrum = {terrain::detailNoiseSeed(config.planet.seed), config.terrain.frequency,
                     config.terrain.lacunarity, config.terrain.persistence};
+  // Erosion takes the planet's rain and where each vertex drains (its rivers enter the
+  // windows); the generator keeps what it needs, so the routing may go.
+  // The routing is rivers.geojson's (drainageOf with the config's routing seed), so the
+  // rivers the tiles continue are the planet's.
+  metrics::DrainageNetwork drainage;
+  if (params.erosion.enabled) {
+    drainage = metrics::drainageOf(planet::drainageInputOf(planet.state(), config));
+    input.receiver = drainage.routing.receiver;
+    input.rainfall = planet.rainfall();
+  }
   try {
     return tiles::TileGenerator(input, params);
   } catch (const std::invalid_argument& e) {

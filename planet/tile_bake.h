@@ -8,12 +8,14 @@
 // time (as many as threads), so memory does not grow with the region.
 //
 // Shards: with shards = N, shard K (0 <= K < N) makes every N-th tile of the plan from the K-th,
-// and shard 0 also writes tileset.json (its boxes and errors need no tile made). The N folders'
-// files are disjoint, and together they are the files of one bake: copy them into one folder.
+// and shard 0 also writes tileset.json, whose boxes bound the tiles' vertices: it makes the
+// other shards' tiles too for their extents (not their files). The N folders' files are
+// disjoint, and together they are the files of one bake: copy them into one folder.
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,8 @@ struct TileBakeOptions {
   int shard = 0;            // 0 .. shards - 1
   int shards = 1;
   bool skirts = true;
+  // The planet's sea level (m above the radius), for viewers: tileset.json's extras.
+  double sea_level_m = 0.0;
   int threads = 1;  // tiles in flight at once (each made in parallel on the caller's arena)
   // Called on one thread at a time as each tile is written: tiles done, tiles of this shard.
   std::function<void(size_t done, size_t total)> on_tile;
@@ -52,8 +56,10 @@ std::string tileFileStem(const tiles::TileId& id);
 TileBakeResult bakeTiles(const tiles::TileGenerator& generator, const TileBakeOptions& options,
                          const std::filesystem::path& folder);
 
-// The tileset.json text of a plan (written by bakeTiles on shard 0).
+// The tileset.json text of a plan (written by bakeTiles on shard 0): the tiles' boxes from each
+// plan tile's content extent (tileContentExtent, with the skirts the bake writes), the planet's
+// sphere (3DTILES_ellipsoid) and the region, finest level and sea level (extras.planetgen).
 std::string tilesetJsonOf(const tiles::TileGenerator& generator, const TileBakePlan& plan,
-                          bool skirts);
+                          const TileBakeOptions& options, std::span<const BoxExtent> content);
 
 }  // namespace planet

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include <tbb/blocked_range.h>
@@ -30,8 +32,10 @@ struct Place {
 Place locate(geodesy::Spacing spacing, uint64_t frequency, const glm::dvec3& d) {
   const geodesy::Icosahedron& ico = geodesy::icosahedron();
   uint32_t base = 0;
+  double nearest = glm::dot(d, ico.centres[0]);
   for (uint32_t f = 1; f < 20; ++f) {
-    if (glm::dot(d, ico.centres[f]) > glm::dot(d, ico.centres[base])) base = f;
+    const double along = glm::dot(d, ico.centres[f]);
+    if (along > nearest) base = f, nearest = along;
   }
   const auto& n = ico.opposite_normals[base];
   const glm::dvec3 w = geodesy::latticeCoordinates(
@@ -85,10 +89,60 @@ struct TileChart {
   }
 };
 
+// Slots of distinct lattice points (open addressing on the packed point, i and j fit 29 bits;
+// at most three quarters full):
+// find(p, next) returns p's slot, giving it `next` if p is new.
+class PointSlots {
+ public:
+  explicit PointSlots(size_t expected) {
+    size_t capacity = 1024;
+    while (3 * capacity < 4 * expected) capacity *= 2;
+    keys_.assign(capacity, kEmpty);
+    slots_.resize(capacity);
+  }
+  int32_t find(const LatticePoint& p, int32_t next) {
+    const uint64_t key = (uint64_t(p.base) << 58) | (uint64_t(p.i) << 29) | uint64_t(p.j);
+    const size_t mask = keys_.size() - 1;
+    for (size_t h = size_t(mix(key)) & mask;; h = (h + 1) & mask) {
+      if (keys_[h] == key) return slots_[h];
+      if (keys_[h] == kEmpty) {
+        keys_[h] = key, slots_[h] = next;
+        if (4 * ++used_ > 3 * keys_.size()) grow();
+        return next;
+      }
+    }
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~uint64_t(0);
+  static uint64_t mix(uint64_t x) {  // splitmix64's finaliser
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  }
+  void grow() {
+    std::vector<uint64_t> keys(2 * keys_.size(), kEmpty);
+    std::vector<int32_t> slots(keys.size());
+    const size_t mask = keys.size() - 1;
+    for (size_t k = 0; k < keys_.size(); ++k) {
+      if (keys_[k] == kEmpty) continue;
+      size_t h = size_t(mix(keys_[k])) & mask;
+      while (keys[h] != kEmpty) h = (h + 1) & mask;
+      keys[h] = keys_[k], slots[h] = slots_[k];
+    }
+    keys_.swap(keys), slots_.swap(slots);
+  }
+
+  std::vector<uint64_t> keys_;
+  std::vector<int32_t> slots_;
+  size_t used_ = 0;
+};
+
 }  // namespace
 
 planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator,
-                                           const tiles::TileMesh& mesh) {
+                                           const tiles::TileMesh& mesh,
+                                           std::span<const KnownTile> known) {
   const tiles::TileLayout& layout = generator.layout();
   const tiles::TileId& id = mesh.id;
   const int level = int(id.level);
@@ -96,6 +150,12 @@ planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator
   const double radius = generator.radiusM();
   const geodesy::Spacing spacing = generator.spacing();
   const TileChart chart(layout, id);
+  std::vector<TileChart> known_charts;
+  for (const KnownTile& k : known) {
+    if (k.id.level != id.level || k.height_m.size() != layout.verticesPerTile())
+      throw std::invalid_argument("tileHeightmap: a known tile of another level or size");
+    known_charts.emplace_back(layout, k.id);
+  }
 
   // The frame at the tile's centre, then re-centred on the square around the tile's edge
   // vertices in that frame's tangent plane.
@@ -135,7 +195,7 @@ planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator
   map.base = id.base, map.level = id.level, map.index = id.index;
   const size_t n = size_t(map.size);
 
-  // Where each sample falls; the lattice points outside the tile whose heights it needs.
+  // Where each sample falls (the costly part: the spacing's inverse per sample).
   std::vector<Place> places(n * n);
   tbb::parallel_for(size_t(0), n, [&](size_t row) {
     for (size_t col = 0; col < n; ++col) {
@@ -145,31 +205,51 @@ planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator
       places[row * n + col] = locate(spacing, frequency, d);
     }
   });
-  // Rows first deduplicate their own points (neighbouring samples share corners), so the
-  // list stays near its final size: memory per tile in flight.
-  std::vector<std::vector<LatticePoint>> by_row(n);
-  tbb::parallel_for(size_t(0), n, [&](size_t row) {
-    std::vector<LatticePoint>& mine = by_row[row];
-    for (size_t col = 0; col < n; ++col) {
+  // Each sample's corners: a vertex of the tile, or a slot of the lattice points outside it,
+  // each point once (neighbouring samples share corners), in the order samples first meet them.
+  std::vector<int32_t> corner_of(3 * n * n);
+  std::vector<float> outside_height;
+  std::vector<LatticePoint> unknown;  // outside points no known tile holds
+  std::vector<int32_t> unknown_slot;
+  {
+    PointSlots slots(n * n / 2);  // about as many points outside as the tile holds
+    for (size_t k = 0; k < n * n; ++k) {
       LatticePoint c[3];
       double w[3];
-      corners(places[row * n + col], c, w);
-      for (const LatticePoint& q : c) {
-        if (chart.vertexOf(q) < 0) mine.push_back(tiles::canonicalPoint(frequency, q));
+      corners(places[k], c, w);
+      for (int m = 0; m < 3; ++m) {
+        const int64_t v = chart.vertexOf(c[m]);
+        if (v >= 0) {
+          corner_of[3 * k + size_t(m)] = int32_t(v);
+          continue;
+        }
+        const LatticePoint q = tiles::canonicalPoint(frequency, c[m]);
+        const int32_t next = int32_t(outside_height.size());
+        const int32_t slot = slots.find(q, next);
+        corner_of[3 * k + size_t(m)] = -1 - slot;
+        if (slot != next) continue;
+        // A new point: from a known tile that holds it under either name, else asked for.
+        float height = 0.0f;
+        bool found = false;
+        for (size_t t = 0; t < known.size() && !found; ++t) {
+          for (const LatticePoint& name : {c[m], q}) {
+            const int64_t at = known_charts[t].vertexOf(name);
+            if (at >= 0) {
+              height = known[t].height_m[size_t(at)];
+              found = true;
+              break;
+            }
+          }
+        }
+        outside_height.push_back(height);
+        if (!found) unknown.push_back(q), unknown_slot.push_back(slot);
       }
     }
-    std::sort(mine.begin(), mine.end(), tiles::pointLess);
-    mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
-  });
-  std::vector<LatticePoint> outside;
-  for (std::vector<LatticePoint>& row : by_row) {
-    outside.insert(outside.end(), row.begin(), row.end());
-    std::vector<LatticePoint>().swap(row);
   }
-  std::sort(outside.begin(), outside.end(), tiles::pointLess);
-  outside.erase(std::unique(outside.begin(), outside.end()), outside.end());
-  outside.shrink_to_fit();
-  const std::vector<float> outside_height = generator.heights(level, outside);
+  {
+    const std::vector<float> asked = generator.heights(level, unknown);
+    for (size_t u = 0; u < asked.size(); ++u) outside_height[size_t(unknown_slot[u])] = asked[u];
+  }
 
   map.height_m.resize(n * n);
   tbb::parallel_for(size_t(0), n * n, [&](size_t k) {
@@ -178,15 +258,9 @@ planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator
     corners(places[k], c, w);
     double h = 0.0;
     for (int m = 0; m < 3; ++m) {
-      const int64_t v = chart.vertexOf(c[m]);
-      double value;
-      if (v >= 0) {
-        value = mesh.height_m[size_t(v)];
-      } else {
-        const LatticePoint q = tiles::canonicalPoint(frequency, c[m]);
-        const auto it = std::lower_bound(outside.begin(), outside.end(), q, tiles::pointLess);
-        value = outside_height[size_t(it - outside.begin())];
-      }
+      const int32_t at = corner_of[3 * k + size_t(m)];
+      const double value =
+          at >= 0 ? double(mesh.height_m[size_t(at)]) : double(outside_height[size_t(-1 - at)]);
       h += w[m] * value;
     }
     map.height_m[k] = h;

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include <glm/geometric.hpp>
 
+#include "export/tile_glb.h"
 #include "geodesy/latlon.h"
 
 namespace planet {
@@ -95,52 +97,72 @@ double skirtDepth(const tiles::TileMesh& mesh, double spacing_m) {
   return (hi - lo) + 0.01 * spacing_m;
 }
 
-std::array<double, 12> tileBox(const tiles::TileGenerator& generator, const tiles::TileId& id,
-                               bool skirts) {
-  const tiles::TileLayout& layout = generator.layout();
-  const int level = int(id.level);
-  const tiles::HeightRange heights = generator.heightBounds(id);
-  const double radius = generator.radiusM();
-  const double skirt =
-      skirts ? (heights.max_m - heights.min_m) + 0.01 * layout.levelSpacingRad(level) * radius
-             : 0.0;
-  const double low = radius + heights.min_m - skirt;
-  const double high = radius + heights.max_m;
+BoxFrame tileBoxFrame(const tiles::TileGenerator& generator, const tiles::TileId& id) {
   const auto c = cornerDirections(generator, id);
   const glm::dvec3 up = glm::normalize(c[0] + c[1] + c[2]);
-  const glm::dvec3 east = geodesy::eastAt(up), north = geodesy::northAt(up);
-  // A linear function's extremes over the tile's patch of sphere lie on its boundary (the patch
-  // holds no direction along east or north), so the edge vertices give the horizontal extent;
-  // vertically the patch reaches from its lowest edge point up to `up` itself.
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  const uint32_t t = uint32_t(layout.tileEdge());
-  for (uint32_t s = 0; s < t; ++s) {
-    const tiles::LatticePoint points[3] = {layout.vertexPoint(id, s, 0),
-                                           layout.vertexPoint(id, t - s, s),
-                                           layout.vertexPoint(id, 0, t - s)};
-    for (const tiles::LatticePoint& p : points) {
-      const glm::dvec3 u = glm::normalize(generator.surfacePosition(level, p, 0.0f));
-      const double along[3] = {glm::dot(u, east), glm::dot(u, north), glm::dot(u, up)};
-      for (int a = 0; a < 3; ++a) {
-        lo[a] = std::min(lo[a], along[a] * (along[a] >= 0.0 ? low : high));
-        hi[a] = std::max(hi[a], along[a] * (along[a] >= 0.0 ? high : low));
+  return {{geodesy::eastAt(up), geodesy::northAt(up), up}};
+}
+
+void BoxExtent::add(const BoxFrame& frame, const glm::dvec3& p) {
+  for (int a = 0; a < 3; ++a) {
+    const double along = glm::dot(p, frame.axes[a]);
+    lo[a] = std::min(lo[a], along);
+    hi[a] = std::max(hi[a], along);
+  }
+}
+
+BoxExtent tileContentExtent(const BoxFrame& frame, const tiles::TileMesh& mesh,
+                            double skirt_depth_m) {
+  BoxExtent out;
+  for (size_t v = 0; v < mesh.vertexCount(); ++v) out.add(frame, mesh.position(v));
+  if (skirt_depth_m > 0.0) {
+    for (const auto& edge : mesh.topology->edges) {
+      for (uint32_t v : edge) {
+        const glm::vec3 lowered =
+            planet_export::skirtOffset(mesh.centre_m, mesh.positions_m[v], skirt_depth_m);
+        out.add(frame, mesh.centre_m + glm::dvec3(lowered));
       }
     }
   }
-  hi[2] = std::max(hi[2], high);
-  // Finer levels put points between these: widen by a step of this level.
-  const double step = layout.levelSpacingRad(level) * high;
-  for (int a = 0; a < 2; ++a) lo[a] -= step, hi[a] += step;
-  const glm::dvec3 axes[3] = {east, north, up};
+  return out;
+}
+
+std::array<double, 12> boxOf(const BoxFrame& frame, const BoxExtent& extent) {
   glm::dvec3 centre(0.0);
   std::array<double, 12> box{};
   for (int a = 0; a < 3; ++a) {
-    centre += 0.5 * (lo[a] + hi[a]) * axes[a];
-    const glm::dvec3 half = 0.5 * (hi[a] - lo[a]) * axes[a];
+    centre += 0.5 * (extent.lo[a] + extent.hi[a]) * frame.axes[a];
+    const glm::dvec3 half = (0.5 * (extent.hi[a] - extent.lo[a]) + kBoxMarginM) * frame.axes[a];
     box[3 + 3 * a] = half.x, box[4 + 3 * a] = half.y, box[5 + 3 * a] = half.z;
   }
   box[0] = centre.x, box[1] = centre.y, box[2] = centre.z;
   return box;
+}
+
+std::vector<std::array<double, 12>> tileBoxes(const tiles::TileGenerator& generator,
+                                              const TileBakePlan& plan,
+                                              std::span<const BoxExtent> content) {
+  if (content.size() != plan.tiles.size())
+    throw std::invalid_argument("tileBoxes: one content extent per plan tile is needed");
+  std::vector<std::array<double, 12>> boxes(plan.tiles.size());
+  // Children come after their parents in a plan: from the last tile back, every child's box is
+  // ready when its parent's is made.
+  for (size_t k = plan.tiles.size(); k-- > 0;) {
+    const BoxFrame frame = tileBoxFrame(generator, plan.tiles[k].id);
+    BoxExtent extent = content[k];
+    for (uint32_t child : plan.tiles[k].children) {
+      const auto& b = boxes[child];
+      for (int corner = 0; corner < 8; ++corner) {
+        glm::dvec3 p(b[0], b[1], b[2]);
+        for (int a = 0; a < 3; ++a)
+          p += ((corner >> a) & 1 ? 1.0 : -1.0) *
+               glm::dvec3(b[3 + 3 * a], b[4 + 3 * a], b[5 + 3 * a]);
+        extent.add(frame, p);
+      }
+    }
+    boxes[k] = boxOf(frame, extent);
+  }
+  return boxes;
 }
 
 double tileGeometricError(const tiles::TileGenerator& generator, int level) {

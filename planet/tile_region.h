@@ -4,11 +4,12 @@
 // one 3D Tiles tree. Refinement is by replacement, so a refined tile lists all four children
 // (else the children would leave holes where the parent was): the tree is refined only where
 // the region is, and the children outside it stay leaves. With each tile its bounding box and
-// geometric error, computed from the planet alone (no tile is made), so that every shard of a
-// bake writes the same tileset.json.
+// geometric error: the boxes bound the made tiles' vertices (tileBoxes).
 
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include <glm/vec3.hpp>
@@ -56,12 +57,37 @@ inline int shardOf(size_t k, int shards) {
 // a hundredth of the level's spacing against the float offsets' rounding.
 double skirtDepth(const tiles::TileMesh& mesh, double spacing_m);
 
-// Tile `id`'s 3D Tiles bounding box in the planet frame: centre then three half-axes (east,
-// north, up at the tile's centre), holding the tile's surface and its descendants' for every
-// height in generator.heightBounds(id), and with skirts their walls (no deeper than that range
-// plus the hundredth of a spacing skirtDepth adds).
-std::array<double, 12> tileBox(const tiles::TileGenerator& generator, const tiles::TileId& id,
-                               bool skirts);
+// A tile's box frame: east, north and up (unit, planet frame) at the direction of the mean of
+// its corners.
+struct BoxFrame {
+  glm::dvec3 axes[3];
+};
+BoxFrame tileBoxFrame(const tiles::TileGenerator& generator, const tiles::TileId& id);
+
+// How far points reach along a frame's axes (metres from the planet's centre).
+struct BoxExtent {
+  double lo[3] = {INFINITY, INFINITY, INFINITY};
+  double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  void add(const BoxFrame& frame, const glm::dvec3& p);
+};
+
+// The extent of a made tile's vertices as its glb stores them (the double centre plus each
+// float offset), with its skirts' vertices when skirt_depth_m > 0.
+BoxExtent tileContentExtent(const BoxFrame& frame, const tiles::TileMesh& mesh,
+                            double skirt_depth_m);
+
+// The 3D Tiles box (centre, then the three half-axis vectors; planet frame) of an extent in
+// its frame, widened by kBoxMarginM on every side against the rounding of the sums.
+constexpr double kBoxMarginM = 1e-3;
+std::array<double, 12> boxOf(const BoxFrame& frame, const BoxExtent& extent);
+
+// The bounding boxes of a plan's tiles from their content's extents (tileContentExtent, in
+// tileBoxFrame; one per plan tile): each tile's box is the least box in its frame that holds
+// its own vertices and its children's boxes, so every box holds its tile and all descendants
+// (3D Tiles: a parent's volume encloses its children's).
+std::vector<std::array<double, 12>> tileBoxes(const tiles::TileGenerator& generator,
+                                              const TileBakePlan& plan,
+                                              std::span<const BoxExtent> content);
 
 // Geometric error of a tile of `level` (3D Tiles: metres of error when it is drawn instead of
 // its children): the level's lattice spacing, the size of the detail a mesh of that spacing

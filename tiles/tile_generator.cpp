@@ -232,6 +232,10 @@ std::vector<float> TileGenerator::heights(int level, std::span<const LatticePoin
   return out;
 }
 
+bool TileGenerator::erodes(int level) const {
+  return erosion_ && erosion_->erodes(level);
+}
+
 TileMesh TileGenerator::generate(const TileId& id) const {
   const SurfaceModel& m = *model_;
   const TileLayout& layout = m.layout;

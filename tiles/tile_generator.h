@@ -95,6 +95,8 @@ class TileGenerator {
   // How lattice points are placed on the sphere (the planet's, TilePlanet::spacing).
   geodesy::Spacing spacing() const;
   const std::shared_ptr<const TileTopology>& topology() const { return topology_; }
+  // Whether the tiles of `level` are eroded (TileParams::erosion; their meshes have masks).
+  bool erodes(int level) const;
 
   // The tile `id`: a pure function of (planet, parameters, id). Thread-safe: a const call
   // with no shared mutable state, so any number of threads may call it at once; inside, it

@@ -16,7 +16,8 @@
 //
 //   tile_look --config configs/earthlike.toml --out DIR [--cache FILE] [--spacing-m 30]
 //             [--threads 2] [--repeat 5] [--hurst 0.7] [--region-exaggeration 10]
-//             [--erosion 0|1] [--halo 40] [--droplets-per-point 0.3]
+//             [--erosion 0|1] [--halo 40] [--droplets-per-point 0.3] [--runoff-m 20]
+//             [--rain planet|uniform] [--pictures 0|1]
 
 #include <algorithm>
 #include <array>
@@ -53,7 +54,7 @@ double secondsSince(Clock::time_point t0) {
 struct CachedPlanet {
   int frequency = 0;
   std::vector<float> elevation, water;
-  std::vector<float> rainfall;  // empty when read from the cache
+  std::vector<float> rainfall;  // empty when the cache holds none
 };
 
 bool readCache(const std::filesystem::path& path, int frequency, CachedPlanet& out) {
@@ -69,7 +70,11 @@ bool readCache(const std::filesystem::path& path, int frequency, CachedPlanet& o
   out.water.resize(n);
   in.read(reinterpret_cast<char*>(out.elevation.data()), std::streamsize(n * sizeof(float)));
   in.read(reinterpret_cast<char*>(out.water.data()), std::streamsize(n * sizeof(float)));
-  return bool(in);
+  if (!in) return false;
+  std::vector<float> rain(n);
+  if (in.read(reinterpret_cast<char*>(rain.data()), std::streamsize(n * sizeof(float))))
+    out.rainfall = std::move(rain);
+  return true;
 }
 
 void writeCache(const std::filesystem::path& path, const CachedPlanet& planet) {
@@ -81,6 +86,10 @@ void writeCache(const std::filesystem::path& path, const CachedPlanet& planet) {
   out.write(reinterpret_cast<const char*>(planet.elevation.data()),
             std::streamsize(n * sizeof(float)));
   out.write(reinterpret_cast<const char*>(planet.water.data()), std::streamsize(n * sizeof(float)));
+  if (planet.rainfall.size() == n) {
+    out.write(reinterpret_cast<const char*>(planet.rainfall.data()),
+              std::streamsize(n * sizeof(float)));
+  }
 }
 
 // Hillshade of a triangle mesh seen from above its centre: light from the north-west, 45 degrees
@@ -232,6 +241,98 @@ void lineContrast(const tiles::TileGenerator& generator, const tiles::TileId& id
               edges, inside, edges / inside);
 }
 
+// Realism of the eroded 4 x 4 block (32 tiles, every vertex of each): the slope-area exponent
+// (slope from the normals against the masks' drainage area, medians in bins of 0.2 decades
+// from 10 cells up holding 30 vertices or more, least squares in log-log), the Spearman rank
+// correlation of the depth worn with drainage area, and the change's extremes.
+void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& plain,
+             const tiles::TileId& id) {
+  const uint64_t n = uint64_t(1) << id.level;
+  const tiles::TileSlot slot = tiles::slotOf(n, id.index);
+  std::vector<double> area, slope, wear, change;
+  double cell = 0.0;
+  for (uint64_t dj = 0; dj < 4; ++dj) {
+    for (uint64_t di = 0; di < 4; ++di) {
+      for (bool down : {false, true}) {
+        const uint64_t i = slot.i + di, j = slot.j + dj;
+        if (i + j + (down ? 1 : 0) >= n) continue;
+        const tiles::TileId t{id.base, id.level, tiles::slotIndex(n, {i, j, down})};
+        const tiles::TileMesh m = eroded.generate(t);
+        const tiles::TileMesh b = plain.generate(t);
+        const double s = eroded.layout().levelSpacingRad(int(id.level)) * 6371000.0;
+        cell = 0.8660254037844386 * s * s;
+        for (size_t v = 0; v < m.vertexCount(); ++v) {
+          const glm::dvec3 up = glm::normalize(m.position(v));
+          const double c = std::min(1.0, glm::dot(up, glm::dvec3(m.normals[v])));
+          area.push_back(m.masks.flow_m2[v]);
+          slope.push_back(std::tan(std::acos(c)));
+          wear.push_back(m.masks.wear_m[v]);
+          change.push_back(double(m.height_m[v]) - double(b.height_m[v]));
+        }
+      }
+    }
+  }
+  // Slope-area.
+  std::vector<std::vector<double>> bins(64);
+  for (size_t k = 0; k < area.size(); ++k) {
+    if (!(area[k] >= 10.0 * cell) || !(slope[k] > 0.0)) continue;
+    const int b = int(std::floor(std::log10(area[k] / (10.0 * cell)) / 0.2));
+    if (b >= 0 && b < 64) bins[size_t(b)].push_back(slope[k]);
+  }
+  std::vector<double> lx, ly;
+  for (size_t b = 0; b < bins.size(); ++b) {
+    if (bins[b].size() < 30) continue;
+    std::sort(bins[b].begin(), bins[b].end());
+    lx.push_back(std::log10(10.0 * cell) + 0.2 * (double(b) + 0.5));
+    ly.push_back(std::log10(bins[b][bins[b].size() / 2]));
+  }
+  double theta = 0.0, r2 = 0.0;
+  if (lx.size() >= 3) {
+    double mx = 0, my = 0;
+    for (size_t k = 0; k < lx.size(); ++k) mx += lx[k], my += ly[k];
+    mx /= double(lx.size()), my /= double(lx.size());
+    double sxx = 0, sxy = 0, syy = 0;
+    for (size_t k = 0; k < lx.size(); ++k) {
+      sxx += (lx[k] - mx) * (lx[k] - mx), sxy += (lx[k] - mx) * (ly[k] - my);
+      syy += (ly[k] - my) * (ly[k] - my);
+    }
+    theta = -sxy / sxx, r2 = sxy * sxy / (sxx * syy);
+  }
+  // Spearman of wear against area (average ranks for ties).
+  auto ranks = [](const std::vector<double>& x) {
+    std::vector<size_t> order(x.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return x[a] < x[b]; });
+    std::vector<double> r(x.size());
+    for (size_t k = 0; k < order.size();) {
+      size_t e = k;
+      while (e + 1 < order.size() && x[order[e + 1]] == x[order[k]]) ++e;
+      for (size_t q = k; q <= e; ++q) r[order[q]] = 0.5 * double(k + e);
+      k = e + 1;
+    }
+    return r;
+  };
+  const std::vector<double> ra = ranks(area), rw = ranks(wear);
+  double ma = 0, mw = 0;
+  for (size_t k = 0; k < ra.size(); ++k) ma += ra[k], mw += rw[k];
+  ma /= double(ra.size()), mw /= double(rw.size());
+  double saa = 0, sww = 0, saw = 0;
+  for (size_t k = 0; k < ra.size(); ++k) {
+    saa += (ra[k] - ma) * (ra[k] - ma), sww += (rw[k] - mw) * (rw[k] - mw);
+    saw += (ra[k] - ma) * (rw[k] - mw);
+  }
+  std::sort(change.begin(), change.end());
+  double rms = 0.0;
+  for (double c : change) rms += c * c;
+  std::printf(
+      "realism (4 x 4 block, %zu vertices): slope-area exponent %.3f (R^2 %.3f, %zu bins); "
+      "Spearman(wear, area) %.3f; change m: min %.2f, 1%% %.2f, median %.3f, 99%% %.2f, max "
+      "%.2f, rms %.2f\n",
+      area.size(), theta, r2, lx.size(), saw / std::sqrt(saa * sww), change.front(),
+      change[change.size() / 100], change[change.size() / 2], change[change.size() * 99 / 100],
+      change.back(), std::sqrt(rms / double(change.size())));
+}
+
 // The tiles' erosion on the tile: its cost (its own level's windows not cached, then cached),
 // and the 4 x 4 block without and with it.
 void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TileParams& plain_params,
@@ -246,6 +347,21 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   params.erosion.enabled = true;
   params.erosion.halo = std::stoi(arg(argc, argv, "--halo", "40"));
   params.erosion.droplets_per_point = std::stod(arg(argc, argv, "--droplets-per-point", "0.3"));
+  params.erosion.runoff_m = std::stod(arg(argc, argv, "--runoff-m", "20"));
+  erosion::LatticeDropletParams& d = params.erosion.droplets;
+  d.inertia = std::stod(arg(argc, argv, "--inertia", std::to_string(d.inertia)));
+  d.capacity_s_per_m = std::stod(arg(argc, argv, "--capacity", std::to_string(d.capacity_s_per_m)));
+  d.erosion_per_m = std::stod(arg(argc, argv, "--erosion-per-m", std::to_string(d.erosion_per_m)));
+  d.deposition_per_m =
+      std::stod(arg(argc, argv, "--deposition-per-m", std::to_string(d.deposition_per_m)));
+  d.flow_exponent = std::stod(arg(argc, argv, "--flow-exponent", std::to_string(d.flow_exponent)));
+  d.max_flow_cells =
+      std::stod(arg(argc, argv, "--max-flow-cells", std::to_string(d.max_flow_cells)));
+  d.radius = std::stod(arg(argc, argv, "--radius", std::to_string(d.radius)));
+  d.max_length_m = std::stod(arg(argc, argv, "--max-length-m", std::to_string(d.max_length_m)));
+  if (arg(argc, argv, "--rain", "planet") == "uniform")
+    params.erosion.rain = tiles::TileRain::kUniform;
+  if (cached.rainfall.empty()) std::printf("the planet has no rain: uniform rain\n");
   const tiles::TileGenerator plain(plain_planet, plain_params);
   const tiles::TileGenerator eroded(planet, params);
   auto t0 = Clock::now();
@@ -266,7 +382,17 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
       "eroded tile: %.2f s with nothing cached (every level's windows made), %.3f s again "
       "(cached); most worn %.1f m, most laid %.1f m, change rms %.2f m\n",
       uncached, cached_s, worn, laid, std::sqrt(change / double(first.vertexCount())));
+  realism(eroded, plain, id);
   char name[64];
+  auto drawTile = [&](const tiles::TileMesh& m, const char* what) {
+    std::vector<glm::dvec3> p(m.vertexCount()), n(m.vertexCount());
+    for (size_t v = 0; v < m.vertexCount(); ++v)
+      p[v] = m.position(v), n[v] = glm::dvec3(m.normals[v]);
+    std::snprintf(name, sizeof(name), "erosion_%.0fm_tile_%s.png", spacing_m, what);
+    planet_export::writePngRgb8(out_dir / name, hillshade(p, n, m.topology->indices, 768));
+  };
+  drawTile(before, "off");
+  drawTile(first, "on");
   std::snprintf(name, sizeof(name), "erosion_%.0fm_off.png", spacing_m);
   drawBlock(plain, id, out_dir / name);
   t0 = Clock::now();
@@ -371,6 +497,11 @@ int main(int argc, char** argv) {
       level, layout.levelSpacingRad(level) * planet.radius_m, mesh.vertexCount(),
       1000 * times[times.size() / 2], 1000 * times[0], threads);
 
+  if (std::stoi(arg(argc, argv, "--pictures", "1")) == 0) {
+    if (std::stoi(arg(argc, argv, "--erosion", "0")) != 0)
+      erosionPictures(planet, params, cached, id, spacing_m, argc, argv, out_dir);
+    return 0;
+  }
   auto draw = [&](const tiles::TileMesh& m, const std::string& name) {
     std::vector<glm::dvec3> p(m.vertexCount()), n(m.vertexCount());
     float lo = 1e30f, hi = -1e30f;

@@ -39,8 +39,9 @@ size_t padded(size_t bytes) {
 
 }  // namespace
 
-GlbBuilder::GlbBuilder(bool compress, const std::filesystem::path& spool_dir)
-    : compress_(compress), spool_dir_(spool_dir) {
+GlbBuilder::GlbBuilder(bool compress, const std::filesystem::path& spool_dir,
+                       size_t write_buffer_bytes)
+    : compress_(compress), spool_dir_(spool_dir), write_buffer_bytes_(write_buffer_bytes) {
 #if defined(O_TMPFILE)
   // When it cannot be made (no O_TMPFILE on the file system, a folder that is not there), the
   // bytes stay in memory and write() reports any problem with the folder as before.
@@ -144,7 +145,8 @@ void GlbBuilder::write(const std::filesystem::path& path, Json gltf) {
     throw std::runtime_error("cannot write " + path.string() + ": " + std::to_string(total) +
                              " bytes exceed the 4 GiB limit of a GLB file");
   }
-  io::FileWriter out(path);
+  io::FileWriter out(path, io::FileWriter::Create::kTruncate, io::FileWriter::kDirectFrom,
+                     write_buffer_bytes_);
   writeU32(out, kGlbMagic);
   writeU32(out, 2);
   writeU32(out, uint32_t(total));

@@ -95,7 +95,11 @@ class GlbBuilder {
   // spool_dir: when given, the binary chunk's bytes go to an unnamed temporary file in that
   // folder (O_TMPFILE) as each view is added, instead of staying in memory until write (the
   // glb writer's peak memory); kept in memory when that file cannot be made.
-  explicit GlbBuilder(bool compress = false, const std::filesystem::path& spool_dir = {});
+  // write_buffer_bytes: io::FileWriter's buffer for the file (its default 4 MiB; the views of
+  // 64 KiB and more bypass it, so a small buffer only gathers the headers and small views: a
+  // tile bake writes thousands of glbs, two at a time).
+  explicit GlbBuilder(bool compress = false, const std::filesystem::path& spool_dir = {},
+                      size_t write_buffer_bytes = size_t(4) << 20);
   ~GlbBuilder();
   GlbBuilder(const GlbBuilder&) = delete;
   GlbBuilder& operator=(const GlbBuilder&) = delete;
@@ -135,6 +139,7 @@ class GlbBuilder {
   Json views_ = Json::array();
   std::deque<ViewBytes> pieces_;  // the binary chunk, in order (when not spooled)
   std::filesystem::path spool_dir_;
+  size_t write_buffer_bytes_ = 0;
   int spool_fd_ = -1;  // the binary chunk so far, when spooled
   size_t offset_ = 0;
   size_t fallback_offset_ = 0;  // bytes of the uncompressed (fallback) buffer

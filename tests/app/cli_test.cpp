@@ -507,8 +507,10 @@ TEST_CASE("cli: --out, --seed and bench arguments are checked before any work", 
       {"bench --droplets 1e11", 2, "--droplets"},
       {"bench --frequency 0", 2, "--frequency"},
       {"bench --threads 0", 2, "--threads 0"},
-      // A folder without planet.glb was served, to a page that could only fail to load it.
-      {"view " + dir.string() + " --port 0", 2, dir.string() + " has no planet.glb"},
+      // A folder without planet.glb was served, to a page that could only fail to load it; the
+      // message names both things the viewer shows, a planet and a tiles folder.
+      {"view " + dir.string() + " --port 0", 2,
+       dir.string() + " has no planet.glb (a planet) and no tileset.json (tiles)"},
   };
   for (const Case& c : cases) {
     const RunResult r = run(c.args);

@@ -36,7 +36,8 @@ struct Served {
   std::thread thread;
   int port = 0;
 
-  Served() {
+  // `page`: what "/" serves from the viewer's folder.
+  explicit Served(const std::string& page = "index.html") {
     root =
         fs::temp_directory_path() / ("planetgen_viewer_server_test_" + std::to_string(::getpid()));
     fs::remove_all(root);
@@ -46,19 +47,20 @@ struct Served {
     write(root / "planet/planet.glb", std::string("glTF\x02\0\0\0binary", 14));
     write(root / "planet/index.html", "a planet folder must not replace the viewer's page");
     write(root / "viewer/index.html", "<!doctype html>viewer");
+    write(root / "viewer/tiles.html", "<!doctype html>tiles viewer");
     write(root / "viewer/viewer.js", "console.log(1);");
     write(root / "viewer/node_modules/three/build/three.module.js", "export {};");
     write(root / "viewer/.hidden/secret.txt", "hidden");
     write(root / "secret.txt", "TOPSECRET");
     std::promise<int> ready;
     std::future<int> bound = ready.get_future();
-    thread = std::thread([this, &ready] {
+    thread = std::thread([this, &ready, page] {
       serveViewer(
           root / "planet", root / "viewer", 0,
           [&ready](const std::string& url) {
             ready.set_value(std::stoi(url.substr(url.rfind(':') + 1)));
           },
-          &stop);
+          &stop, page);
     });
     port = bound.get();
   }
@@ -204,6 +206,22 @@ TEST_CASE("viewer server: bad folders and ports are errors", "[viewer]") {
       serveViewer(fs::temp_directory_path(), fs::temp_directory_path(), 70000, nullptr, &stop),
       std::invalid_argument);
   CHECK(fs::exists(defaultViewerDir() / "index.html"));
+  // The page "/" serves is a plain name in the viewer's folder.
+  for (const std::string page : {"", "../index.html", "a/b.html", ".hidden.html"}) {
+    INFO(page);
+    CHECK_THROWS_AS(
+        serveViewer(fs::temp_directory_path(), fs::temp_directory_path(), 0, nullptr, &stop, page),
+        std::invalid_argument);
+  }
+}
+
+TEST_CASE("viewer server: a tiles folder gets the tiles page at /", "[viewer]") {
+  Served served("tiles.html");
+  CHECK(body(served.get("/")) == "<!doctype html>tiles viewer");
+  // The other files are served as for a planet.
+  CHECK(body(served.get("/viewer.js")) == "console.log(1);");
+  CHECK(body(served.get("/planet.glb")).substr(0, 4) == "glTF");
+  CHECK(body(served.get("/node_modules/three/build/three.module.js")) == "export {};");
 }
 
 TEST_CASE("viewer server: the Host header must name this server", "[viewer]") {

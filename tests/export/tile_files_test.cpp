@@ -233,6 +233,39 @@ TEST_CASE("export: tileset.json is 3D Tiles 1.1, z-up (ECEF), with its tree", "[
   CHECK_THROWS_AS(planet_export::tilesetJson(twice, 0, "test"), std::invalid_argument);
 }
 
+TEST_CASE("export: tileset.json names the planet's sphere and the baked region", "[export]") {
+  planet_export::TilesetTile root;
+  root.box = {0, 0, 0, 3e6, 0, 0, 0, 3e6, 0, 0, 0, 3e6};
+  root.geometric_error_m = 2e6;
+  const std::vector<planet_export::TilesetTile> tiles{root};
+  // Without a radius: neither the extension nor the extras.
+  const nlohmann::json bare = nlohmann::json::parse(planet_export::tilesetJson(tiles, 0, "test"));
+  CHECK_FALSE(bare.contains("extensionsUsed"));
+  CHECK_FALSE(bare.contains("extensions"));
+  CHECK_FALSE(bare.contains("extras"));
+  planet_export::TilesetPlanet about;
+  about.radius_m = 2e6;
+  about.sea_level_m = -12.5;
+  about.region_lat_deg = 35.5;
+  about.region_lon_deg = -120.0;
+  about.region_radius_m = 4000.0;
+  about.finest_level = 10;
+  about.finest_spacing_m = 67.5;
+  const nlohmann::json j =
+      nlohmann::json::parse(planet_export::tilesetJson(tiles, 0, "test", about));
+  CHECK(j["extensionsUsed"] == nlohmann::json::array({"3DTILES_ellipsoid"}));
+  CHECK_FALSE(j.contains("extensionsRequired"));  // readers without it still load the tiles
+  CHECK(j["extensions"]["3DTILES_ellipsoid"]["radii"] == nlohmann::json::array({2e6, 2e6, 2e6}));
+  const nlohmann::json& p = j["extras"]["planetgen"];
+  CHECK(p["radius_m"] == 2e6);
+  CHECK(p["sea_level_m"] == -12.5);
+  CHECK(p["region"]["lat_deg"] == 35.5);
+  CHECK(p["region"]["lon_deg"] == -120.0);
+  CHECK(p["region"]["radius_m"] == 4000.0);
+  CHECK(p["finest_level"] == 10);
+  CHECK(p["finest_spacing_m"] == 67.5);
+}
+
 TEST_CASE("export: a heightmap PNG reads back by libpng within one 16-bit step", "[export]") {
   planet_export::TileHeightmap map;
   map.size = 65;

@@ -47,10 +47,13 @@ export ASAN_OPTIONS=detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 limits=(-timeout=10 -malloc_limit_mb=512 -rss_limit_mb=4096)
 shopt -s nullglob
-status=0
-summary=()
-for target in "${targets[@]}"; do
-  work=$root/$build/fuzz/$target
+# fuzz_one <target>: replays the target's findings, then fuzzes it; its messages go to
+# <work>/messages, its summary line to <work>/summary, and <work>/failed marks a failure.
+fuzz_one() {
+  local target=$1 failed=0
+  local work=$root/$build/fuzz/$target
+  local binary findings reproduced finding start code runs rate rss cov line
+  exec 2>"$work/messages"
   binary=$root/$build/tests/fuzz/${target}_fuzz
   rm -rf "$work/artifacts"
   mkdir -p "$work/corpus" "$work/artifacts"
@@ -68,7 +71,6 @@ for target in "${targets[@]}"; do
 
   cp "tests/fuzz/corpus/$target"/* "$work/corpus/"
   if [[ $target == config ]]; then cp configs/*.toml "$work/corpus/"; fi  # as shipped now
-  echo "fuzz: $target for $seconds s"
   start=$SECONDS
   code=0
   "$binary" -max_total_time="$seconds" "${limits[@]}" \
@@ -81,9 +83,9 @@ for target in "${targets[@]}"; do
   line="$target: ${runs:-?} runs in $((SECONDS - start)) s, ${rate:-?} exec/s,"
   line+=" ${cov:-no coverage line}, peak RSS ${rss:-?} MB"
   line+=", findings replayed: ${#findings[@]}, still reproducing: $reproduced"
-  ((reproduced == 0)) || status=1
+  ((reproduced == 0)) || failed=1
   if ((code != 0)); then
-    status=1
+    failed=1
     line+=" -- FAILED (exit $code), log $work/log.txt"
     echo "fuzz: $target failed; the end of its log:" >&2
     tail -n 60 "$work/log.txt" >&2
@@ -92,7 +94,38 @@ for target in "${targets[@]}"; do
       echo "fuzz: minimise with:  $binary ${limits[*]} -minimize_crash=1 -runs=100000 $artifact" >&2
     done
   fi
-  summary+=("$line")
+  echo "$line" >"$work/summary"
+  ((failed == 0)) || touch "$work/failed"
+}
+
+# The targets run side by side, up to $jobs at a time (each libFuzzer run is one process on one
+# core); their messages and lines are printed afterwards in the targets' order.
+running=0
+for target in "${targets[@]}"; do
+  work=$root/$build/fuzz/$target
+  mkdir -p "$work"
+  rm -f "$work/messages" "$work/summary" "$work/failed"
+  echo "fuzz: $target for $seconds s"
+  fuzz_one "$target" &
+  running=$((running + 1))
+  if ((running >= jobs)); then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait
+status=0
+summary=()
+for target in "${targets[@]}"; do
+  work=$root/$build/fuzz/$target
+  cat "$work/messages" >&2
+  if [[ -f $work/summary ]]; then
+    summary+=("$(cat "$work/summary")")
+  else
+    summary+=("$target: no summary (the run stopped early) -- FAILED")
+    status=1
+  fi
+  [[ ! -f $work/failed ]] || status=1
 done
 printf 'fuzz: %s\n' "${summary[@]}"
 exit $status

@@ -71,7 +71,7 @@ PY
 # without, it names the missing folder and the npm command (and exits 1).
 mkdir -p "$work/planet" && cp "$work/from_code/planet.glb" "$work/planet/planet.glb"
 viewer=$prefix/share/planetgen/viewer
-for page in "$source"/app/viewer/*.js "$source"/app/viewer/index.html; do
+for page in "$source"/app/viewer/*.js "$source"/app/viewer/*.html; do
   [[ -f $viewer/$(basename "$page") ]] || { echo "install: $(basename "$page") not installed" >&2; exit 1; }
 done
 if [[ -f $viewer/node_modules/three/build/three.module.js ]]; then

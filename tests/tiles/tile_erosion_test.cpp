@@ -16,6 +16,7 @@
 
 #include <glm/geometric.hpp>
 
+#include "export/tile_masks.h"
 #include "geodesy/hash.h"
 #include "support/lattice_planet.h"
 #include "support/tile_blocks.h"
@@ -186,6 +187,43 @@ TEST_CASE("tile erosion: seams inside a base face are bit-identical", "[tiles][e
     CHECK(block.size() == 10);
     CHECK(checkSeams(block) >= 9 * kTileEdge);
   }
+}
+
+TEST_CASE("tile erosion: the masks' 8-bit PNG pixels agree where tiles share a point",
+          "[tiles][erosion]") {
+  // The masks as planetgen tiles writes them (export/tile_masks.h): pixel (u, v) is the vertex
+  // u steps along the tile's first edge and v along its second.
+  const std::vector<TileId> block = blockAround(middleTile(5, 3));
+  const int t = eroded().layout().tileEdge();
+  planet_export::TileMasksEncoding encoding;
+  encoding.cell_m2 = 1e6;  // about the level's cells here: flow bytes spread over 0..255
+  std::map<uint64_t, std::array<uint8_t, 4>> seen;
+  size_t compared = 0, nonzero = 0;
+  for (const TileId& id : block) {
+    const TileMesh mesh = eroded().generate(id);
+    planet_export::TileMasksView view;
+    view.tile_edge = t;
+    view.flow_m2 = mesh.masks.flow_m2, view.wear_m = mesh.masks.wear_m;
+    view.deposition_m = mesh.masks.deposition_m, view.water = mesh.masks.water;
+    const std::vector<uint8_t> pixels = planet_export::tileMaskPixels(view, encoding);
+    REQUIRE(pixels.size() == size_t(t + 1) * size_t(t + 1) * 4);
+    const std::string png = planet_export::encodeTileMasksPng(view, encoding);
+    CHECK(png.compare(1, 3, "PNG") == 0);
+    size_t k = 0;
+    for (int v = 0; v <= t; ++v) {
+      for (int u = 0; u + v <= t; ++u, ++k) {
+        const uint8_t* p = &pixels[(size_t(v) * size_t(t + 1) + size_t(u)) * 4];
+        const std::array<uint8_t, 4> here{p[0], p[1], p[2], p[3]};
+        if (here[1] != 0 || here[2] != 0) ++nonzero;
+        const auto [it, inserted] = seen.try_emplace(mesh.lattice_ids[k], here);
+        if (inserted) continue;
+        ++compared;
+        REQUIRE(it->second == here);
+      }
+    }
+  }
+  CHECK(compared >= 9 * size_t(t));
+  CHECK(nonzero > 0);
 }
 
 TEST_CASE("tile erosion: seams across a base-face edge are bit-identical", "[tiles][erosion]") {

@@ -22,6 +22,8 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
+import { canvasStats as canvasStatsOf, changedFraction } from './canvas.mjs';
+
 const [serverBinary, outDir, viewerDir] = process.argv.slice(2);
 if (!serverBinary || !outDir) {
   console.error('usage: node viewer_test.mjs SERVER_BINARY OUT_DIR');
@@ -104,36 +106,7 @@ try {
   await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
   check(true, 'the page reports ready');
 
-  // Luminance statistics of the WebGL canvas and a subsample of its pixels for comparisons.
-  const canvasStats = () => page.evaluate(() => {
-    const source = document.querySelector('#view canvas');
-    const copy = document.createElement('canvas');
-    copy.width = source.width;
-    copy.height = source.height;
-    const context = copy.getContext('2d');
-    context.drawImage(source, 0, 0);
-    const data = context.getImageData(0, 0, copy.width, copy.height).data;
-    let sum = 0, sum2 = 0, n = 0;
-    const sample = [];
-    for (let i = 0; i < data.length; i += 4) {
-      const y = (data[i] + data[i + 1] + data[i + 2]) / 3;
-      sum += y;
-      sum2 += y * y;
-      ++n;
-      if ((i / 4) % 97 === 0) sample.push(data[i], data[i + 1], data[i + 2]);
-    }
-    const mean = sum / n;
-    return { mean, variance: sum2 / n - mean * mean, sample };
-  });
-  const changedFraction = (a, b) => {
-    let changed = 0;
-    for (let i = 0; i < a.sample.length; i += 3) {
-      const d = Math.abs(a.sample[i] - b.sample[i]) + Math.abs(a.sample[i + 1] - b.sample[i + 1]) +
-                Math.abs(a.sample[i + 2] - b.sample[i + 2]);
-      if (d > 24) ++changed;
-    }
-    return changed / (a.sample.length / 3);
-  };
+  const canvasStats = () => canvasStatsOf(page);
 
   const tint = await canvasStats();
   await page.screenshot({ path: path.join(outDir, 'viewer_tint.png') });

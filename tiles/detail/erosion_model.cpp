@@ -524,6 +524,7 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
 
   // The planet's rivers that cross into the window: their drainage enters where they do.
   std::vector<erosion::PatchInflow> inflows;
+  std::vector<std::pair<uint32_t, float>> river_line;  // (cell, the planet river's area there)
   if (!drainage_.receiver.empty()) {
     const uint64_t pf = numbering.frequency();
     const uint64_t m = f / pf;
@@ -547,7 +548,7 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
           const uint32_t r = drainage_.receiver[v];
           if (r == v || drainage_.area_m2[v] < river_area_m2_) continue;
           const auto [ux, uy] = offset(px, py);
-          if (hexDistance(ux, uy) < int64_t(radius)) continue;  // starts inside: not an inflow
+          const bool inside = hexDistance(ux, uy) < int64_t(radius);
           int step = -1;
           for (int d = 0; d < 6 && step < 0; ++d) {
             const std::optional<LatticePoint> w =
@@ -555,15 +556,25 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
             if (w && numbering.vertex(w->base, w->i, w->j) == r) step = d;
           }
           if (step < 0) continue;
-          // Along the receiver edge, the first lattice point of the window inside its edge.
-          for (uint64_t s = 1; s <= m; ++s) {
+          // Along the receiver edge: the first lattice point of the window inside its edge
+          // takes the river's area as an inflow (when the edge starts outside), and every
+          // point of the edge inside the window carries at least that area (the river's
+          // line: a point next to the window's edge may drain straight out of it, and the
+          // window's own routing need not follow the planet's).
+          bool entered = inside;
+          for (uint64_t s = 0; s <= m; ++s) {
             const int64_t x = ux + int64_t(s) * kSteps[step][0];
             const int64_t y = uy + int64_t(s) * kSteps[step][1];
-            if (hexDistance(x, y) >= int64_t(radius)) continue;
+            if (hexDistance(x, y) >= int64_t(radius)) {
+              if (entered) break;
+              continue;
+            }
             const size_t c = cellOf(x, y);
             if (cells[c] == erosion::PatchCell::kNone) break;
-            inflows.push_back({uint32_t(c), drainage_.area_m2[v]});
-            break;
+            if (!entered) inflows.push_back({uint32_t(c), drainage_.area_m2[v]});
+            entered = true;
+            if (cells[c] == erosion::PatchCell::kInterior)
+              river_line.push_back({uint32_t(c), float(drainage_.area_m2[v])});
           }
         }
       }
@@ -580,7 +591,8 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   flow_in.inflows = inflows;
   flow_in.receiver_jitter = params_.receiver_jitter;
   flow_in.seed = geodesy::hash3(seed_, kRoutingSeedStream, uint64_t(level));
-  const erosion::PatchFlow flow = erosion::routePatch(flow_in);
+  erosion::PatchFlow flow = erosion::routePatch(flow_in);
+  for (const auto& [c, area] : river_line) flow.area_m2[c] = std::max(flow.area_m2[c], area);
   std::vector<float> h = in;
   erosion::incise(patch, flow, params_.stream_power, h);
   erosion::relaxHillslopes(patch, flow.outlet, params_.hillslope, h);
@@ -589,8 +601,33 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   drop_in.droplets = droplets;
   drop_in.seed = seeds;
   drop_in.base_level = base_level;
+  drop_in.water_m = density > 0.0 ? params_.runoff_m / density : 0.0;
+  // The flow the droplets stand for: the routed area before this level's incision, in cells.
+  std::vector<float> flow_cells(n, 1.0f);
+  const double inv_cell = 1.0 / erosion::cellAreaM2(patch);
+  for (size_t c = 0; c < n; ++c) flow_cells[c] = float(double(flow.area_m2[c]) * inv_cell);
+  drop_in.flow_cells = flow_cells;
   const erosion::LatticeDropletStats stats =
       erosion::erodeLatticeDroplets(drop_in, params_.droplets, h, {}, {});
+
+  // The planet's rivers as channels: along a river's line the ground lies at least the
+  // channel's depth below this level's plain surface, half of it beside the line. Depth from
+  // downstream hydraulic geometry, depth ~ Q^0.4 (Leopold & Maddock 1953), Q the river's
+  // discharge at the planet's runoff. Against the plain surface, so a level that carries a
+  // coarser level's channel carves no deeper.
+  if (!river_line.empty() && params_.channel_depth_m > 0.0) {
+    const double runoff_m_s = params_.river_runoff_mm_per_yr * 1e-3 / (365.25 * 86400.0);
+    for (const auto& [c, area] : river_line) {
+      const double q = double(area) * runoff_m_s;
+      const float depth = float(params_.channel_depth_m * std::pow(q, 0.4));
+      h[c] = std::min(h[c], base[c] - depth);
+      for (int d = 0; d < 6; ++d) {
+        const size_t b = size_t(int64_t(c) + patch.step(d));
+        if (cells[b] != erosion::PatchCell::kInterior) continue;
+        h[b] = std::min(h[b], base[b] - 0.5f * depth);
+      }
+    }
+  }
 
   // The core, kept.
   WindowResult out(f, centre, core_);
