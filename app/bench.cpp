@@ -71,9 +71,8 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
   printFigure("icosphere_s", frequency, threads, icosphere_s, "s");
 
   t0 = Clock::now();
-  std::vector<float> belts;
   std::vector<float> elevation =
-      terrain::generateElevation(mesh.positions, config.planet.seed, config.terrain, &belts);
+      terrain::generateElevation(mesh.positions, config.planet.seed, config.terrain);
   printFigure("terrain_s", frequency, threads, secondsSince(t0), "s");
 
   // A plain 8-octave fBm, without continents, ridges or warp: the noise's own cost.
@@ -172,25 +171,20 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
   }
 
   if (options.fluvial) {
-    // The fluvial stage as the pipeline runs it with uniform rain: erodibility, uplift pattern
-    // and the stage itself, timed together.
+    // The fluvial stage as the pipeline runs it with uniform rain: the erodibility field and
+    // the stage itself, timed together.
     std::vector<float> h = elevation;
     t0 = Clock::now();
     const std::vector<float> erodibility =
         terrain::erodibilityField(mesh.positions, config.planet.seed,
                                   config.hardness.min_erodibility, config.hardness.frequency);
-    std::vector<float> uplift(belts.size());
-    for (size_t v = 0; v < uplift.size(); ++v)
-      uplift[v] = float(config.fluvial.uplift_floor +
-                        (1.0 - config.fluvial.uplift_floor) * double(belts[v]));
     erosion::FluvialInput input;
     input.mesh = &mesh;
     input.radius_m = config.planet.radius_m;
+    input.noise_m = elevation;
     input.erodibility = erodibility;
-    input.uplift = uplift;
-    input.ceiling_m = elevation;
     input.seed = config.planet.seed;
-    erosion::erodeFluvial(input, config.fluvial, h, {});
+    erosion::erodeFluvial(input, config.fluvial, h);
     const double fluvial_s = secondsSince(t0);
     printFigure("fluvial_s", frequency, threads, fluvial_s, "s");
     printFigure("fluvial_ns_per_vertex", frequency, threads, 1e9 * fluvial_s / vertices,

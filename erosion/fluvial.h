@@ -1,104 +1,91 @@
 #pragma once
-// Fluvial landscape evolution on the icosphere: the erosion that makes drainage networks at
-// planet scale, where droplets only plane their paths (docs/fluvial.md).
-// Per time step, on the routing of hydrology/flow_routing.h:
-//  - uplift U (m/yr) towards a ceiling (the initial terrain), so ranges stand and no height
-//    rises above the terrain the stage started from;
-//  - stream-power incision dh/dt = -K Q^m S (n = 1), solved implicitly from the outlets
-//    upstream (Braun & Willett 2013, eq. 9): unconditionally stable, O(n) per step;
-//    Q is the rain-weighted drainage area (m^2 of land at the mean land rainfall), K the
-//    erodibility field times stream_power_k;
-//  - deposition of the sediment flux, a share G a/Q of it at each vertex (the transport
-//    term of Yuan et al. 2019 in its discrete form), and all of it in lakes up to their level;
-//    sediment that reaches the sea settles below the water line or leaves the planet's books
-//    as offshore export;
-//  - hillslope diffusion (D, m^2/yr; conservative fluxes, explicit sub-steps) and a talus rule
-//    that moves material down any slope steeper than the critical angle (landslides).
-// The sea is the base level: sea vertices are never eroded, and land stays at or above sea
-// level. Deterministic: identical output for any thread count.
+// The land's relief made by rivers (docs/fluvial.md): the noise terrain is the uplift pattern
+// and the heights it asks for; the relief is the steady state of stream-power incision under
+// that uplift, dh/dt = U - K Q^m S = 0 with n = 1, so along every flow path
+//   S = (U / K) Q^-m                                  (Tzathas et al. 2024, eq. 4)
+// integrated from the outlets (the sea, or the level of an endorheic lake) upstream over the
+// routing of hydrology/flow_routing.h, re-routed on the new heights a few times. Q is the
+// rain-weighted drainage area. U / K is one number per planet, chosen so that the highest
+// point is the noise's highest. Between the channels, hillslopes are relaxed towards the
+// steady state of linear diffusion, the noise's finest detail is added back on them, slopes
+// steeper than the talus angle are cut back along the flow, and a priority-flood with an
+// epsilon gradient (Barnes et al. 2014) leaves every vertex outside a kept lake a lower
+// neighbour. The sea is the base level: the coast does not move and the sea floor is not
+// touched. Deterministic: identical output for any thread count (parallel parts write only
+// their own vertices; sums run serially in routing order).
 
 #include <cstdint>
 #include <span>
-#include <vector>
 
 #include "geodesy/sphere_mesh.h"
 
 namespace erosion {
 
-// [fluvial] in the config. Defaults are for Earth-sized planets at f = 128..1024.
+// [fluvial] in the config (the keys and their effect: docs/config.md#fluvial).
 struct FluvialParams {
-  bool enabled = true;
-  double duration_yr = 1.0e7;  // > 0: time the stage covers
-  int iterations = 24;         // time steps (implicit, so large steps are stable)
-  // Coarse to fine: all but fine_iterations steps run on an icosphere of this frequency and
-  // their change is interpolated onto the mesh, then fine_iterations steps sharpen the
-  // valleys at full resolution. 0 (or a frequency not below the mesh's) = all steps on the mesh.
-  int coarse_frequency = 128;
-  int fine_iterations = 2;
-  double stream_power_k = 4.0e-8;   // K in m^(1-2m)/yr, times the erodibility field
-  double area_exponent = 0.6;       // m in K Q^m S (n = 1)
-  double uplift_m_per_yr = 2.0e-4;  // U where the uplift pattern is 1
-  // The pipeline's uplift pattern: this share of U everywhere on land, the rest in the
-  // terrain's mountain belts (planet::upliftPattern). Not read by erodeFluvial.
-  double uplift_floor = 0.3;
-  double deposition = 0.5;            // G of Yuan et al. 2019, >= 0 (0: no deposition)
-  double diffusion_m2_per_yr = 50.0;  // hillslope diffusivity D
-  double talus_angle_deg = 35.0;      // no slope stays steeper than this
-  double receiver_jitter = 0.3;       // hydrology::RoutingParams::receiver_jitter
-  // The least rain the stage counts at a land vertex, relative to the mean land rainfall: over
-  // the stage's millions of years climate belts move, so even today's deserts had floods.
+  // m in S = (U / K) Q^-m (n = 1): the slope-area exponent the channels follow.
+  double area_exponent = 0.35;
+  // Routings of the relief after the first (on the noise); each re-routes on the heights the
+  // previous one made, so valleys capture the flow of their sides.
+  int reroutings = 2;
+  // hydrology::RoutingParams::receiver_jitter of the re-routings (the first is randomised
+  // harder, kNoiseJitter in fluvial.cpp).
+  double receiver_jitter = 0.9;
+  // The least rain counted at a land vertex, relative to the mean land rainfall: over the
+  // stage's span climate belts move, so even today's deserts had floods.
   double min_rain = 0.05;
-  // Lake evaporation relative to the mean land rainfall: a lake whose catchment's rain is
-  // less than this times its surface is endorheic (for the metrics and rivers, not read here).
+  // Rock uplift follows the rain as rain^rain_uplift (rain relative to the mean land rainfall,
+  // floored at min_rain): where tectonics answers erosion, exhumation gathers on the wet flank
+  // (Willett 1999; Reiners et al. 2003), so wet land stands higher and is cut deeper than dry
+  // land at steady state (channel slope as rain^(rain_uplift - m)). 0 = uplift as the noise
+  // asks everywhere; then more rain only makes gentler channels.
+  double rain_uplift = 0.25;
+  // A lake whose catchment's rain (relative to the mean land rainfall) is less than this
+  // times its surface is endorheic: it keeps its floor and is the base level of its catchment.
   double lake_evaporation = 0.5;
+  // Vertices draining fewer than this many mean cells (not rain-weighted) are hillslopes;
+  // 0 = none (stream power everywhere).
+  double channel_cells = 6.0;
+  // Hillslope convexity: the diffusion steady state's rise per cell, relative to a channel's
+  // rise per cell at one cell drained (U d / K).
+  double hillslope_curvature = 1.0;
+  // Share of the noise's finest detail (the noise minus its low-pass) added back on
+  // hillslopes; none on channels.
+  double texture = 1.0;
+  double talus_angle_deg = 35.0;  // no flow path is steeper than this
 };
-
-// The coarse icosphere of the coarse-to-fine scheme and where each of its vertices lies on
-// the fine mesh: built once per mesh and frequency, shared by the calls of one run (the
-// pipeline's weather epochs).
-struct FluvialCoarseGrid {
-  geodesy::SphereMesh mesh;
-  std::vector<geodesy::SurfacePoint> on_fine;  // per coarse vertex
-};
-// Empty (mesh without vertices) when params would run every step on `fine`.
-FluvialCoarseGrid fluvialCoarseGrid(const geodesy::SphereMesh& fine, const FluvialParams& params);
 
 struct FluvialInput {
   const geodesy::SphereMesh* mesh = nullptr;
   double radius_m = 6371000.0;
   double sea_level_m = 0.0;
+  // The noise terrain, one per vertex: the first routing, the heights asked for, and (low-passed,
+  // above the sea) the uplift pattern. Land is noise_m >= sea_level_m, and stays land.
+  std::span<const float> noise_m;
   std::span<const float> rainfall;     // per vertex, any unit (relative); empty = uniform
-  std::span<const float> erodibility;  // per vertex in [0, 1]; empty = 1
-  std::span<const float> uplift;       // per vertex pattern in [0, 1]; empty = 1 on land
-  // Uplift and deposition stop here (the initial terrain); empty = none. Diffusion and the
-  // talus rule may still lift a low vertex above it, never above the highest ceiling.
-  std::span<const float> ceiling_m;
-  uint64_t seed = 0;  // receiver jitter
-  // fluvialCoarseGrid(*mesh, params), to reuse; null: erodeFluvial builds it when needed.
-  const FluvialCoarseGrid* coarse = nullptr;
+  std::span<const float> erodibility;  // per vertex in (0, 1]; empty = 1
+  // Per vertex uplift pattern (any unit, > 0 on land); empty = the noise as described above.
+  std::span<const float> uplift;
+  uint64_t seed = 0;  // receiver jitter and lake paths
 };
 
 struct FluvialStats {
-  int iterations = 0;
-  double incised_m3 = 0.0;          // taken by stream power
-  double deposited_m3 = 0.0;        // laid on land (plains, fans, lake floors)
-  double deposited_sea_m3 = 0.0;    // laid on the sea floor below the water line
-  double exported_m3 = 0.0;         // carried offshore beyond what the sea floor took
-  double uplifted_m3 = 0.0;         // added by uplift
-  double diffused_to_sea_m3 = 0.0;  // hillslope flux across the coast
-  double talus_moved_m3 = 0.0;      // moved by the talus rule
-  double hollows_filled_m3 = 0.0;   // coarse-to-fine interpolation hollows, filled
-  // Sediment budget closure: |incised - deposited - deposited_sea - exported| / incised.
-  double sediment_balance_error = 0.0;
+  int routings = 0;
+  // U / K of S = (U / K) A^-m with A in m^2 where the uplift pattern and erodibility are 1
+  // (the pattern in metres of noise height): the planet's one scale.
+  double uplift_over_erodibility = 0.0;
+  uint64_t endorheic_lakes = 0;   // kept as lakes (base levels of their catchments)
+  double hillslope_share = 0.0;   // of the land vertices
+  double filled_m3 = 0.0;         // added by the epsilon fill
+  double talus_lowered_m3 = 0.0;  // cut from slopes steeper than the talus angle
+  // The written land minus the noise, summed (m^3): the stage builds a relief, it does not
+  // move a volume, so this is what it added (< 0: removed).
+  double relief_change_m3 = 0.0;
 };
 
-// |incised - deposited - deposited_sea - exported| / incised (0 when nothing was incised).
-double sedimentBalanceError(const FluvialStats& stats);
-
-// Runs params.iterations steps of params.duration_yr / iterations on elevation_m in place and
-// adds the change to change_m (may be empty). Spans have one entry per vertex (or are empty
-// where allowed above). Parallel parts use the caller's oneTBB arena.
+// Builds the relief of input's land into elevation_m (one value per vertex; sea vertices are
+// left as they are) and returns its figures. Parallel parts use the caller's oneTBB arena.
 FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params,
-                          std::span<float> elevation_m, std::span<float> change_m);
+                          std::span<float> elevation_m);
 
 }  // namespace erosion

@@ -4,6 +4,8 @@
 #include <cassert>
 #include <cmath>
 #include <deque>
+#include <limits>
+#include <queue>
 
 #include <tbb/parallel_for.h>
 #include <glm/geometric.hpp>
@@ -15,6 +17,8 @@ namespace hydrology {
 namespace {
 
 constexpr uint64_t kJitterStream = 0x72637672ull;  // "rcvr"
+constexpr uint64_t kLakeStream = 0x6c616b65ull;    // "lake"
+constexpr uint64_t kFillStream = 0x66696c6cull;    // "fill"
 
 // Great-circle angle between two unit vectors from their chord c: 2 asin(c / 2), by its series
 // c + c^3/24 + 3c^5/640 for mesh neighbours (relative error < 1e-13 below 0.05 rad).
@@ -37,7 +41,7 @@ struct Flood {
 // water_level_m, lakes, and when given, record (routeFlow's receivers need it; filling
 // depressions does not).
 void flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
-           FlowRouting& routing, Flood* record) {
+           FlowRouting& routing, Flood* record, const uint64_t* lake_seed) {
   const size_t n = mesh.vertexCount();
   if (record) {
     record->parent.assign(n, 0);
@@ -54,8 +58,21 @@ void flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
   std::vector<uint8_t> seen(n, 0);
   detail::FloodQueue queue;  // lowest level first, then first pushed
   std::deque<uint32_t> pits;
+  // With lake_seed, the vertices under a lake are taken in the order of a hash of them instead:
+  // each is reached from the first of its neighbours so taken, which grows a random tree from
+  // the outlet (Prim's algorithm on random weights) rather than the rays of breadth-first order.
+  using Keyed = std::pair<uint64_t, uint32_t>;
+  std::priority_queue<Keyed, std::vector<Keyed>, std::greater<Keyed>> random_pits;
+  auto pushPit = [&](uint32_t m) {
+    if (lake_seed) {
+      random_pits.push({geodesy::hash3(*lake_seed, kLakeStream, m), m});
+    } else {
+      pits.push_back(m);
+    }
+  };
   routing.water_level_m.assign(h.begin(), h.end());
   routing.lake_of.assign(n, kNoLake);
+  std::vector<uint32_t> surface(n, kNoLake);  // see below: the lake a vertex at its level touches
 
   const auto& off = mesh.neighbour_offsets;
   const auto& nb = mesh.neighbours;
@@ -105,11 +122,14 @@ void flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
       if (lower_unseen) queue.push(h[t], t);
     }
   };
-  while (!pits.empty() || !queue.empty()) {
+  while (!pits.empty() || !random_pits.empty() || !queue.empty()) {
     uint32_t c;
     if (!pits.empty()) {
       c = pits.front();
       pits.pop_front();
+    } else if (!random_pits.empty()) {
+      c = random_pits.top().second;
+      random_pits.pop();
     } else {
       c = queue.pop();
     }
@@ -121,19 +141,26 @@ void flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
       reach(m, c);
       if (h[m] <= wc && h[c] >= sea) {
         routing.water_level_m[m] = wc;
+        // c's water body: its lake, or the lake whose surface it stands at (one water body
+        // reached through a vertex exactly at its level is one lake, not several).
+        uint32_t lake = routing.lake_of[c] != kNoLake ? routing.lake_of[c] : surface[c];
+        if (lake != kNoLake && routing.lakes[lake].level_m != wc) lake = kNoLake;
         if (h[m] < wc) {  // under water: the lake of c, or a new one spilling to c
-          uint32_t lake = routing.lake_of[c];
-          if (lake == kNoLake || routing.lakes[lake].level_m != wc) {
+          if (lake == kNoLake) {
             lake = uint32_t(routing.lakes.size());
             Lake l;
             l.level_m = wc;
             l.outlet = c;
             l.lowest = m;
             routing.lakes.push_back(l);
+            // c is at the level (the spill point): its other neighbours under water join.
+            if (routing.lake_of[c] == kNoLake) surface[c] = lake;
           }
           routing.lake_of[m] = lake;
+        } else {
+          surface[m] = lake;
         }
-        pits.push_back(m);
+        pushPit(m);
       } else {
         climb(m);
       }
@@ -165,10 +192,10 @@ namespace {
 // The flood's part of routeFlow: order, water levels and lakes, no receivers; f, when given,
 // gets the flood's parents and ranks, which the receivers are chosen with.
 FlowRouting floodLakes(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
-                       double sea_level_m, Flood* f) {
+                       double sea_level_m, Flood* f, const uint64_t* lake_seed = nullptr) {
   FlowRouting routing;
   routing.order.reserve(mesh.vertexCount());
-  flood(mesh, elevation_m, float(sea_level_m), routing, f);
+  flood(mesh, elevation_m, float(sea_level_m), routing, f, lake_seed);
   routing.land_vertices = routing.order.size();
   summariseLakes(mesh, elevation_m, routing);
   return routing;
@@ -211,7 +238,8 @@ FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> el
   const size_t n = mesh.vertexCount();
   const float sea = float(sea_level_m);
   Flood f;
-  FlowRouting routing = floodLakes(mesh, elevation_m, sea_level_m, &f);
+  FlowRouting routing = floodLakes(mesh, elevation_m, sea_level_m, &f,
+                                   params.random_lake_paths ? &params.seed : nullptr);
 
   routing.receiver.resize(n);
   const auto& off = mesh.neighbour_offsets;
@@ -272,6 +300,91 @@ double fillSmallDepressions(const geodesy::SphereMesh& mesh, std::span<float> el
     elevation_m[v] = routing.lakes[l].level_m;
   }
   return added;
+}
+
+double fillDepressionsEpsilon(const geodesy::SphereMesh& mesh, std::span<float> h,
+                              double sea_level_m, uint32_t keep_vertices,
+                              std::span<const uint8_t> keep, double step_m) {
+  const size_t n = mesh.vertexCount();
+  const float sea = float(sea_level_m);
+  std::vector<uint8_t> outlet(n, 0);
+  {
+    const FlowRouting lakes = floodLakes(mesh, h, sea_level_m, nullptr);
+    std::vector<uint8_t> kept(lakes.lakes.size(), 0);
+    for (size_t l = 0; l < lakes.lakes.size(); ++l)
+      kept[l] = keep_vertices > 0 && lakes.lakes[l].vertex_count >= keep_vertices && keep.empty();
+    if (keep_vertices > 0 && !keep.empty()) {
+      for (uint32_t v : lakes.order) {
+        const uint32_t l = lakes.lake_of[v];
+        if (l != kNoLake && keep[v] && lakes.lakes[l].vertex_count >= keep_vertices) kept[l] = 1;
+      }
+    }
+    for (uint32_t v : lakes.order) {
+      const uint32_t l = lakes.lake_of[v];
+      outlet[v] = l != kNoLake && kept[l];
+    }
+  }
+  const auto& off = mesh.neighbour_offsets;
+  const auto& nb = mesh.neighbours;
+  std::vector<uint8_t> seen(n, 0);
+  detail::FloodQueue queue;
+  for (uint32_t v = 0; v < n; ++v) {
+    if (h[v] >= sea && !outlet[v]) continue;
+    seen[v] = 1;
+    if (outlet[v]) {
+      queue.push(h[v], v);
+      continue;
+    }
+    for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
+      if (h[nb[k]] >= sea) {  // sea touching land: the flood starts there, at the sea level
+        queue.push(sea, v);
+        break;
+      }
+    }
+  }
+  if (queue.empty() && n > 0) {  // no sea and nothing kept: the lowest vertex is the outlet
+    const uint32_t lowest = uint32_t(std::min_element(h.begin(), h.end()) - h.begin());
+    seen[lowest] = 1;
+    queue.push(h[lowest], lowest);
+  }
+  double added = 0.0;
+  while (!queue.empty()) {
+    const uint32_t c = queue.pop();
+    const float level = std::max(h[c], sea);
+    for (uint32_t k = off[c]; k < off[c + 1]; ++k) {
+      const uint32_t m = nb[k];
+      if (seen[m]) continue;
+      seen[m] = 1;
+      if (h[m] <= level) {
+        // A step of 1 to 2 times step_m, by a hash of the vertex: equal steps would grow the
+        // filled surface breadth-first, and steepest descent on it would run straight down the
+        // lattice; uneven ones make it wander as a random tree does.
+        const double u = geodesy::unitFromHash(geodesy::hash3(kFillStream, m, 0));
+        const float raised = std::max(std::nextafter(level, std::numeric_limits<float>::infinity()),
+                                      float(double(level) + step_m * (1.0 + u)));
+        added += (double(raised) - double(h[m])) * mesh.vertex_areas[m];
+        h[m] = raised;
+      }
+      queue.push(h[m], m);
+    }
+  }
+  return added;
+}
+
+double fillStepM(const geodesy::SphereMesh& mesh, double radius_m,
+                 std::span<const float> elevation_m, double sea_level_m) {
+  if (mesh.vertexCount() == 0) return 0.0;
+  // The spacing of a hexagonal lattice whose cells have the mean vertex area.
+  const double cell = 4.0 * M_PI * radius_m * radius_m / double(mesh.vertexCount());
+  // The land's relief: from its lowest vertex (the sea, where there is sea) to its highest.
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (float h : elevation_m) {
+    if (double(h) < sea_level_m) continue;
+    lo = std::min(lo, double(h));
+    hi = std::max(hi, double(h));
+  }
+  const double relief = hi > lo ? hi - lo : 0.0;
+  return std::min(kFillSlope * std::sqrt(2.0 * cell / std::sqrt(3.0)), kFillReliefShare * relief);
 }
 
 std::vector<float> receiverDistance(const geodesy::SphereMesh& mesh, const FlowRouting& routing) {

@@ -30,6 +30,9 @@ struct RoutingParams {
   // steepest lower neighbour wins unless another is within this fraction of its slope.
   double receiver_jitter = 0.3;
   uint64_t seed = 0;  // for the jitter (geodesy::hash3 of seed, vertex, neighbour)
+  // Paths across lakes: false = the flood's breadth-first order (straight rays from the outlet
+  // along the lattice), true = a random tree grown from the outlet (seeded by seed).
+  bool random_lake_paths = false;
 };
 
 // A closed depression of the land, filled to its spill level.
@@ -76,6 +79,29 @@ std::vector<double> accumulate(const FlowRouting& routing, std::span<const doubl
 // Returns the volume added in m * sr (times radius^2 for m^3).
 double fillSmallDepressions(const geodesy::SphereMesh& mesh, std::span<float> elevation_m,
                             double sea_level_m, uint32_t max_vertices);
+
+// Priority-flood with an epsilon gradient (Barnes, Lehman & Mulla 2014, "Priority-flood:
+// an optimal depression-filling and watershed-labeling algorithm", algorithm 3): raises every
+// land vertex that has no path of strictly falling heights to the sea or to a kept lake by the
+// least that gives it one, so steepest descent leaves every other depression and flat. Kept:
+// the closed depressions of at least keep_vertices vertices (0: none) that hold a vertex
+// flagged in `keep` (one flag per vertex), or any such depression when `keep` is empty; their
+// vertices stay below their spill level (lakes). Each raised vertex ends at least step_m above the
+// one it drains to (0: one float step). Returns the volume added in m * sr. Serial, O(L) over the
+// L land vertices.
+double fillDepressionsEpsilon(const geodesy::SphereMesh& mesh, std::span<float> elevation_m,
+                              double sea_level_m, uint32_t keep_vertices,
+                              std::span<const uint8_t> keep = {}, double step_m = 0.0);
+
+// The step fillDepressionsEpsilon's callers in this project give filled flats: the mean vertex
+// spacing on mesh at radius_m times kFillSlope (a filled flat slopes like a large lowland river,
+// not the 1e-9 of one float step, which a slope-area fit reads as a gorge), but at most
+// kFillReliefShare of the land's relief in elevation_m (its highest minus its lowest vertex,
+// land: >= sea_level_m), so that on a huge planet of little relief the steps stay small beside it.
+constexpr double kFillSlope = 1e-6;
+constexpr double kFillReliefShare = 1e-5;
+double fillStepM(const geodesy::SphereMesh& mesh, double radius_m,
+                 std::span<const float> elevation_m, double sea_level_m = 0.0);
 
 // Arc length (radians on the unit sphere) from every vertex to its receiver; 0 for outlets.
 std::vector<float> receiverDistance(const geodesy::SphereMesh& mesh, const FlowRouting& routing);

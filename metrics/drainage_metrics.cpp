@@ -6,6 +6,8 @@
 #include <tuple>
 #include <utility>
 
+#include <glm/geometric.hpp>
+
 namespace metrics {
 
 using hydrology::kNoLake;
@@ -261,6 +263,168 @@ std::vector<float> waterStrength(const DrainageInput& input, const DrainageNetwo
     }
   }
   return water;
+}
+
+}  // namespace metrics
+
+namespace metrics {
+
+namespace {
+
+double chordM(const geodesy::SphereMesh& mesh, uint32_t a, uint32_t b, double radius_m) {
+  const glm::vec3 d = mesh.positions[a] - mesh.positions[b];
+  return std::sqrt(double(d.x) * d.x + double(d.y) * d.y + double(d.z) * d.z) * radius_m;
+}
+
+glm::dvec3 stepDirection(const geodesy::SphereMesh& mesh, uint32_t from, uint32_t to) {
+  const glm::dvec3 d = glm::dvec3(mesh.positions[to]) - glm::dvec3(mesh.positions[from]);
+  return d / std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+}
+
+}  // namespace
+
+SteepestDescent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> h,
+                                double sea_level_m) {
+  const size_t n = mesh.vertexCount();
+  SteepestDescent sd;
+  sd.receiver.resize(n);
+  for (uint32_t v = 0; v < n; ++v) {
+    sd.receiver[v] = v;
+    if (double(h[v]) < sea_level_m) continue;
+    sd.order.push_back(v);
+    double best = 0.0;
+    for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k) {
+      const uint32_t m = mesh.neighbours[k];
+      if (!(h[m] < h[v])) continue;
+      const double slope = (double(h[v]) - double(h[m])) / chordM(mesh, v, m, 1.0);
+      if (slope > best) best = slope, sd.receiver[v] = m;
+    }
+  }
+  std::sort(sd.order.begin(), sd.order.end(),
+            [&](uint32_t a, uint32_t b) { return h[a] < h[b] || (h[a] == h[b] && a < b); });
+  return sd;
+}
+
+StraightRuns straightRuns(const geodesy::SphereMesh& mesh, std::span<const uint32_t> receiver,
+                          std::span<const uint32_t> order, std::span<const uint8_t> channel) {
+  const double straight = std::cos(kStraightTurnDeg * std::numbers::pi / 180.0);
+  const size_t n = receiver.size();
+  auto stepsOn = [&](uint32_t v) { return channel[v] && receiver[v] != v; };
+  // Does v's step continue straight into its receiver's step?
+  auto continues = [&](uint32_t v) {
+    const uint32_t r = receiver[v];
+    if (!stepsOn(r)) return false;
+    return glm::dot(stepDirection(mesh, v, r), stepDirection(mesh, r, receiver[r])) > straight;
+  };
+  // down[v]: steps of the straight chain from v's step downstream; up[v]: ending at v's step.
+  // `order` has receivers before donors: down from the front, up from the back.
+  std::vector<uint32_t> down(n, 0), up(n, 0);
+  for (uint32_t v : order) {
+    if (!stepsOn(v)) continue;
+    down[v] = 1 + (continues(v) ? down[receiver[v]] : 0);
+  }
+  for (size_t i = order.size(); i-- > 0;) {
+    const uint32_t v = order[i];
+    if (!stepsOn(v)) continue;
+    up[v] = std::max(up[v], 1u);
+    if (continues(v)) up[receiver[v]] = std::max(up[receiver[v]], up[v] + 1);
+  }
+  StraightRuns runs;
+  uint64_t long_runs = 0;
+  for (uint32_t v : order) {
+    if (!stepsOn(v)) continue;
+    const uint64_t length = uint64_t(up[v]) + down[v] - 1;
+    runs.steps += 1;
+    long_runs += length > kStraightRunSteps;
+    runs.longest = std::max(runs.longest, length);
+  }
+  runs.share = runs.steps > 0 ? double(long_runs) / double(runs.steps) : 0.0;
+  return runs;
+}
+
+SteepestMetrics steepestMetrics(const DrainageInput& in, const DrainageNetwork& d) {
+  const geodesy::SphereMesh& mesh = *in.mesh;
+  const size_t n = mesh.vertexCount();
+  const std::span<const float> h = in.elevation_m;
+  const double sea = in.sea_level_m;
+  const SteepestDescent sd = steepestDescent(mesh, h, sea);
+  const auto& rt = d.routing;
+  auto inLake = [&](uint32_t v) {
+    const uint32_t l = rt.lake_of[v];
+    return l != kNoLake && rt.lakes[l].vertex_count >= kMinLakeVertices;
+  };
+  SteepestMetrics m;
+  // Where each walk ends, receivers first: a vertex ends where its receiver ends.
+  std::vector<uint8_t> arrives(n, 0);
+  std::vector<double> area(n, 0.0);
+  const double r2 = in.radius_m * in.radius_m;
+  double land_area = 0.0, arriving_area = 0.0;
+  uint64_t sinks = 0;
+  for (uint32_t v : sd.order) {
+    const uint32_t r = sd.receiver[v];
+    if (r == v) {
+      arrives[v] = inLake(v);
+      sinks += !inLake(v);
+    } else {
+      arrives[v] = double(h[r]) < sea ? 1 : arrives[r];
+    }
+    land_area += mesh.vertex_areas[v];
+    if (arrives[v]) arriving_area += mesh.vertex_areas[v];
+    area[v] = mesh.vertex_areas[v] * r2;
+  }
+  m.reaches_sea_or_lake = land_area > 0.0 ? arriving_area / land_area : 0.0;
+  m.sinks_per_10k = sd.order.empty() ? 0.0 : 1e4 * double(sinks) / double(sd.order.size());
+  for (size_t i = sd.order.size(); i-- > 0;) {
+    const uint32_t v = sd.order[i];
+    if (sd.receiver[v] != v) area[sd.receiver[v]] += area[v];
+  }
+  const double threshold = kChannelAreaCells * meanCellAreaM2(mesh, in.radius_m);
+  std::vector<uint8_t> channel(n, 0);
+  std::vector<double> log_area, log_slope;
+  for (uint32_t v : sd.order) {
+    if (area[v] < threshold || inLake(v)) continue;
+    channel[v] = 1;
+    m.channel_vertices += 1;
+    const uint32_t r = sd.receiver[v];
+    if (r == v) continue;
+    const double slope =
+        (double(h[v]) - std::max(double(h[r]), sea)) / chordM(mesh, v, r, in.radius_m);
+    if (slope <= 0.0) continue;
+    log_area.push_back(std::log10(area[v]));
+    log_slope.push_back(std::log10(slope));
+  }
+  const SlopeAreaFit fit = slopeAreaFit(log_area, log_slope);
+  m.slope_area_theta = fit.theta;
+  m.slope_area_r2 = fit.r2;
+  m.straight = straightRuns(mesh, sd.receiver, sd.order, channel);
+  return m;
+}
+
+std::vector<uint8_t> highestLand(std::span<const float> initial_m, double sea_level_m,
+                                 double share) {
+  std::vector<uint32_t> land;
+  for (uint32_t v = 0; v < initial_m.size(); ++v)
+    if (double(initial_m[v]) >= sea_level_m) land.push_back(v);
+  const auto count = size_t(std::llround(share * double(land.size())));
+  std::vector<uint8_t> mask(initial_m.size(), 0);
+  if (count == 0) return mask;
+  const auto higher = [&](uint32_t a, uint32_t b) {
+    return initial_m[a] > initial_m[b] || (initial_m[a] == initial_m[b] && a < b);
+  };
+  std::nth_element(land.begin(), land.begin() + ptrdiff_t(count - 1), land.end(), higher);
+  for (size_t i = 0; i < count; ++i) mask[land[i]] = 1;
+  return mask;
+}
+
+double shareWithin(std::span<const float> initial_m, std::span<const float> final_m,
+                   std::span<const uint8_t> mask, double tolerance_m) {
+  uint64_t counted = 0, within = 0;
+  for (size_t v = 0; v < mask.size(); ++v) {
+    if (!mask[v]) continue;
+    counted += 1;
+    within += std::abs(double(final_m[v]) - double(initial_m[v])) <= tolerance_m;
+  }
+  return counted > 0 ? double(within) / double(counted) : 0.0;
 }
 
 }  // namespace metrics

@@ -132,6 +132,65 @@ QuarterMasks rainQuarterMasks(std::span<const uint32_t> land, size_t vertices,
 
 namespace metrics {
 
+// Steepest descent on the written heights, as a game engine or a user's own router walks them:
+// each land vertex drains to the neighbour with the steepest strictly downhill metric slope (no
+// jitter, no filling); a land vertex with no lower neighbour is a sink and drains to itself.
+// Sea vertices drain to themselves. `order` holds the land vertices by rising height (ties by
+// index), so every receiver comes before its donors.
+struct SteepestDescent {
+  std::vector<uint32_t> receiver;
+  std::vector<uint32_t> order;
+};
+SteepestDescent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
+                                double sea_level_m);
+
+// A channel runs straight when each step continues the previous one within this angle: the
+// lattice's neighbours are 60 deg apart, so a straight continuation is the one opposite.
+constexpr double kStraightTurnDeg = 30.0;
+// Runs of more than this many successive straight steps count as lattice trenches.
+constexpr uint64_t kStraightRunSteps = 8;
+
+// Straight runs along the receivers of the vertices marked in `channel` (one flag per vertex):
+// a run is a chain of successive steps v -> receiver[v] of channel vertices, each turning less
+// than kStraightTurnDeg from the one before. `share` is the share of channel vertices with a
+// step whose run has more than kStraightRunSteps steps; `longest` the most steps in one run.
+struct StraightRuns {
+  uint64_t steps = 0;  // channel vertices with a receiver other than themselves
+  double share = 0.0;
+  uint64_t longest = 0;
+};
+StraightRuns straightRuns(const geodesy::SphereMesh& mesh, std::span<const uint32_t> receiver,
+                          std::span<const uint32_t> order, std::span<const uint8_t> channel);
+
+// The drainage of the written heights by steepest descent, land only.
+struct SteepestMetrics {
+  // Share of land area whose steepest-descent walk ends in the sea or in a lake of
+  // `drainage` (a depression of at least kMinLakeVertices vertices).
+  double reaches_sea_or_lake = 0.0;
+  // Land vertices outside those lakes with no lower neighbour, per 10,000 land vertices.
+  double sinks_per_10k = 0.0;
+  // Channels: drainage area (not rain-weighted) along steepest descent of at least
+  // kChannelAreaCells mean vertex areas, outside lakes.
+  uint64_t channel_vertices = 0;
+  double slope_area_theta = 0.0, slope_area_r2 = 0.0;  // binned (slopeAreaFit)
+  StraightRuns straight;
+};
+SteepestMetrics steepestMetrics(const DrainageInput& input, const DrainageNetwork& drainage);
+
+// The land's highest share by initial elevation: the `share` of the land vertices of
+// `initial_m` (>= sea level) with the highest initial elevation, ties by index, as a mask.
+std::vector<uint8_t> highestLand(std::span<const float> initial_m, double sea_level_m,
+                                 double share);
+
+// Share of the vertices of `mask` whose final elevation is within tolerance_m of the initial.
+constexpr double kUntouchedM = 20.0;
+double shareWithin(std::span<const float> initial_m, std::span<const float> final_m,
+                   std::span<const uint8_t> mask, double tolerance_m = kUntouchedM);
+
+}  // namespace metrics
+
+namespace metrics {
+
 // How strongly to paint water at each vertex for pictures, in [0, 1]: lakes 1, channel
 // vertices (kChannelAreaCells) from 0.35 rising with log discharge, 0 elsewhere.
 std::vector<float> waterStrength(const DrainageInput& input, const DrainageNetwork& drainage);

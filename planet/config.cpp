@@ -186,21 +186,17 @@ const std::vector<KeySpec>& schema() {
       realKey("erosion", "hardness_min", FIELD(hardness.min_erodibility), 0, 1),
       realKey("erosion", "hardness_scale", FIELD(hardness.frequency), 0, 100, true),
 
-      boolKey("fluvial", "enabled", FIELD(fluvial.enabled)),
-      realKey("fluvial", "duration_yr", FIELD(fluvial.duration_yr), 0, 1e10, true),
-      intKey("fluvial", "iterations", FIELD(fluvial.iterations), 1, 1000),
-      intKey("fluvial", "coarse_frequency", FIELD(fluvial.coarse_frequency), 0, 4096),
-      intKey("fluvial", "fine_iterations", FIELD(fluvial.fine_iterations), 0, 1000),
-      realKey("fluvial", "stream_power_k", FIELD(fluvial.stream_power_k), 0, 1, true),
+      boolKey("fluvial", "enabled", FIELD(pipeline.fluvial)),
       realKey("fluvial", "area_exponent", FIELD(fluvial.area_exponent), 0.1, 1),
-      realKey("fluvial", "uplift_m_per_yr", FIELD(fluvial.uplift_m_per_yr), 0, 0.1),
-      realKey("fluvial", "uplift_floor", FIELD(fluvial.uplift_floor), 0, 1),
-      realKey("fluvial", "deposition", FIELD(fluvial.deposition), 0, 10),
-      realKey("fluvial", "diffusion_m2_per_yr", FIELD(fluvial.diffusion_m2_per_yr), 0, 1e6),
-      realKey("fluvial", "talus_angle_deg", FIELD(fluvial.talus_angle_deg), 1, 89),
-      realKey("fluvial", "receiver_jitter", FIELD(fluvial.receiver_jitter), 0, 0.9),
-      realKey("fluvial", "min_rain", FIELD(fluvial.min_rain), 0, 1),
+      intKey("fluvial", "reroutings", FIELD(fluvial.reroutings), 0, 20),
+      realKey("fluvial", "receiver_jitter", FIELD(fluvial.receiver_jitter), 0, 0.99),
+      realKey("fluvial", "min_rain", FIELD(fluvial.min_rain), 0, 1, true),
+      realKey("fluvial", "rain_uplift", FIELD(fluvial.rain_uplift), 0, 2),
       realKey("fluvial", "lake_evaporation", FIELD(fluvial.lake_evaporation), 0, 1000),
+      realKey("fluvial", "channel_cells", FIELD(fluvial.channel_cells), 0, 1e6),
+      realKey("fluvial", "hillslope_curvature", FIELD(fluvial.hillslope_curvature), 0, 100),
+      realKey("fluvial", "texture", FIELD(fluvial.texture), 0, 4),
+      realKey("fluvial", "talus_angle_deg", FIELD(fluvial.talus_angle_deg), 1, 89),
 
       enumKey("weather", "mode", FIELD(weather.mode),
               std::vector<std::pair<std::string, RainMode>>{{"uniform", RainMode::kUniform},
@@ -295,6 +291,53 @@ const std::vector<KeySpec>& schema() {
   return rows;
 }
 #undef FIELD
+
+// Keys that meant something once and no longer do: refused with what replaced them.
+struct RetiredKey {
+  std::string_view section;
+  std::string_view key;
+  std::string_view replaced_by;
+};
+
+const std::vector<RetiredKey>& retiredKeys() {
+  static const std::vector<RetiredKey> rows = {
+      {"fluvial", "duration_yr",
+       "the fluvial stage builds the steady-state relief directly (no time steps); "
+       "[fluvial] reroutings sets how often it re-routes"},
+      {"fluvial", "iterations",
+       "the fluvial stage has no time steps; [fluvial] reroutings sets how often it re-routes"},
+      {"fluvial", "coarse_frequency",
+       "the fluvial stage chooses its coarse levels itself (each a quarter of the frequency, "
+       "down to 32)"},
+      {"fluvial", "fine_iterations",
+       "the fluvial stage has no time steps; [fluvial] reroutings sets how often it re-routes "
+       "on the full mesh"},
+      {"fluvial", "stream_power_k",
+       "uplift over erodibility is chosen per planet so that the highest point is the one the "
+       "[terrain] keys ask for; [erosion] hardness still varies the erodibility"},
+      {"fluvial", "uplift_m_per_yr",
+       "uplift over erodibility is chosen per planet so that the highest point is the one the "
+       "[terrain] keys ask for; the noise terrain is the uplift pattern"},
+      {"fluvial", "uplift_floor", "the noise terrain's height is the uplift pattern"},
+      {"fluvial", "deposition",
+       "the relief is the stream-power steady state, with no sediment budget; basins whose rain "
+       "does not fill them stay lakes ([fluvial] lake_evaporation)"},
+      {"fluvial", "diffusion_m2_per_yr",
+       "hillslopes are set by [fluvial] channel_cells and hillslope_curvature"},
+  };
+  return rows;
+}
+
+const RetiredKey* findRetired(std::string_view section, std::string_view key) {
+  for (const RetiredKey& r : retiredKeys())
+    if (r.section == section && r.key == key) return &r;
+  return nullptr;
+}
+
+std::string retiredMessage(const RetiredKey& r) {
+  return "[" + std::string(r.section) + "] " + std::string(r.key) +
+         " is no longer a key: " + std::string(r.replaced_by) + " (docs/fluvial.md).";
+}
 
 std::string nearestKey(std::string_view section, std::string_view key) {
   std::string best;
@@ -426,6 +469,9 @@ void applyTable(Config& config, const toml::table& root, const std::string& orig
     }
     for (const auto& [key, value] : *table) {
       const KeySpec* spec = findKey(section, key.str());
+      if (const RetiredKey* retired = spec ? nullptr : findRetired(section, key.str())) {
+        throw ConfigError(where(origin, key.source()) + ": " + retiredMessage(*retired));
+      }
       if (!spec) {
         throw ConfigError(where(origin, key.source()) + ": unknown key '" +
                           displayedText(key.str()) + "' in [" + section + "]; did you mean " +
@@ -563,6 +609,9 @@ void applyOverride(Config& config, const std::string& expression) {
   const std::string key = trim(expression.substr(dot + 1, eq - dot - 1));
   const std::string value = trim(expression.substr(eq + 1));
   const KeySpec* spec = findKey(section, key);
+  if (const RetiredKey* retired = spec ? nullptr : findRetired(section, key)) {
+    throw ConfigError(origin + ": " + retiredMessage(*retired));
+  }
   if (!spec) {
     throw ConfigError(origin + ": unknown key '" + displayedText(section + "." + key) +
                       "'; did you mean " + nearestKey(section, key) + "?");

@@ -110,6 +110,11 @@ struct RiverConfig {
   int subdivisions = 4;            // points per mesh edge after smoothing (1 = none)
 };
 
+// Stage switches the pipeline reads (no algorithm does).
+struct PipelineParams {
+  bool fluvial = true;  // [fluvial] enabled: run the fluvial stage
+};
+
 // [tiles]: the tiles `planetgen tiles` and planetgen::makeTileGenerator make of the planet
 // (docs/tiles.md).
 struct TileConfig {
@@ -131,6 +136,7 @@ struct Config {
   DropletBudget droplets;
   HardnessParams hardness;
   erosion::FluvialParams fluvial;
+  PipelineParams pipeline;
   WeatherConfig weather;
   OutputParams output;
   CompareParams compare;

@@ -28,8 +28,9 @@ constexpr double kBytesPerVertex = 135.0;  // mesh, terrain, erosion, export buf
 constexpr double kCompareBytesPerVertex = 185.0;  // three planets share one mesh
 constexpr double kBytesPerVertexPerThread = 8.0;  // each worker's change buffer (erosion)
 constexpr double kBytesPerDroplet = 40.0;         // spawn list and its sorted copy
-// The fluvial stage's routing, discharge, sediment and drainage-metric arrays while it runs
-// (in the rain stage: gone before the export).
+// The fluvial stage's routing, drainage and relief arrays while it runs, with the coarse
+// levels' meshes and the drainage metrics (in the rain stage: gone before the export; a run at
+// f = 160 peaks 83 MiB).
 constexpr double kFluvialBytesPerVertex = 120.0;
 // Per pixel of a width x width/2 map: the located grid all maps share (16 bytes) and the rest,
 // plus each thread's map in flight (the maps are written concurrently, one per thread at a
@@ -162,8 +163,8 @@ double totalBytes(const std::vector<Knob>& all, const Config& c, int threads, Ru
           ? 1.0
           : double(std::clamp(threads, 1, kMapsInFlight)) + (c.output.obj ? 1.0 : 0.0);
   const double fluvial =
-      c.fluvial.enabled ? kFluvialBytesPerVertex * double(icosphereVertexCount(c.planet.frequency))
-                        : 0.0;
+      c.pipeline.fluvial ? kFluvialBytesPerVertex * double(icosphereVertexCount(c.planet.frequency))
+                         : 0.0;
   double stage[4] = {kFixedBytes, fluvial, kBytesPerFileInFlight * files_in_flight, 0.0};
   for (const Knob& k : all) stage[int(k.stage)] += k.bytes(c, threads, kind);
   return stage[0] + std::max({stage[1], stage[2], stage[3]});

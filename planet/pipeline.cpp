@@ -44,8 +44,8 @@ PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCall
   on_stage("terrain");
   timer.start("terrain");
   if (config.heightmap_file.empty()) {
-    planet.elevation_m = terrain::generateElevation(planet.mesh->positions, config.planet.seed,
-                                                    config.terrain, &planet.mountain_belts);
+    planet.elevation_m =
+        terrain::generateElevation(planet.mesh->positions, config.planet.seed, config.terrain);
   } else {
     terrain::HeightmapImportOptions options;
     options.range = {config.terrain.heightmap_min_m, config.terrain.heightmap_max_m};
@@ -84,24 +84,6 @@ uint64_t dropletBudget(const Config& config, uint64_t land_vertices) {
 
 namespace {
 
-void addStats(erosion::ErosionStats& total, const erosion::ErosionStats& part) {
-  const uint64_t droplets = total.droplets + part.droplets;
-  if (droplets > 0) {
-    total.mean_steps =
-        (total.mean_steps * double(total.droplets) + part.mean_steps * double(part.droplets)) /
-        double(droplets);
-  }
-  total.droplets = droplets;
-  total.mass_error = std::max(total.mass_error, part.mass_error);  // the worst epoch
-  total.droplet_steps += part.droplet_steps;
-  total.eroded_volume_m3 += part.eroded_volume_m3;
-  total.deposited_volume_m3 += part.deposited_volume_m3;
-  total.ended_dried += part.ended_dried;
-  total.ended_lifetime += part.ended_lifetime;
-  total.ended_sea += part.ended_sea;
-  total.ended_flat += part.ended_flat;
-}
-
 // Uniform rain's map is its expectation: the budget spread evenly over the land, in droplets
 // per steradian like weather::CloudSimulation::rainfall(). (Binning the actual spawns would
 // show sampling noise, which is not where it rains more.)
@@ -118,40 +100,10 @@ std::vector<float> uniformRainfall(const PlanetState& planet, uint64_t droplets)
 
 }  // namespace
 
-namespace {
-
-void addFluvial(erosion::FluvialStats& total, const erosion::FluvialStats& part) {
-  total.iterations += part.iterations;
-  total.incised_m3 += part.incised_m3;
-  total.deposited_m3 += part.deposited_m3;
-  total.deposited_sea_m3 += part.deposited_sea_m3;
-  total.exported_m3 += part.exported_m3;
-  total.uplifted_m3 += part.uplifted_m3;
-  total.diffused_to_sea_m3 += part.diffused_to_sea_m3;
-  total.talus_moved_m3 += part.talus_moved_m3;
-  total.hollows_filled_m3 += part.hollows_filled_m3;
-  total.sediment_balance_error = erosion::sedimentBalanceError(total);
-}
-
-// The fluvial stage's share of the run: iterations and duration of epoch e of epochs.
-erosion::FluvialParams epochShare(const erosion::FluvialParams& p, int e, int epochs) {
-  erosion::FluvialParams share = p;
-  share.iterations =
-      int(int64_t(p.iterations) * (e + 1) / epochs - int64_t(p.iterations) * e / epochs);
-  share.fine_iterations =
-      int(int64_t(p.fine_iterations) * (e + 1) / epochs - int64_t(p.fine_iterations) * e / epochs);
-  share.duration_yr = p.duration_yr * double(share.iterations) / double(p.iterations);
-  return share;
-}
-
-}  // namespace
-
 void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
                  const StageCallback& on_stage, bool with_droplet_density) {
   const uint64_t droplets = dropletBudget(config, planet.land_vertices);
-  const bool fluvial = config.fluvial.enabled;
-  // The belts are read only here, for the uplift: taken (freed on every path).
-  std::vector<float> belts = std::move(planet.mountain_belts);
+  const bool fluvial = config.pipeline.fluvial;
   if ((droplets == 0 && !fluvial) || planet.land_vertices == 0) return;
   on_stage("erosion");
   timer.start("erosion");
@@ -161,130 +113,84 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
         terrain::erodibilityField(planet.mesh->positions, config.planet.seed,
                                   config.hardness.min_erodibility, config.hardness.frequency);
   }
-  std::vector<float> uplift;
-  erosion::FluvialInput river;
-  erosion::FluvialCoarseGrid coarse_grid;  // built once, shared by the epochs
-  if (fluvial) {
-    timer.start("fluvial");
-    // The belts become the uplift pattern in place. An imported heightmap has no mountain
-    // belts: uniform uplift.
-    if (!belts.empty()) {
-      uplift = std::move(belts);
-      const double floor = config.fluvial.uplift_floor;
-      for (float& u : uplift) u = float(floor + (1.0 - floor) * double(u));
-    }
-    river.mesh = planet.mesh.get();
-    river.radius_m = config.planet.radius_m;
-    river.sea_level_m = planet.sea_level_m;
-    river.erodibility = erodibility;
-    river.uplift = uplift;
-    river.ceiling_m = planet.initial_elevation_m;
-    river.seed = config.planet.seed;
-    coarse_grid = erosion::fluvialCoarseGrid(*planet.mesh, config.fluvial);
-    river.coarse = &coarse_grid;
-    timer.start("erosion");
-  }
-  std::vector<float>().swap(belts);  // not made into the uplift: not held through the droplets
-  std::unique_ptr<erosion::ErosionWorkspace> workspace;
-  if (droplets > 0)
-    workspace = std::make_unique<erosion::ErosionWorkspace>(*planet.mesh, config.erosion.radius);
-  erosion::ErosionInput input;
-  input.mesh = planet.mesh.get();
-  input.radius_m = config.planet.radius_m;
-  input.sea_level_m = planet.sea_level_m;
-  input.erodibility = erodibility;
-  input.seed = config.planet.seed;
-  input.workspace = workspace.get();
   planet.rain_mode = config.weather.mode;
 
-  // An epoch's fluvial share on the rain so far; then its droplets.
-  auto fluvialShare = [&](int epoch, int epochs, std::span<const float> rain) {
-    if (fluvial) {
-      const erosion::FluvialParams share = epochShare(config.fluvial, epoch, epochs);
-      if (share.iterations > 0) {
-        timer.start("fluvial");
-        // The droplets' per-call memory would add to the fluvial stage's peak.
-        if (workspace) workspace->releaseCallMemory();
-        river.rainfall = rain;
-        addFluvial(planet.fluvial_stats,
-                   erosion::erodeFluvial(river, share, planet.elevation_m, planet.change_m));
-        river.rainfall = {};
-      }
-    }
-  };
-  auto epochDroplets = [&](std::span<const geodesy::DropletSpawn> spawns, uint64_t first_id) {
-    if (!spawns.empty()) {
-      timer.start("erosion");
-      addStats(planet.erosion_stats,
-               erosion::erodeDroplets(input, spawns, config.erosion, planet.elevation_m,
-                                      planet.change_m, first_id));
-    }
-  };
-
+  // The rain first (the clouds rain on the noise terrain, epoch by epoch), then the fluvial
+  // stage builds the relief from all of it, then the droplets of every epoch run on that
+  // relief as the detail pass, in the order the clouds spawned them.
+  std::vector<geodesy::DropletSpawn> spawns;
   if (config.weather.mode == RainMode::kClouds) {
     // The clouds need a droplet budget to scale their rain: at least one per land vertex.
     weather::CloudSimulation clouds(*planet.mesh, config.weather.clouds, config.planet.seed,
                                     droplets > 0 ? droplets : planet.land_vertices);
-    std::vector<geodesy::DropletSpawn> all_spawns;
-    if (with_droplet_density) all_spawns.reserve(droplets);
+    if (droplets > 0) spawns.reserve(droplets);
     while (!clouds.done()) {
       const int epoch = clouds.epochsRun();
       on_stage("weather, epoch " + std::to_string(epoch + 1) + "/" +
                std::to_string(config.weather.clouds.epochs));
       timer.start("weather");
-      auto spawns = clouds.runEpoch(planet.elevation_m, planet.sea_level_m);
-      const uint64_t first_id = clouds.dropletsEmitted() - spawns.size();
-      if (droplets == 0) spawns.clear();
-      // The rain so far for the fluvial share, read in place (valid until the next epoch);
-      // resampled to the mesh only when the fluvial stage is on.
-      const std::span<const float> rain =
-          fluvial ? std::span<const float>(clouds.rainfall()) : std::span<const float>();
-      on_stage(std::string(fluvial ? "erosion (fluvial, droplets)" : "erosion (droplets)") +
-               ", epoch " + std::to_string(epoch + 1) + "/" +
-               std::to_string(config.weather.clouds.epochs));
-      if (with_droplet_density) all_spawns.insert(all_spawns.end(), spawns.begin(), spawns.end());
-      fluvialShare(epoch, config.weather.clouds.epochs, rain);
-      // Not held through the droplets; the last epoch's is the run's rainfall, kept.
-      if (!clouds.done()) clouds.releaseRainfall();
-      epochDroplets(spawns, first_id);
+      const std::vector<geodesy::DropletSpawn> epoch_spawns =
+          clouds.runEpoch(planet.elevation_m, planet.sea_level_m);
+      if (droplets > 0) spawns.insert(spawns.end(), epoch_spawns.begin(), epoch_spawns.end());
     }
-    timer.start("weather");
     planet.rainfall = clouds.rainfall();
     planet.weather_stats = clouds.stats();
-    if (with_droplet_density) {
-      timer.start("droplet_density");
-      planet.droplet_density = weather::rainfallFromSpawns(*planet.mesh, all_spawns,
-                                                           config.weather.clouds.grid_frequency);
-    }
   } else {
     on_stage("weather (uniform rain)");
     timer.start("weather");
-    std::vector<geodesy::DropletSpawn> spawns;
     if (droplets > 0)
       spawns = weather::uniformRain(*planet.mesh, planet.elevation_m, planet.sea_level_m, droplets,
                                     config.planet.seed);
     planet.rainfall = uniformRainfall(planet, droplets > 0 ? droplets : planet.land_vertices);
-    if (with_droplet_density) {
-      timer.start("droplet_density");
-      planet.droplet_density =
-          weather::rainfallFromSpawns(*planet.mesh, spawns, config.weather.clouds.grid_frequency);
-    }
-    on_stage(fluvial ? "erosion (fluvial, droplets)" : "erosion (droplets)");
-    fluvialShare(0, 1, planet.rainfall);
-    epochDroplets(spawns, 0);
   }
-  // The droplets are done: neither held through the pit filling below.
-  workspace.reset();
-  std::vector<float>().swap(erodibility);
-  if (droplets > 0) {
+  if (with_droplet_density) {
+    timer.start("droplet_density");
+    planet.droplet_density =
+        weather::rainfallFromSpawns(*planet.mesh, spawns, config.weather.clouds.grid_frequency);
+  }
+
+  if (fluvial) {
+    on_stage("erosion (fluvial)");
+    timer.start("fluvial");
+    erosion::FluvialInput river;
+    river.mesh = planet.mesh.get();
+    river.radius_m = config.planet.radius_m;
+    river.sea_level_m = planet.sea_level_m;
+    river.noise_m = planet.initial_elevation_m;
+    river.rainfall = planet.rainfall;
+    river.erodibility = erodibility;
+    river.seed = config.planet.seed;
+    planet.fluvial_stats = erosion::erodeFluvial(river, config.fluvial, planet.elevation_m);
+    for (size_t v = 0; v < planet.change_m.size(); ++v)
+      planet.change_m[v] = planet.elevation_m[v] - planet.initial_elevation_m[v];
+  }
+  if (!spawns.empty()) {
+    on_stage("erosion (droplets)");
     timer.start("erosion");
-    const std::vector<float> before = planet.elevation_m;
-    const double r2 = config.planet.radius_m * config.planet.radius_m;
-    planet.pit_fill_m3 =
-        r2 * hydrology::fillSmallDepressions(*planet.mesh, planet.elevation_m, planet.sea_level_m,
-                                             metrics::kMinLakeVertices);
-    for (size_t v = 0; v < before.size(); ++v)
-      planet.change_m[v] += planet.elevation_m[v] - before[v];
+    erosion::ErosionInput input;
+    input.mesh = planet.mesh.get();
+    input.radius_m = config.planet.radius_m;
+    input.sea_level_m = planet.sea_level_m;
+    input.erodibility = erodibility;
+    input.seed = config.planet.seed;
+    planet.erosion_stats = erosion::erodeDroplets(input, spawns, config.erosion, planet.elevation_m,
+                                                  planet.change_m, 0);
+    std::vector<geodesy::DropletSpawn>().swap(spawns);
+    std::vector<float>().swap(erodibility);
+    // Droplets leave pits and flats: filled with an epsilon gradient, so that every vertex
+    // outside a lake (kMinLakeVertices or more) drains again. Land without relief has nowhere
+    // to drain to and stays flat.
+    const double step_m = hydrology::fillStepM(*planet.mesh, config.planet.radius_m,
+                                               planet.elevation_m, planet.sea_level_m);
+    if (step_m > 0.0) {
+      const std::vector<float> before = planet.elevation_m;
+      const double r2 = config.planet.radius_m * config.planet.radius_m;
+      planet.pit_fill_m3 = r2 * hydrology::fillDepressionsEpsilon(
+                                    *planet.mesh, planet.elevation_m, planet.sea_level_m,
+                                    metrics::kMinLakeVertices, {}, step_m);
+      for (size_t v = 0; v < before.size(); ++v)
+        planet.change_m[v] += planet.elevation_m[v] - before[v];
+    }
   }
   timer.stop();
 }
@@ -310,12 +216,34 @@ metrics::DrainageInput inputBefore(const PlanetState& planet, const Config& conf
   return input;
 }
 
+// The land's highest tenth by initial elevation, where the relief measures look.
+constexpr double kHighestShare = 0.1;
+
+// The metrics of one terrain (before or after): the drainage, steepest descent on the
+// heights, and the channel depth within the highest tenth of the land.
+Json terrainDrainageJson(const PlanetState& planet, const metrics::DrainageInput& input,
+                         const metrics::DrainageNetwork& network) {
+  Json j = drainageJson(metrics::drainageMetrics(input, network));
+  j["steepest_descent"] = steepestJson(metrics::steepestMetrics(input, network));
+  const std::vector<uint8_t> highest =
+      metrics::highestLand(planet.initial_elevation_m, planet.sea_level_m, kHighestShare);
+  j["highest_tenth_channel_depth_m"] =
+      metrics::drainageMetrics(input, network, highest).mean_channel_depth_m;
+  return j;
+}
+
 // The drainage section but its "before" metrics.
 Json drainageSummaryAfter(const PlanetState& planet, const Config& config,
                           const metrics::DrainageNetwork& after) {
   const metrics::DrainageInput input = drainageInputOf(planet, config);
   Json d;
-  d["after"] = drainageJson(metrics::drainageMetrics(input, after));
+  d["after"] = terrainDrainageJson(planet, input, after);
+  d["highest_tenth_within_20m"] = metrics::shareWithin(
+      planet.initial_elevation_m, planet.elevation_m,
+      metrics::highestLand(planet.initial_elevation_m, planet.sea_level_m, kHighestShare));
+  d["highest_quarter_within_20m"] = metrics::shareWithin(
+      planet.initial_elevation_m, planet.elevation_m,
+      metrics::highestLand(planet.initial_elevation_m, planet.sea_level_m, 0.25));
   if (!planet.rainfall.empty()) {
     const metrics::RainQuarters q = metrics::rainQuarters(input, after, planet.rainfall);
     d["wettest_quarter"] = drainageJson(q.wettest);
@@ -341,7 +269,7 @@ Json drainageSummaryAfter(const PlanetState& planet, const Config& config,
 // The "before" metrics, the initial terrain routed here and freed once measured.
 Json drainageBeforeJson(const PlanetState& planet, const Config& config) {
   const metrics::DrainageInput input = inputBefore(planet, config);
-  return drainageJson(metrics::drainageMetrics(input, metrics::drainageOf(input)));
+  return terrainDrainageJson(planet, input, metrics::drainageOf(input));
 }
 
 }  // namespace
@@ -354,7 +282,7 @@ Json drainageSummary(const PlanetState& planet, const Config& config) {
   const metrics::DrainageNetwork after = metrics::drainageOf(drainageInputOf(planet, config));
   routing.wait();
   Json d = drainageSummaryAfter(planet, config, after);
-  d["before"] = drainageJson(metrics::drainageMetrics(inputBefore(planet, config), before));
+  d["before"] = terrainDrainageJson(planet, inputBefore(planet, config), before);
   return d;
 }
 

@@ -29,14 +29,11 @@ struct PlanetState {
   std::vector<float> initial_elevation_m;  // after terrain and ocean, before erosion
   std::vector<float> elevation_m;          // current (eroded)
   std::vector<float> change_m;             // elevation_m - initial_elevation_m
-  // The terrain's mountain-belt weight in [0,1] (the fluvial uplift pattern); empty for an
-  // imported heightmap. erodePlanet takes it (made into the uplift) and leaves it empty.
-  std::vector<float> mountain_belts;
   double sea_level_m = 0.0;
   uint64_t land_vertices = 0;
-  erosion::ErosionStats erosion_stats;  // summed over all epochs
-  erosion::FluvialStats fluvial_stats;  // summed over all epochs
-  // Pits droplets left, filled with sediment at the end (hydrology::fillSmallDepressions).
+  erosion::ErosionStats erosion_stats;
+  erosion::FluvialStats fluvial_stats;
+  // Pits and flats droplets left, filled at the end (hydrology::fillDepressionsEpsilon).
   double pit_fill_m3 = 0.0;
   std::vector<float> rainfall;  // per vertex, droplets per steradian (weather/rainfall.h)
   // The rain that fell: the droplets actually spawned, binned like rainfall (for uniform rain
@@ -56,9 +53,9 @@ PlanetState buildPlanet(const Config& config, StageTimer& timer, const StageCall
 
 // Rain (uniform or clouds, [weather] mode), the fluvial stage ([fluvial]) and droplet erosion
 // ([erosion]): updates elevation_m, change_m, erosion_stats, fluvial_stats, rainfall and
-// weather_stats. Clouds alternate with erosion in epochs; in each, the fluvial stage runs its
-// share of the iterations on the rain so far, then the epoch's droplets. Last, the pits the
-// droplets left are filled.
+// weather_stats. The clouds rain on the noise terrain in all their epochs; the fluvial stage
+// builds the relief from the run's rain; then the droplets of every epoch run on it, in the
+// order spawned. Last, the pits and flats the droplets left are filled (epsilon gradient).
 // with_droplet_density also bins the spawned droplets into droplet_density (compare's metric;
 // its own timer, "droplet_density": about 0.25 s at f = 512 on 2 cores).
 void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,

@@ -23,4 +23,14 @@ inline nlohmann::json drainageJson(const metrics::DrainageMetrics& m) {
           {"channel_length_km_per_1000km2", m.channel_length_km_per_1000km2}};
 }
 
+inline nlohmann::json steepestJson(const metrics::SteepestMetrics& m) {
+  return {{"reaches_sea_or_lake", m.reaches_sea_or_lake},
+          {"sinks_per_10k_land_vertices", m.sinks_per_10k},
+          {"channel_vertices", m.channel_vertices},
+          {"slope_area_theta", m.slope_area_theta},
+          {"slope_area_r2", m.slope_area_r2},
+          {"straight_run_share", m.straight.share},
+          {"longest_straight_run", m.straight.longest}};
+}
+
 }  // namespace planet

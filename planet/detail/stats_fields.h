@@ -30,16 +30,13 @@ void forEachStatsField(Stats& e, Visit&& visit) requires
 template <typename Stats, typename Visit>
 void forEachStatsField(Stats& f, Visit&& visit) requires
     std::is_same_v<std::remove_const_t<Stats>, erosion::FluvialStats> {
-  visit("iterations", f.iterations);
-  visit("incised_m3", f.incised_m3);
-  visit("deposited_m3", f.deposited_m3);
-  visit("deposited_sea_m3", f.deposited_sea_m3);
-  visit("exported_m3", f.exported_m3);
-  visit("uplifted_m3", f.uplifted_m3);
-  visit("diffused_to_sea_m3", f.diffused_to_sea_m3);
-  visit("talus_moved_m3", f.talus_moved_m3);
-  visit("hollows_filled_m3", f.hollows_filled_m3);
-  visit("sediment_balance_error", f.sediment_balance_error);
+  visit("routings", f.routings);
+  visit("uplift_over_erodibility", f.uplift_over_erodibility);
+  visit("endorheic_lakes", f.endorheic_lakes);
+  visit("hillslope_share", f.hillslope_share);
+  visit("filled_m3", f.filled_m3);
+  visit("talus_lowered_m3", f.talus_lowered_m3);
+  visit("relief_change_m3", f.relief_change_m3);
 }
 
 template <typename Stats, typename Visit>

@@ -41,7 +41,7 @@ frequency = 16
 [weather]
 mode = "uniform"
 [fluvial]
-iterations = 4
+reroutings = 1
 [tiles]
 tile_edge = 32
 )toml";

@@ -131,3 +131,19 @@ TEST_CASE("config: Config{} is the default planet of configs/default.toml", "[pl
                                     std::string(kDefaultConfigOrigin))) == configToJson(file));
   CHECK(Config{}.heightmap_file.empty());
 }
+
+TEST_CASE("config: the fluvial stage's retired keys are refused with what replaced them",
+          "[planet][config]") {
+  const std::string in_file = configErrorOf("[fluvial]\niterations = 24\n");
+  CHECK(in_file.find("[fluvial] iterations is no longer a key") != std::string::npos);
+  CHECK(in_file.find("reroutings") != std::string::npos);
+  const std::string on_line =
+      configErrorOf("[planet]\nseed = 1\n", {"fluvial.uplift_m_per_yr=1e-4"});
+  INFO(on_line);
+  CHECK(on_line.find("[fluvial] uplift_m_per_yr is no longer a key") != std::string::npos);
+  CHECK(on_line.find("uplift pattern") != std::string::npos);
+  for (const char* key : {"duration_yr", "coarse_frequency", "fine_iterations", "stream_power_k",
+                          "uplift_floor", "deposition", "diffusion_m2_per_yr"})
+    CHECK(configErrorOf(std::string("[fluvial]\n") + key + " = 1\n").find("no longer a key") !=
+          std::string::npos);
+}

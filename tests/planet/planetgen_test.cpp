@@ -228,7 +228,10 @@ TEST_CASE("planetgen: bad planet files are refused, naming the file and the prob
 TEST_CASE("planetgen: a loaded planet makes the generated planet's tiles, bit for bit",
           "[planet][planetgen]") {
   const test_support::TempDir dir("planetgen_tiles");
-  const planetgen::Planet planet = planetgen::generate(smallConfig());
+  // Seed 1: the fluvial stage keeps only endorheic lakes, and seed 5's small planet has none.
+  planetgen::Config config = smallConfig();
+  config.planet.seed = 1;
+  const planetgen::Planet planet = planetgen::generate(config);
   // Lakes: the water stands above the ground somewhere, and never below it.
   size_t lake = 0;
   for (size_t v = 0; v < planet.vertexCount(); ++v) {

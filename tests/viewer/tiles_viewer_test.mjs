@@ -54,7 +54,7 @@ function check(ok, what) {
 // 100 m: eleven levels (0 to 10, 67.6 m), about 150 tiles, a few seconds.
 const config = path.join(outDir, 'small.toml');
 writeFileSync(config, '[planet]\nseed = 9\nfrequency = 32\nradius_m = 2000000.0\n' +
-  '[weather]\nmode = "uniform"\n[fluvial]\niterations = 4\n[tiles]\ntile_edge = 32\n');
+  '[weather]\nmode = "uniform"\n[fluvial]\nreroutings = 1\n[tiles]\ntile_edge = 32\n');
 const tilesDir = path.join(outDir, 'tiles');
 rmSync(tilesDir, { recursive: true, force: true });
 const bake = spawnSync(planetgen, ['tiles', '--config', config, '--center', '64,-120',

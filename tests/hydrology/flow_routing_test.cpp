@@ -1,0 +1,219 @@
+// Flow routing (hydrology/flow_routing.h): receivers, order, lakes, the epsilon fill.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <glm/geometric.hpp>
+
+#include "geodesy/sphere_mesh.h"
+#include "hydrology/flow_routing.h"
+#include "support/relief_planets.h"
+
+using relief_fixtures::roughPlanet;
+
+TEST_CASE("routing: every land vertex drains to the sea through a topological order",
+          "[hydrology]") {
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(32);
+  const std::vector<float> h = roughPlanet(mesh);
+  hydrology::RoutingParams rp;
+  rp.seed = 3;
+  const hydrology::FlowRouting routing = hydrology::routeFlow(mesh, h, 0.0, rp);
+  std::vector<size_t> position(mesh.vertexCount(), SIZE_MAX);
+  for (size_t i = 0; i < routing.order.size(); ++i) position[routing.order[i]] = i;
+  size_t land = 0;
+  for (size_t v = 0; v < h.size(); ++v) land += h[v] >= 0.0f;
+  CHECK(routing.order.size() == land);
+  bool topological = true, drains = true, levels = true, downhill = true;
+  for (uint32_t v : routing.order) {
+    const uint32_t r = routing.receiver[v];
+    // Receivers never go uphill: outside lakes on the heights, and everywhere on the water
+    // surface (a lake's vertices lead to its spill point).
+    const float water_r = h[r] < 0.0f ? 0.0f : routing.water_level_m[r];
+    downhill &= water_r <= routing.water_level_m[v];
+    if (routing.lake_of[v] == hydrology::kNoLake) downhill &= h[r] <= h[v];
+    topological &= r != v && (h[r] < 0.0f || position[r] < position[v]);
+    uint32_t w = v;
+    for (size_t steps = 0; steps <= land && h[w] >= 0.0f; ++steps) w = routing.receiver[w];
+    drains &= h[w] < 0.0f;
+    levels &= routing.water_level_m[v] >= h[v];
+    if (routing.lake_of[v] != hydrology::kNoLake)
+      levels &= routing.water_level_m[v] == routing.lakes[routing.lake_of[v]].level_m;
+  }
+  CHECK(topological);
+  CHECK(drains);
+  CHECK(levels);
+  CHECK(downhill);
+  CHECK(!routing.lakes.empty());  // the rough planet has closed depressions
+  // Drainage area: what reaches the sea is all the land.
+  std::vector<double> area(mesh.vertexCount(), 0.0);
+  double land_area = 0.0;
+  for (uint32_t v : routing.order) area[v] = mesh.vertex_areas[v], land_area += area[v];
+  const std::vector<double> total = hydrology::accumulate(routing, area);
+  double at_sea = 0.0;
+  for (size_t v = 0; v < h.size(); ++v)
+    if (h[v] < 0.0f) at_sea += total[v];
+  CHECK(at_sea == Approx(land_area).epsilon(1e-9));
+}
+
+TEST_CASE("routing: a hand-made pit is a lake that spills at its rim", "[hydrology]") {
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(16);
+  std::vector<float> h(mesh.vertexCount());
+  // A cone rising from the south pole sea to the north pole, with one vertex dug 50 m below
+  // all its neighbours.
+  for (size_t v = 0; v < h.size(); ++v) h[v] = float(1000.0 * mesh.positions[v].y);
+  uint32_t pit = 0;
+  for (uint32_t v = 0; v < h.size(); ++v)
+    if (std::abs(mesh.positions[v].y - 0.5f) < std::abs(mesh.positions[pit].y - 0.5f)) pit = v;
+  float rim = std::numeric_limits<float>::max();
+  for (uint32_t k = mesh.neighbour_offsets[pit]; k < mesh.neighbour_offsets[pit + 1]; ++k)
+    rim = std::min(rim, h[mesh.neighbours[k]]);
+  h[pit] = rim - 50.0f;
+  const hydrology::FlowRouting routing = hydrology::routeFlow(mesh, h, 0.0);
+  REQUIRE(routing.lake_of[pit] != hydrology::kNoLake);
+  const hydrology::Lake& lake = routing.lakes[routing.lake_of[pit]];
+  CHECK(lake.level_m == rim);
+  CHECK(lake.vertex_count == 1);
+  CHECK(lake.max_depth_m == Approx(50.0));
+  CHECK(h[lake.outlet] == rim);
+  CHECK(routing.receiver[pit] == lake.outlet);
+  // Filling small depressions raises the pit to its spill level and nothing else.
+  std::vector<float> filled = h;
+  const double added = hydrology::fillSmallDepressions(mesh, filled, 0.0, 3);
+  CHECK(filled[pit] == rim);
+  CHECK(added == Approx(50.0 * mesh.vertex_areas[pit]).epsilon(1e-5));
+  for (size_t v = 0; v < h.size(); ++v)
+    if (v != pit) CHECK(filled[v] == h[v]);
+}
+
+namespace {
+
+// Every land vertex outside the lakes of `routing` (of at least min_lake vertices) has a
+// strictly lower neighbour.
+bool everyVertexFalls(const geodesy::SphereMesh& mesh, const std::vector<float>& h,
+                      const hydrology::FlowRouting& routing, uint32_t min_lake) {
+  for (uint32_t v : routing.order) {
+    const uint32_t l = routing.lake_of[v];
+    if (l != hydrology::kNoLake && routing.lakes[l].vertex_count >= min_lake) continue;
+    bool lower = false;
+    for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k)
+      lower |= h[mesh.neighbours[k]] < h[v];
+    if (!lower) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("routing: the epsilon fill leaves every vertex a lower neighbour but in kept lakes",
+          "[hydrology]") {
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(32);
+  const std::vector<float> before = roughPlanet(mesh);
+  const hydrology::FlowRouting lakes_before = hydrology::routeFlow(mesh, before, 0.0);
+  REQUIRE(!everyVertexFalls(mesh, before, lakes_before, 1));  // it has pits
+  size_t big = 0;
+  for (const hydrology::Lake& l : lakes_before.lakes) big += l.vertex_count >= 3;
+  REQUIRE(big > 0);
+  // Everything filled (no lake kept): every land vertex falls, nothing was lowered, and a
+  // raised vertex stands at least the step above its lowest neighbour (1 to 2 steps).
+  std::vector<float> all = before;
+  const double step = 0.5;
+  const double added = hydrology::fillDepressionsEpsilon(mesh, all, 0.0, 0, {}, step);
+  CHECK(added > 0.0);
+  const hydrology::FlowRouting after_all = hydrology::routeFlow(mesh, all, 0.0);
+  CHECK(after_all.lakes.empty());
+  CHECK(everyVertexFalls(mesh, all, after_all, 1));
+  bool never_lower = true, steps_kept = true;
+  for (size_t v = 0; v < all.size(); ++v) {
+    never_lower &= all[v] >= before[v];
+    if (all[v] == before[v]) continue;
+    float lowest = std::numeric_limits<float>::max();
+    for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k)
+      lowest = std::min(lowest, std::max(all[mesh.neighbours[k]], 0.0f));
+    steps_kept &= double(all[v]) - double(lowest) >= step * (1.0 - 1e-6);
+  }
+  CHECK(never_lower);
+  CHECK(steps_kept);
+  // Lakes of 3 or more vertices kept: they are still there, with the same vertices, and every
+  // other land vertex falls.
+  std::vector<float> kept = before;
+  hydrology::fillDepressionsEpsilon(mesh, kept, 0.0, 3);
+  const hydrology::FlowRouting after_kept = hydrology::routeFlow(mesh, kept, 0.0);
+  CHECK(everyVertexFalls(mesh, kept, after_kept, 3));
+  size_t kept_big = 0;
+  for (const hydrology::Lake& l : after_kept.lakes) kept_big += l.vertex_count >= 3;
+  CHECK(kept_big == big);
+  for (uint32_t v : lakes_before.order) {
+    const uint32_t l = lakes_before.lake_of[v];
+    if (l != hydrology::kNoLake && lakes_before.lakes[l].vertex_count >= 3)
+      CHECK(kept[v] == before[v]);
+  }
+}
+
+TEST_CASE("routing: a lake whose spill point touches it twice is one lake", "[hydrology]") {
+  // On a cone, c drains downhill; two of its uphill neighbours a and b (not neighbours of each
+  // other) are dug below it and walled in, so both spill through c: one lake of two vertices.
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(16);
+  std::vector<float> h(mesh.vertexCount());
+  for (size_t v = 0; v < h.size(); ++v) h[v] = float(1000.0 * mesh.positions[v].y);
+  uint32_t c = 0;
+  for (uint32_t v = 0; v < h.size(); ++v)
+    if (std::abs(mesh.positions[v].y - 0.3f) < std::abs(mesh.positions[c].y - 0.3f) &&
+        mesh.neighbour_offsets[v + 1] - mesh.neighbour_offsets[v] == 6)
+      c = v;
+  const uint32_t* ring = &mesh.neighbours[mesh.neighbour_offsets[c]];
+  int top = 0;
+  for (int k = 1; k < 6; ++k)
+    if (h[ring[k]] > h[ring[top]]) top = k;
+  const uint32_t a = ring[top], b = ring[(top + 2) % 6];
+  const float level = h[c];
+  std::set<uint32_t> wall;
+  for (uint32_t p : {a, b})
+    for (uint32_t k = mesh.neighbour_offsets[p]; k < mesh.neighbour_offsets[p + 1]; ++k)
+      if (mesh.neighbours[k] != c && mesh.neighbours[k] != a && mesh.neighbours[k] != b)
+        wall.insert(mesh.neighbours[k]);
+  for (uint32_t w : wall) h[w] = std::max(h[w], level + 20.0f);
+  h[a] = level - 10.0f;
+  h[b] = level - 15.0f;
+  const hydrology::FlowRouting routing = hydrology::routeFlow(mesh, h, 0.0);
+  REQUIRE(routing.lake_of[a] != hydrology::kNoLake);
+  CHECK(routing.lake_of[a] == routing.lake_of[b]);
+  const hydrology::Lake& lake = routing.lakes[routing.lake_of[a]];
+  CHECK(lake.vertex_count == 2);
+  CHECK(lake.level_m == level);
+  CHECK(lake.outlet == c);
+  CHECK(lake.max_depth_m == Approx(15.0));
+}
+
+TEST_CASE("routing: random paths across lakes route as well, and by the seed only", "[hydrology]") {
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(32);
+  const std::vector<float> h = roughPlanet(mesh);
+  hydrology::RoutingParams plain, random;
+  random.random_lake_paths = true;
+  random.seed = 5;
+  const hydrology::FlowRouting a = hydrology::routeFlow(mesh, h, 0.0, plain);
+  const hydrology::FlowRouting b = hydrology::routeFlow(mesh, h, 0.0, random);
+  const hydrology::FlowRouting again = hydrology::routeFlow(mesh, h, 0.0, random);
+  // The same lakes and water levels: only the paths inside the lakes differ.
+  CHECK(a.water_level_m == b.water_level_m);
+  REQUIRE(a.lakes.size() == b.lakes.size());
+  bool same_lake_vertices = true;
+  for (size_t v = 0; v < h.size(); ++v)
+    same_lake_vertices &=
+        (a.lake_of[v] == hydrology::kNoLake) == (b.lake_of[v] == hydrology::kNoLake);
+  CHECK(same_lake_vertices);
+  CHECK(b.receiver == again.receiver);
+  size_t differ = 0;
+  std::vector<size_t> position(mesh.vertexCount(), SIZE_MAX);
+  for (size_t i = 0; i < b.order.size(); ++i) position[b.order[i]] = i;
+  bool topological = true;
+  for (uint32_t v : b.order) {
+    const uint32_t r = b.receiver[v];
+    topological &= r != v && (h[r] < 0.0f || position[r] < position[v]);
+    differ += b.receiver[v] != a.receiver[v];
+  }
+  CHECK(topological);
+  CHECK(differ > 0);
+}
