@@ -76,6 +76,9 @@ struct TileErosionParams {
   double min_spacing_m = 1.0;
   double max_spacing_m = 100.0;
   // Stream power (erosion/window_stream_power.h), dimensionless per level.
+  // The steady state of stream power at the level's scale (on by default), or else one
+  // implicit incision step of stream_power.
+  erosion::SteadyStateParams steady_state;
   erosion::StreamPowerParams stream_power;
   erosion::HillslopeParams hillslope;
   double receiver_jitter = 0.3;
