@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <tbb/global_control.h>
@@ -241,38 +242,10 @@ void lineContrast(const tiles::TileGenerator& generator, const tiles::TileId& id
               edges, inside, edges / inside);
 }
 
-// Realism of the eroded 4 x 4 block (32 tiles, every vertex of each): the slope-area exponent
-// (slope from the normals against the masks' drainage area, medians in bins of 0.2 decades
-// from 10 cells up holding 30 vertices or more, least squares in log-log), the Spearman rank
-// correlation of the depth worn with drainage area, and the change's extremes.
-void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& plain,
-             const tiles::TileId& id) {
-  const uint64_t n = uint64_t(1) << id.level;
-  const tiles::TileSlot slot = tiles::slotOf(n, id.index);
-  std::vector<double> area, slope, wear, change;
-  double cell = 0.0;
-  for (uint64_t dj = 0; dj < 4; ++dj) {
-    for (uint64_t di = 0; di < 4; ++di) {
-      for (bool down : {false, true}) {
-        const uint64_t i = slot.i + di, j = slot.j + dj;
-        if (i + j + (down ? 1 : 0) >= n) continue;
-        const tiles::TileId t{id.base, id.level, tiles::slotIndex(n, {i, j, down})};
-        const tiles::TileMesh m = eroded.generate(t);
-        const tiles::TileMesh b = plain.generate(t);
-        const double s = eroded.layout().levelSpacingRad(int(id.level)) * 6371000.0;
-        cell = 0.8660254037844386 * s * s;
-        for (size_t v = 0; v < m.vertexCount(); ++v) {
-          const glm::dvec3 up = glm::normalize(m.position(v));
-          const double c = std::min(1.0, glm::dot(up, glm::dvec3(m.normals[v])));
-          area.push_back(m.masks.flow_m2[v]);
-          slope.push_back(std::tan(std::acos(c)));
-          wear.push_back(m.masks.wear_m[v]);
-          change.push_back(double(m.height_m[v]) - double(b.height_m[v]));
-        }
-      }
-    }
-  }
-  // Slope-area.
+// Slope-area exponent: medians of slope in bins of 0.2 decades of area from 10 cells up holding
+// 30 points or more, least squares in log-log; (exponent, R^2, bins).
+std::tuple<double, double, size_t> slopeArea(const std::vector<double>& area,
+                                             const std::vector<double>& slope, double cell) {
   std::vector<std::vector<double>> bins(64);
   for (size_t k = 0; k < area.size(); ++k) {
     if (!(area[k] >= 10.0 * cell) || !(slope[k] > 0.0)) continue;
@@ -298,6 +271,63 @@ void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& pla
     }
     theta = -sxy / sxx, r2 = sxy * sxy / (sxx * syy);
   }
+  return {theta, r2, lx.size()};
+}
+
+// Realism of the eroded 4 x 4 block (32 tiles, every vertex of each): the slope-area exponent
+// (slope from the normals against the masks' drainage area, medians in bins of 0.2 decades
+// from 10 cells up holding 30 vertices or more, least squares in log-log), the Spearman rank
+// correlation of the depth worn with drainage area, and the change's extremes.
+void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& plain,
+             const tiles::TileId& id) {
+  const uint64_t n = uint64_t(1) << id.level;
+  const tiles::TileSlot slot = tiles::slotOf(n, id.index);
+  std::vector<double> area, slope, wear, change, d6_area, d6_slope;
+  double cell = 0.0;
+  for (uint64_t dj = 0; dj < 4; ++dj) {
+    for (uint64_t di = 0; di < 4; ++di) {
+      for (bool down : {false, true}) {
+        const uint64_t i = slot.i + di, j = slot.j + dj;
+        if (i + j + (down ? 1 : 0) >= n) continue;
+        const tiles::TileId t{id.base, id.level, tiles::slotIndex(n, {i, j, down})};
+        const tiles::TileMesh m = eroded.generate(t);
+        const tiles::TileMesh b = plain.generate(t);
+        const double s = eroded.layout().levelSpacingRad(int(id.level)) * 6371000.0;
+        cell = 0.8660254037844386 * s * s;
+        // The steepest descent to a lattice neighbour (the D8 slope of slope-area plots, on
+        // the lattice's six neighbours), inner vertices only.
+        const int te = int(eroded.layout().tileEdge());
+        auto index = [&](int u, int v) {
+          return size_t(v) * size_t(te + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + size_t(u);
+        };
+        const int steps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
+        for (int v = 1; v < te; ++v) {
+          for (int u = 1; u + v < te; ++u) {
+            const size_t c = index(u, v);
+            double drop = 0.0;
+            for (const auto& st : steps)
+              drop = std::max(
+                  drop, double(m.height_m[c]) - double(m.height_m[index(u + st[0], v + st[1])]));
+            d6_area.push_back(m.masks.flow_m2[c]);
+            d6_slope.push_back(drop / s);
+          }
+        }
+        for (size_t v = 0; v < m.vertexCount(); ++v) {
+          const glm::dvec3 up = glm::normalize(m.position(v));
+          const double c = std::min(1.0, glm::dot(up, glm::dvec3(m.normals[v])));
+          area.push_back(m.masks.flow_m2[v]);
+          slope.push_back(std::tan(std::acos(c)));
+          wear.push_back(m.masks.wear_m[v]);
+          change.push_back(double(m.height_m[v]) - double(b.height_m[v]));
+        }
+      }
+    }
+  }
+  // Slope-area.
+  const auto [theta, r2, bin_count] = slopeArea(area, slope, cell);
+  const auto [theta6, r26, bin_count6] = slopeArea(d6_area, d6_slope, cell);
+  std::printf("slope-area, steepest descent to a neighbour: exponent %.3f (R^2 %.3f, %zu bins)\n",
+              theta6, r26, bin_count6);
   // Spearman of wear against area (average ranks for ties).
   auto ranks = [](const std::vector<double>& x) {
     std::vector<size_t> order(x.size());
@@ -328,7 +358,7 @@ void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& pla
       "realism (4 x 4 block, %zu vertices): slope-area exponent %.3f (R^2 %.3f, %zu bins); "
       "Spearman(wear, area) %.3f; change m: min %.2f, 1%% %.2f, median %.3f, 99%% %.2f, max "
       "%.2f, rms %.2f\n",
-      area.size(), theta, r2, lx.size(), saw / std::sqrt(saa * sww), change.front(),
+      area.size(), theta, r2, bin_count, saw / std::sqrt(saa * sww), change.front(),
       change[change.size() / 100], change[change.size() / 2], change[change.size() * 99 / 100],
       change.back(), std::sqrt(rms / double(change.size())));
 }
@@ -384,7 +414,8 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   d.radius = std::stod(arg(argc, argv, "--radius", std::to_string(d.radius)));
   d.max_length_m = std::stod(arg(argc, argv, "--max-length-m", std::to_string(d.max_length_m)));
   erosion::SteadyStateParams& ss = params.erosion.steady_state;
-  ss.enabled = std::stoi(arg(argc, argv, "--steady-state", ss.enabled ? "1" : "0")) != 0;
+  ss.enabled = std::stoi(arg(argc, argv, "--steady-state", "1")) != 0;
+  params.erosion.droplet_masks = std::stoi(arg(argc, argv, "--droplet-masks", "1")) != 0;
   if (arg(argc, argv, "--steady-mode", "carve") == "lay") ss.mode = erosion::SteadyStateMode::kLay;
   ss.steepness_m = std::stod(arg(argc, argv, "--steepness-m", std::to_string(ss.steepness_m)));
   ss.passes = std::stoi(arg(argc, argv, "--passes", std::to_string(ss.passes)));

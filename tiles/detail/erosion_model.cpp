@@ -676,8 +676,10 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
       const double delta = double(h[c]) - double(in[c]);
       out.change_m[o] = float(double(carried_change[c]) + delta);
       out.flow_m2[o] = flow.area_m2[c];
-      out.wear_m[o] = float(double(carried_wear[c]) + double(worn[c]));
-      out.deposition_m[o] = float(double(carried_deposit[c]) + double(laid[c]));
+      const double wear = params_.droplet_masks ? double(worn[c]) : std::max(0.0, -delta);
+      const double deposit = params_.droplet_masks ? double(laid[c]) : std::max(0.0, delta);
+      out.wear_m[o] = float(double(carried_wear[c]) + wear);
+      out.deposition_m[o] = float(double(carried_deposit[c]) + deposit);
       out.water[o] = base_level[c] || double(flow.area_m2[c]) >= river_area_m2_ ? 1 : 0;
     }
   }
