@@ -414,7 +414,7 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   d.radius = std::stod(arg(argc, argv, "--radius", std::to_string(d.radius)));
   d.max_length_m = std::stod(arg(argc, argv, "--max-length-m", std::to_string(d.max_length_m)));
   erosion::SteadyStateParams& ss = params.erosion.steady_state;
-  ss.enabled = std::stoi(arg(argc, argv, "--steady-state", "1")) != 0;
+  ss.enabled = std::stoi(arg(argc, argv, "--steady-state", "0")) != 0;
   params.erosion.droplet_masks = std::stoi(arg(argc, argv, "--droplet-masks", "1")) != 0;
   if (arg(argc, argv, "--steady-mode", "carve") == "lay") ss.mode = erosion::SteadyStateMode::kLay;
   ss.steepness_m = std::stod(arg(argc, argv, "--steepness-m", std::to_string(ss.steepness_m)));
