@@ -145,6 +145,105 @@ void incise(const LatticePatch& patch, const PatchFlow& flow, const StreamPowerP
   syncCopies(patch, height_m);
 }
 
+namespace {
+
+double carve(const LatticePatch& patch, const PatchFlow& flow, const SteadyStateParams& params,
+             std::span<const float> reference_m, std::span<float> height_m) {
+  const double spacing = patch.spacing_m;
+  std::vector<double> h(height_m.begin(), height_m.end());
+  // Breach: upstream first, each receiver (not an outlet) at least min_slope below its donors.
+  const double fall = params.min_slope * spacing;
+  for (size_t k = flow.order.size(); k-- > 0;) {
+    const uint32_t c = flow.order[k];
+    const uint32_t r = flow.receiver[c];
+    if (flow.outlet[c] || flow.outlet[r] || r == c) continue;
+    h[r] = std::min(h[r], h[c] - fall);
+  }
+  // Carve: from the outlets upstream, no steeper than the steady state or the threshold.
+  const double cap = params.max_slope * spacing;
+  for (const uint32_t c : flow.order) {
+    const uint32_t r = flow.receiver[c];
+    if (flow.outlet[c] || r == c) continue;
+    const double a = std::max(double(flow.area_m2[c]), cellAreaM2(patch));
+    const double s =
+        params.steepness_m *
+        (params.concavity == 0.5 ? 1.0 / std::sqrt(a) : std::pow(a, -params.concavity));
+    h[c] = std::min(h[c], h[r] + std::min(s * spacing, cap));
+  }
+  double before = 0.0, after = 0.0;
+  size_t count = 0;
+  for (const uint32_t c : flow.order) before += double(reference_m[c]), after += h[c], ++count;
+  const double offset = count ? (before - after) / double(count) : 0.0;
+  for (const uint32_t c : flow.order) height_m[c] = float(h[c] + offset);
+  syncCopies(patch, height_m);
+  return params.steepness_m;
+}
+
+}  // namespace
+
+double steadyState(const LatticePatch& patch, const PatchFlow& flow,
+                   const SteadyStateParams& params, std::span<const float> reference_m,
+                   std::span<float> height_m) {
+  const size_t n = patch.size();
+  assert(reference_m.size() == n && height_m.size() == n);
+  if (params.mode == SteadyStateMode::kCarve)
+    return carve(patch, flow, params, reference_m, height_m);
+  const double inv_cell = 1.0 / cellAreaM2(patch);
+  const double spacing = patch.spacing_m;
+  // Per point in routing order: its receiver's position in the order, the slope factor
+  // (A / cell)^-theta and the outlet's height.
+  const size_t m = flow.order.size();
+  if (m == 0) return 0.0;
+  std::vector<uint32_t> position(n, UINT32_MAX);
+  for (size_t k = 0; k < m; ++k) position[flow.order[k]] = uint32_t(k);
+  std::vector<uint32_t> up(m);
+  std::vector<double> factor(m, 0.0), base(m, 0.0), z(m, 0.0);
+  double reference_mean = 0.0;
+  for (size_t k = 0; k < m; ++k) {
+    const uint32_t c = flow.order[k];
+    reference_mean += double(reference_m[c]);
+    if (flow.outlet[c] || flow.receiver[c] == c) {
+      up[k] = uint32_t(k);
+      base[k] = double(height_m[c]);
+      continue;
+    }
+    up[k] = position[flow.receiver[c]];
+    const double cells = std::max(1.0, double(flow.area_m2[c]) * inv_cell);
+    factor[k] =
+        params.concavity == 0.5 ? 1.0 / std::sqrt(cells) : std::pow(cells, -params.concavity);
+  }
+  reference_mean /= double(m);
+  const double cap = params.max_slope * spacing;
+  // Mean height of the surface of steepness k: increasing in k.
+  auto lay = [&](double k) {
+    double sum = 0.0;
+    for (size_t j = 0; j < m; ++j) {
+      z[j] = up[j] == j ? base[j] : z[up[j]] + std::min(k * factor[j] * spacing, cap);
+      sum += z[j];
+    }
+    return sum / double(m);
+  };
+  double lo = 0.0, hi = 1.0;
+  if (lay(lo) >= reference_mean) {
+    hi = 0.0;  // the outlets alone stand above the mean: the flattest surface
+  } else {
+    while (lay(hi) < reference_mean && hi < 1e6) hi *= 2.0;
+    for (int it = 0; it < 48; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      (lay(mid) < reference_mean ? lo : hi) = mid;
+    }
+  }
+  const double k = hi;
+  lay(k);
+  for (size_t j = 0; j < m; ++j) {
+    const uint32_t c = flow.order[j];
+    if (up[j] == j) continue;
+    height_m[c] = float(z[j]);
+  }
+  syncCopies(patch, height_m);
+  return k;
+}
+
 void relaxHillslopes(const LatticePatch& patch, std::span<const uint8_t> fixed,
                      const HillslopeParams& params, std::span<float> height_m) {
   const size_t n = patch.size();

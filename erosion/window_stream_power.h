@@ -70,6 +70,43 @@ struct StreamPowerParams {
 void incise(const LatticePatch& patch, const PatchFlow& flow, const StreamPowerParams& params,
             std::span<float> height_m);
 
+// The steady state of stream power at a window's scale: where uplift and incision balance
+// (Whipple & Tucker 1999), a channel's slope is S = k_s A^-theta (theta = m / n), so the height
+// of a cell over its outlet is k_s times chi, the integral of A^-theta along its flow path
+// (Perron & Royden 2013). steadyState() lays that surface on a routing, from the outlets
+// upstream: h = h_receiver + min(k (A / cell)^-theta, max_slope) * spacing, with the steepness
+// k chosen so the surface's mean height over the patch's points equals the reference's mean
+// (the coarser surface's low frequencies stay). Every point ends above its receiver: closed
+// hollows of the ground are cut through (breached) along the routing instead of filled.
+// `passes` re-routes on the new surface and lays it again, so divides move toward where the
+// two sides meet at the same height (a surface laid on one routing has steps where paths of
+// different chi meet).
+// kCarve keeps the ground where it is gentler than the steady state and only lowers: every
+// closed hollow is first cut through along the routing (breached: each point ends at least
+// min_slope over its receiver, the cut made downstream of the hollow, Lindsay 2016), then,
+// from the outlets upstream, h = min(h, h_receiver + min(k_s A^-theta, max_slope) * spacing)
+// with a fixed steepness k_s in metres (A in m^2): channels are cut down to the steady-state
+// profile, their sides to the threshold slope, the hillslopes above keep the detail; the
+// patch's mean height is then restored by a constant (so the coarse surface's mean stays).
+enum class SteadyStateMode : uint8_t { kLay, kCarve };
+
+struct SteadyStateParams {
+  bool enabled = true;
+  SteadyStateMode mode = SteadyStateMode::kCarve;
+  double steepness_m = 100.0;  // k_s of kCarve: S = k_s / sqrt(A / 1 m^2) for theta = 0.5
+  double min_slope = 1e-3;     // kCarve's breaching: the least fall to the receiver
+  double concavity = 0.5;      // theta, the slope-area exponent of channels
+  double max_slope = 0.8;  // the steepest a flow path gets (threshold hillslopes), rise over run
+  int passes = 3;
+};
+
+// Lays the steady state of `flow` on height_m (per cell, metres; outlets keep their heights),
+// keeping the mean of reference_m (per cell) over the points. Returns the steepness k (m per
+// spacing at one cell's area; 0 when nothing drains).
+double steadyState(const LatticePatch& patch, const PatchFlow& flow,
+                   const SteadyStateParams& params, std::span<const float> reference_m,
+                   std::span<float> height_m);
+
 struct HillslopeParams {
   // Linear diffusion: each explicit step moves a cell by diffusion times the sum of its
   // neighbours' differences (stable for diffusion <= 1/6).

@@ -76,6 +76,10 @@ struct TileErosionParams {
   double min_spacing_m = 1.0;
   double max_spacing_m = 100.0;
   // Stream power (erosion/window_stream_power.h), dimensionless per level.
+  // The steady state of stream power at the level's scale (off by default: on the rough
+  // synthetic planet of the tests its carve shows the tile edges, 1.27 times the contrast
+  // inside), or else one implicit incision step of stream_power.
+  erosion::SteadyStateParams steady_state{.enabled = false};
   erosion::StreamPowerParams stream_power;
   erosion::HillslopeParams hillslope;
   double receiver_jitter = 0.3;
@@ -83,6 +87,9 @@ struct TileErosionParams {
   // runoff over the time eroded, at the mean land rain, divided among a point's droplets) and
   // their law (metric: the same water wears the same depth at every level).
   double droplets_per_point = 0.3;
+  // The wear and deposition masks: every process's lowering and raising of this level (false),
+  // or the droplets' alone (true: what they wore and laid, the splat of gullies and fans).
+  bool droplet_masks = false;
   double runoff_m = 20.0;
   erosion::LatticeDropletParams droplets;
   // The planet's rivers enter a window where their drainage area is at least this many planet

@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <tbb/global_control.h>
@@ -241,38 +242,10 @@ void lineContrast(const tiles::TileGenerator& generator, const tiles::TileId& id
               edges, inside, edges / inside);
 }
 
-// Realism of the eroded 4 x 4 block (32 tiles, every vertex of each): the slope-area exponent
-// (slope from the normals against the masks' drainage area, medians in bins of 0.2 decades
-// from 10 cells up holding 30 vertices or more, least squares in log-log), the Spearman rank
-// correlation of the depth worn with drainage area, and the change's extremes.
-void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& plain,
-             const tiles::TileId& id) {
-  const uint64_t n = uint64_t(1) << id.level;
-  const tiles::TileSlot slot = tiles::slotOf(n, id.index);
-  std::vector<double> area, slope, wear, change;
-  double cell = 0.0;
-  for (uint64_t dj = 0; dj < 4; ++dj) {
-    for (uint64_t di = 0; di < 4; ++di) {
-      for (bool down : {false, true}) {
-        const uint64_t i = slot.i + di, j = slot.j + dj;
-        if (i + j + (down ? 1 : 0) >= n) continue;
-        const tiles::TileId t{id.base, id.level, tiles::slotIndex(n, {i, j, down})};
-        const tiles::TileMesh m = eroded.generate(t);
-        const tiles::TileMesh b = plain.generate(t);
-        const double s = eroded.layout().levelSpacingRad(int(id.level)) * 6371000.0;
-        cell = 0.8660254037844386 * s * s;
-        for (size_t v = 0; v < m.vertexCount(); ++v) {
-          const glm::dvec3 up = glm::normalize(m.position(v));
-          const double c = std::min(1.0, glm::dot(up, glm::dvec3(m.normals[v])));
-          area.push_back(m.masks.flow_m2[v]);
-          slope.push_back(std::tan(std::acos(c)));
-          wear.push_back(m.masks.wear_m[v]);
-          change.push_back(double(m.height_m[v]) - double(b.height_m[v]));
-        }
-      }
-    }
-  }
-  // Slope-area.
+// Slope-area exponent: medians of slope in bins of 0.2 decades of area from 10 cells up holding
+// 30 points or more, least squares in log-log; (exponent, R^2, bins).
+std::tuple<double, double, size_t> slopeArea(const std::vector<double>& area,
+                                             const std::vector<double>& slope, double cell) {
   std::vector<std::vector<double>> bins(64);
   for (size_t k = 0; k < area.size(); ++k) {
     if (!(area[k] >= 10.0 * cell) || !(slope[k] > 0.0)) continue;
@@ -298,6 +271,63 @@ void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& pla
     }
     theta = -sxy / sxx, r2 = sxy * sxy / (sxx * syy);
   }
+  return {theta, r2, lx.size()};
+}
+
+// Realism of the eroded 4 x 4 block (32 tiles, every vertex of each): the slope-area exponent
+// (slope from the normals against the masks' drainage area, medians in bins of 0.2 decades
+// from 10 cells up holding 30 vertices or more, least squares in log-log), the Spearman rank
+// correlation of the depth worn with drainage area, and the change's extremes.
+void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& plain,
+             const tiles::TileId& id) {
+  const uint64_t n = uint64_t(1) << id.level;
+  const tiles::TileSlot slot = tiles::slotOf(n, id.index);
+  std::vector<double> area, slope, wear, change, d6_area, d6_slope;
+  double cell = 0.0;
+  for (uint64_t dj = 0; dj < 4; ++dj) {
+    for (uint64_t di = 0; di < 4; ++di) {
+      for (bool down : {false, true}) {
+        const uint64_t i = slot.i + di, j = slot.j + dj;
+        if (i + j + (down ? 1 : 0) >= n) continue;
+        const tiles::TileId t{id.base, id.level, tiles::slotIndex(n, {i, j, down})};
+        const tiles::TileMesh m = eroded.generate(t);
+        const tiles::TileMesh b = plain.generate(t);
+        const double s = eroded.layout().levelSpacingRad(int(id.level)) * 6371000.0;
+        cell = 0.8660254037844386 * s * s;
+        // The steepest descent to a lattice neighbour (the D8 slope of slope-area plots, on
+        // the lattice's six neighbours), inner vertices only.
+        const int te = int(eroded.layout().tileEdge());
+        auto index = [&](int u, int v) {
+          return size_t(v) * size_t(te + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + size_t(u);
+        };
+        const int steps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
+        for (int v = 1; v < te; ++v) {
+          for (int u = 1; u + v < te; ++u) {
+            const size_t c = index(u, v);
+            double drop = 0.0;
+            for (const auto& st : steps)
+              drop = std::max(
+                  drop, double(m.height_m[c]) - double(m.height_m[index(u + st[0], v + st[1])]));
+            d6_area.push_back(m.masks.flow_m2[c]);
+            d6_slope.push_back(drop / s);
+          }
+        }
+        for (size_t v = 0; v < m.vertexCount(); ++v) {
+          const glm::dvec3 up = glm::normalize(m.position(v));
+          const double c = std::min(1.0, glm::dot(up, glm::dvec3(m.normals[v])));
+          area.push_back(m.masks.flow_m2[v]);
+          slope.push_back(std::tan(std::acos(c)));
+          wear.push_back(m.masks.wear_m[v]);
+          change.push_back(double(m.height_m[v]) - double(b.height_m[v]));
+        }
+      }
+    }
+  }
+  // Slope-area.
+  const auto [theta, r2, bin_count] = slopeArea(area, slope, cell);
+  const auto [theta6, r26, bin_count6] = slopeArea(d6_area, d6_slope, cell);
+  std::printf("slope-area, steepest descent to a neighbour: exponent %.3f (R^2 %.3f, %zu bins)\n",
+              theta6, r26, bin_count6);
   // Spearman of wear against area (average ranks for ties).
   auto ranks = [](const std::vector<double>& x) {
     std::vector<size_t> order(x.size());
@@ -328,9 +358,33 @@ void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& pla
       "realism (4 x 4 block, %zu vertices): slope-area exponent %.3f (R^2 %.3f, %zu bins); "
       "Spearman(wear, area) %.3f; change m: min %.2f, 1%% %.2f, median %.3f, 99%% %.2f, max "
       "%.2f, rms %.2f\n",
-      area.size(), theta, r2, lx.size(), saw / std::sqrt(saa * sww), change.front(),
+      area.size(), theta, r2, bin_count, saw / std::sqrt(saa * sww), change.front(),
       change[change.size() / 100], change[change.size() / 2], change[change.size() * 99 / 100],
       change.back(), std::sqrt(rms / double(change.size())));
+}
+
+// Gully density of a tile: the share of its inner vertices (all six lattice neighbours in the
+// tile) whose drainage area is at least min_cells lattice cells and that lie at least depth_m
+// below the mean of their six neighbours: points in a channel cut into the ground.
+double gullyDensity(const tiles::TileMesh& m, uint32_t t, double cell_m2, double min_cells,
+                    double depth_m) {
+  auto index = [&](int u, int v) {
+    return size_t(v) * (t + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + size_t(u);
+  };
+  const int steps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
+  size_t inner = 0, gullies = 0;
+  for (int v = 1; v < int(t); ++v) {
+    for (int u = 1; u + v < int(t); ++u) {
+      const size_t c = index(u, v);
+      double ring = 0.0;
+      for (const auto& s : steps) ring += double(m.height_m[index(u + s[0], v + s[1])]);
+      ++inner;
+      if (double(m.masks.flow_m2[c]) >= min_cells * cell_m2 &&
+          ring / 6.0 - double(m.height_m[c]) >= depth_m)
+        ++gullies;
+    }
+  }
+  return inner ? double(gullies) / double(inner) : 0.0;
 }
 
 // The tiles' erosion on the tile: its cost (its own level's windows not cached, then cached),
@@ -359,6 +413,14 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
       std::stod(arg(argc, argv, "--max-flow-cells", std::to_string(d.max_flow_cells)));
   d.radius = std::stod(arg(argc, argv, "--radius", std::to_string(d.radius)));
   d.max_length_m = std::stod(arg(argc, argv, "--max-length-m", std::to_string(d.max_length_m)));
+  erosion::SteadyStateParams& ss = params.erosion.steady_state;
+  ss.enabled = std::stoi(arg(argc, argv, "--steady-state", "0")) != 0;
+  params.erosion.droplet_masks = std::stoi(arg(argc, argv, "--droplet-masks", "1")) != 0;
+  if (arg(argc, argv, "--steady-mode", "carve") == "lay") ss.mode = erosion::SteadyStateMode::kLay;
+  ss.steepness_m = std::stod(arg(argc, argv, "--steepness-m", std::to_string(ss.steepness_m)));
+  ss.passes = std::stoi(arg(argc, argv, "--passes", std::to_string(ss.passes)));
+  ss.max_slope = std::stod(arg(argc, argv, "--max-slope", std::to_string(ss.max_slope)));
+  ss.concavity = std::stod(arg(argc, argv, "--concavity", std::to_string(ss.concavity)));
   if (arg(argc, argv, "--rain", "planet") == "uniform")
     params.erosion.rain = tiles::TileRain::kUniform;
   if (cached.rainfall.empty()) std::printf("the planet has no rain: uniform rain\n");
@@ -383,6 +445,109 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
       "(cached); most worn %.1f m, most laid %.1f m, change rms %.2f m\n",
       uncached, cached_s, worn, laid, std::sqrt(change / double(first.vertexCount())));
   realism(eroded, plain, id);
+  const tiles::TileLayout& layout = eroded.layout();
+  const double cell_m2 = 0.8660254037844386 *
+                         std::pow(layout.levelSpacingRad(int(id.level)) * plain_planet.radius_m, 2);
+  const double gully_cells = std::stod(arg(argc, argv, "--gully-cells", "20"));
+  const double gully_depth_m = std::stod(arg(argc, argv, "--gully-depth-m", "0.5"));
+  std::printf(
+      "gully density of the tile (area >= %.0f cells, >= %.2f m below its ring): %.4f\n",
+      gully_cells, gully_depth_m,
+      gullyDensity(first, uint32_t(layout.tileEdge()), cell_m2, gully_cells, gully_depth_m));
+  // Consistency: the eroded surface's mean over the planet triangles inside the block against
+  // the planet's surface (no detail), over the planet's local relief there.
+  {
+    const tiles::TileGenerator smooth(plain_planet, {256, {false}, {}});
+    const geodesy::LatticeNumbering numbering(cached.frequency);
+    const int64_t t = layout.tileEdge();
+    const int64_t m = int64_t(layout.levelFrequency(int(id.level))) / cached.frequency;
+    const tiles::TileSlot slot = tiles::slotOf(uint64_t(1) << id.level, id.index);
+    const int64_t i0 = int64_t(slot.i) * t, j0 = int64_t(slot.j) * t;
+    double worst = 0.0, worst_plain = 0.0;
+    int count = 0;
+    for (int64_t pj = (j0 + m - 1) / m; (pj + 1) * m <= j0 + 4 * t; ++pj) {
+      for (int64_t pi = (i0 + m - 1) / m; (pi + 1) * m <= i0 + 4 * t; ++pi) {
+        if (pi + pj + 1 >= cached.frequency) continue;
+        const tiles::TriangleSamples samples = tiles::planetTriangleSamples(
+            layout, int(id.level), id.base, uint32_t(pi), uint32_t(pj), 64);
+        const std::vector<float> e = eroded.heights(int(id.level), samples.points);
+        const std::vector<float> d = plain.heights(int(id.level), samples.points);
+        const std::vector<float> s0 = smooth.heights(int(id.level), samples.points);
+        const double relief =
+            tiles::localRelief(numbering, cached.elevation, id.base, uint32_t(pi), uint32_t(pj));
+        worst = std::max(worst, std::abs(tiles::differenceMoments(samples, e, s0).mean) / relief);
+        worst_plain =
+            std::max(worst_plain, std::abs(tiles::differenceMoments(samples, d, s0).mean) / relief);
+        ++count;
+      }
+    }
+    std::printf(
+        "consistency over %d planet triangles in the block: worst |mean - planet| / relief %.4f "
+        "eroded, %.4f with detail only\n",
+        count, worst, worst_plain);
+  }
+  // Weather: gully density over tiles spread along the range around the spot (the steepest
+  // land above 500 m within 8 planet spacings), the wettest quarter against the driest.
+  const int range_tiles = std::stoi(arg(argc, argv, "--range-tiles", "0"));
+  if (range_tiles > 0 && !cached.rainfall.empty()) {
+    const geodesy::LatticeNumbering numbering(cached.frequency);
+    const int64_t m = int64_t(layout.levelFrequency(int(id.level))) / cached.frequency;
+    const tiles::LatticePoint spot = layout.vertexPoint(id, 0, 0);
+    const int64_t si = int64_t(spot.i) / m, sj = int64_t(spot.j) / m;
+    struct Candidate {
+      double relief, rain;
+      glm::dvec3 where;
+    };
+    std::vector<Candidate> candidates;
+    const auto f = uint64_t(cached.frequency);
+    for (int64_t dj = -8; dj <= 8; dj += 2) {
+      for (int64_t di = -8; di <= 8; di += 2) {
+        const int64_t i = si + di, j = sj + dj;
+        if (i < 1 || j < 1 || i + j + 2 >= cached.frequency) continue;
+        auto h = [&](int64_t a, int64_t b) {
+          return double(cached.elevation[numbering.vertex(id.base, uint32_t(a), uint32_t(b))]);
+        };
+        if (h(i, j) < 500.0) continue;
+        const double relief =
+            std::abs(h(i + 1, j) - h(i - 1, j)) + std::abs(h(i, j + 1) - h(i, j - 1));
+        const double rain = cached.rainfall[numbering.vertex(id.base, uint32_t(i), uint32_t(j))];
+        const glm::dvec3 where =
+            glm::normalize(geodesy::latticePosition(geodesy::Spacing::kSineWeights, f, id.base,
+                                                    uint32_t(i), uint32_t(j)) +
+                           geodesy::latticePosition(geodesy::Spacing::kSineWeights, f, id.base,
+                                                    uint32_t(i + 1), uint32_t(j)) +
+                           geodesy::latticePosition(geodesy::Spacing::kSineWeights, f, id.base,
+                                                    uint32_t(i), uint32_t(j + 1)));
+        candidates.push_back({relief, rain, where});
+      }
+    }
+    std::sort(candidates.begin(), candidates.end(),
+              [](const Candidate& a, const Candidate& b) { return a.relief > b.relief; });
+    if (candidates.size() > size_t(range_tiles)) candidates.resize(size_t(range_tiles));
+    std::sort(candidates.begin(), candidates.end(),
+              [](const Candidate& a, const Candidate& b) { return a.rain < b.rain; });
+    const size_t q = std::max<size_t>(1, candidates.size() / 4);
+    for (const tiles::TileRain mode : {tiles::TileRain::kPlanet, tiles::TileRain::kUniform}) {
+      tiles::TileParams p = params;
+      p.erosion.rain = mode;
+      const tiles::TileGenerator g(planet, p);
+      std::vector<double> density;
+      for (const Candidate& c : candidates) {
+        const tiles::TileMesh tm = g.generate(g.tileAt(c.where, int(id.level)));
+        density.push_back(
+            gullyDensity(tm, uint32_t(layout.tileEdge()), cell_m2, gully_cells, gully_depth_m));
+      }
+      double dry = 0.0, wet = 0.0;
+      for (size_t k = 0; k < q; ++k) dry += density[k], wet += density[density.size() - 1 - k];
+      std::printf(
+          "gully density over %zu range tiles, %s rain: driest quarter %.4f (rain %.3g), "
+          "wettest %.4f (rain %.3g), ratio %.2f\n",
+          candidates.size(), mode == tiles::TileRain::kPlanet ? "planet" : "uniform",
+          dry / double(q), candidates.front().rain, wet / double(q), candidates.back().rain,
+          dry > 0.0 ? wet / dry : 0.0);
+      std::fflush(stdout);
+    }
+  }
   char name[64];
   auto drawTile = [&](const tiles::TileMesh& m, const char* what) {
     std::vector<glm::dvec3> p(m.vertexCount()), n(m.vertexCount());

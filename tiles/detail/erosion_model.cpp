@@ -591,10 +591,38 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   flow_in.inflows = inflows;
   flow_in.receiver_jitter = params_.receiver_jitter;
   flow_in.seed = geodesy::hash3(seed_, kRoutingSeedStream, uint64_t(level));
-  erosion::PatchFlow flow = erosion::routePatch(flow_in);
-  for (const auto& [c, area] : river_line) flow.area_m2[c] = std::max(flow.area_m2[c], area);
+  auto route = [&](std::span<const float> height, bool rivers = true) {
+    flow_in.height_m = height;
+    erosion::PatchFlow routed = erosion::routePatch(flow_in);
+    if (rivers) {
+      for (const auto& [c, area] : river_line)
+        routed.area_m2[c] = std::max(routed.area_m2[c], area);
+    }
+    return routed;
+  };
   std::vector<float> h = in;
-  erosion::incise(patch, flow, params_.stream_power, h);
+  erosion::PatchFlow flow;
+  if (params_.steady_state.enabled &&
+      params_.steady_state.mode == erosion::SteadyStateMode::kCarve) {
+    // Carved on the window's own drainage: the planet's rivers keep the planet's gradient (a
+    // river's area would flatten its line from where it leaves the window), their channels
+    // cut below.
+    flow = route(in, false);
+    erosion::steadyState(patch, flow, params_.steady_state, in, h);
+    flow = route(h);
+  } else if (params_.steady_state.enabled) {
+    flow = route(in);
+    // The steady state on the routing, then again on the routing of what it laid (divides
+    // move); the droplets and the masks take the last routing.
+    for (int pass = 0; pass < params_.steady_state.passes; ++pass) {
+      if (pass > 0) flow = route(h);
+      erosion::steadyState(patch, flow, params_.steady_state, in, h);
+    }
+    flow = route(h);
+  } else {
+    flow = route(in);
+    erosion::incise(patch, flow, params_.stream_power, h);
+  }
   erosion::relaxHillslopes(patch, flow.outlet, params_.hillslope, h);
   erosion::LatticeDropletInput drop_in;
   drop_in.patch = &patch;
@@ -607,8 +635,9 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   const double inv_cell = 1.0 / erosion::cellAreaM2(patch);
   for (size_t c = 0; c < n; ++c) flow_cells[c] = float(double(flow.area_m2[c]) * inv_cell);
   drop_in.flow_cells = flow_cells;
+  std::vector<float> worn(n, 0.0f), laid(n, 0.0f);
   const erosion::LatticeDropletStats stats =
-      erosion::erodeLatticeDroplets(drop_in, params_.droplets, h, {}, {});
+      erosion::erodeLatticeDroplets(drop_in, params_.droplets, h, worn, laid);
 
   // The planet's rivers as channels: along a river's line the ground lies at least the
   // channel's depth below this level's plain surface, half of it beside the line. Depth from
@@ -647,8 +676,10 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
       const double delta = double(h[c]) - double(in[c]);
       out.change_m[o] = float(double(carried_change[c]) + delta);
       out.flow_m2[o] = flow.area_m2[c];
-      out.wear_m[o] = float(double(carried_wear[c]) + std::max(0.0, -delta));
-      out.deposition_m[o] = float(double(carried_deposit[c]) + std::max(0.0, delta));
+      const double wear = params_.droplet_masks ? double(worn[c]) : std::max(0.0, -delta);
+      const double deposit = params_.droplet_masks ? double(laid[c]) : std::max(0.0, delta);
+      out.wear_m[o] = float(double(carried_wear[c]) + wear);
+      out.deposition_m[o] = float(double(carried_deposit[c]) + deposit);
       out.water[o] = base_level[c] || double(flow.area_m2[c]) >= river_area_m2_ ? 1 : 0;
     }
   }

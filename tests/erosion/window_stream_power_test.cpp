@@ -1,0 +1,175 @@
+// The steady state of stream power on a lattice patch (erosion/window_stream_power.h): a closed
+// pit is cut through, not filled; every flow path falls with the slope S = k A^-theta of a
+// steady-state channel (capped at the hillslopes' threshold); the mean height is the
+// reference's.
+
+#include <cmath>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "erosion/lattice_patch.h"
+#include "erosion/window_stream_power.h"
+#include "geodesy/hash.h"
+
+namespace {
+
+// A rectangular patch (its outer ring kNone, the next ring its edge: outlets) of a plane
+// falling toward -x at `slope`, plus `noise_m` of hashed roughness per point.
+struct PlanePatch {
+  std::vector<erosion::PatchCell> cells;
+  std::vector<float> height;
+  std::vector<uint64_t> id;
+  erosion::LatticePatch patch;
+
+  PlanePatch(uint32_t size, double spacing_m, double slope, double noise_m) {
+    const size_t n = size_t(size) * size;
+    cells.assign(n, erosion::PatchCell::kNone);
+    height.assign(n, 0.0f), id.assign(n, 0);
+    for (uint32_t b = 1; b + 1 < size; ++b) {
+      for (uint32_t a = 1; a + 1 < size; ++a) {
+        const size_t c = size_t(b) * size + a;
+        const bool edge = a == 1 || b == 1 || a + 2 == size || b + 2 == size;
+        cells[c] = edge ? erosion::PatchCell::kEdge : erosion::PatchCell::kInterior;
+        id[c] = 1000 + c;
+        const double x = (double(a) + 0.5 * double(b)) * spacing_m;
+        const double u = geodesy::unitFromHash(geodesy::hash3(7, 11, id[c]));
+        height[c] = float(slope * x + noise_m * (u - 0.5));
+      }
+    }
+    patch.width = size, patch.rows = size, patch.spacing_m = spacing_m;
+    patch.cells = cells;
+  }
+
+  erosion::PatchFlow route(std::span<const float> h) const {
+    erosion::PatchFlowInput in;
+    in.patch = &patch;
+    in.height_m = h;
+    in.point_id = id;
+    return erosion::routePatch(in);
+  }
+
+  double mean(std::span<const float> h) const {
+    double sum = 0.0;
+    size_t count = 0;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (patch.holds(uint32_t(c))) sum += h[c], ++count;
+    }
+    return sum / double(count);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("steady state: a closed pit is cut through along the routing, not filled",
+          "[erosion][window]") {
+  PlanePatch s(24, 30.0, 0.1, 0.0);
+  // A pit 20 m deep at the middle, closed on every side.
+  const size_t pit = size_t(12) * 24 + 12;
+  s.height[pit] -= 20.0f;
+  const std::vector<float> reference = s.height;
+  const erosion::PatchFlow flow = s.route(s.height);
+  // The priority flood fills the pit: its receiver is higher than it.
+  REQUIRE(s.height[flow.receiver[pit]] > s.height[pit]);
+  for (const erosion::SteadyStateMode mode :
+       {erosion::SteadyStateMode::kCarve, erosion::SteadyStateMode::kLay}) {
+    erosion::SteadyStateParams params;
+    params.mode = mode;
+    std::vector<float> h = s.height;
+    const double k = erosion::steadyState(s.patch, flow, params, reference, h);
+    CHECK(k > 0.0);
+    // Every point now stands above its receiver, the pit's bottom among them.
+    for (const uint32_t c : flow.order) {
+      if (!flow.outlet[c]) CHECK(h[c] > h[flow.receiver[c]]);
+    }
+    // Routed again, no point needs filling: each drains by steepest descent to a lower neighbour.
+    const erosion::PatchFlow again = s.route(h);
+    for (const uint32_t c : again.order) {
+      if (!again.outlet[c]) CHECK(h[again.receiver[c]] < h[c]);
+    }
+    CHECK(s.mean(h) == Approx(s.mean(reference)).margin(1e-3));
+  }
+}
+
+TEST_CASE("steady state: every flow path falls at S = k A^-theta, the mean height kept",
+          "[erosion][window]") {
+  for (const double theta : {0.5, 0.4}) {
+    PlanePatch s(48, 30.0, 0.05, 20.0);
+    const std::vector<float> reference = s.height;
+    const erosion::PatchFlow flow = s.route(s.height);
+    erosion::SteadyStateParams params;
+    params.mode = erosion::SteadyStateMode::kLay;
+    params.concavity = theta;
+    params.max_slope = 0.8;
+    std::vector<float> h = s.height;
+    const double k = erosion::steadyState(s.patch, flow, params, reference, h);
+    REQUIRE(k > 0.0);
+    const double cell = erosion::cellAreaM2(s.patch);
+    // Along every path: the steady-state channel slope, or the threshold slope where that
+    // would be steeper. Least squares of log S on log A over the points below the threshold.
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
+    size_t count = 0, capped = 0;
+    for (const uint32_t c : flow.order) {
+      if (flow.outlet[c]) continue;
+      const double a = double(flow.area_m2[c]) / cell;
+      const double slope = (double(h[c]) - double(h[flow.receiver[c]])) / s.patch.spacing_m;
+      const double expected = std::min(k * std::pow(a, -theta), params.max_slope);
+      CHECK(slope == Approx(expected).epsilon(2e-3).margin(2e-4));
+      if (expected >= params.max_slope) {
+        ++capped;
+        continue;
+      }
+      const double x = std::log10(a), y = std::log10(slope);
+      sx += x, sy += y, sxx += x * x, sxy += x * y, syy += y * y, ++count;
+    }
+    REQUIRE(count > 100);
+    const double n = double(count);
+    const double cov = sxy - sx * sy / n, vx = sxx - sx * sx / n, vy = syy - sy * sy / n;
+    CHECK(-cov / vx == Approx(theta).margin(0.01));
+    CHECK(cov * cov / (vx * vy) > 0.99);
+    CHECK(s.mean(h) == Approx(s.mean(reference)).margin(1e-3));
+    INFO("capped " << capped);
+  }
+}
+
+TEST_CASE("steady state: carved channels fall at S = k_s A^-theta where the ground was steeper",
+          "[erosion][window]") {
+  PlanePatch s(48, 30.0, 0.3, 10.0);
+  const std::vector<float> reference = s.height;
+  const erosion::PatchFlow flow = s.route(s.height);
+  erosion::SteadyStateParams params;
+  params.steepness_m = 10.0;
+  std::vector<float> h = s.height;
+  erosion::steadyState(s.patch, flow, params, reference, h);
+  // The carve is h = min(h, h_r + S d) upstream from the outlets, then one constant for the
+  // mean: slopes along the paths never exceed the steady state's, and down the channels
+  // (30 cells or more: S_ss 0.07, the plane 0.3) they are exactly it.
+  const double cell = erosion::cellAreaM2(s.patch);
+  size_t channel = 0;
+  for (const uint32_t c : flow.order) {
+    if (flow.outlet[c] || flow.outlet[flow.receiver[c]]) continue;
+    const double a = std::max(double(flow.area_m2[c]), cell);
+    const double expected = std::min(10.0 / std::sqrt(a), params.max_slope);
+    const double slope = (double(h[c]) - double(h[flow.receiver[c]])) / s.patch.spacing_m;
+    CHECK(slope <= expected * (1 + 2e-3) + 2e-4);
+    if (a >= 30.0 * cell) {
+      CHECK(slope == Approx(expected).epsilon(2e-3).margin(2e-4));
+      ++channel;
+    }
+  }
+  CHECK(channel > 50);
+  CHECK(s.mean(h) == Approx(s.mean(reference)).margin(1e-3));
+}
+
+TEST_CASE("steady state: laid on the routing, outlets keep their heights", "[erosion][window]") {
+  PlanePatch s(20, 50.0, 0.2, 5.0);
+  const std::vector<float> reference = s.height;
+  const erosion::PatchFlow flow = s.route(s.height);
+  std::vector<float> h = s.height;
+  erosion::SteadyStateParams params;
+  params.mode = erosion::SteadyStateMode::kLay;
+  erosion::steadyState(s.patch, flow, params, reference, h);
+  for (size_t c = 0; c < h.size(); ++c) {
+    if (s.patch.holds(uint32_t(c)) && flow.outlet[c]) CHECK(h[c] == reference[c]);
+  }
+}
