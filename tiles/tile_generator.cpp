@@ -132,20 +132,26 @@ glm::vec3 ringNormal(const glm::dvec3& centre, const glm::dvec3* ring, int count
   return glm::vec3(glm::normalize(n));
 }
 
-// Points sampled with one sampler at most: a sampler holds every planet triangle its points
-// fall in (hundreds of bytes each, and at the coarse levels a tile's points fall in nearly one
-// each), so a sampler per chunk bounds that memory whatever the level. The preparation
+// Planet triangles one sampler prepares at most, about: a sampler holds every planet triangle
+// its points fall in (hundreds of bytes each), and at the coarse levels a tile's points fall in
+// nearly one each, so their points are sampled in chunks, a sampler per chunk. The preparation
 // changes no bit of any answer (level_sampler.h): the chunks change no result.
-constexpr size_t kSamplerChunk = 4096;
+constexpr size_t kSamplerTriangles = 2048;
 
 // Heights of canonical points of `level` (with their unit positions) into out as floats, a
 // sampler per chunk, in parallel blocks; every point's bits are its own, whatever block or
 // chunk it falls in.
 void sampleHeights(const SurfaceModel& model, int level, std::span<const LatticePoint> points,
                    std::span<const glm::dvec3> units, float* out) {
+  // A planet triangle holds about m^2 / 2 points of a level m times finer than the planet (none
+  // of a level as coarse: those points are planet vertices); past m = 64 a tile falls in a few.
+  const uint64_t f = model.layout.levelFrequency(level), planet = model.planetFrequency();
+  const uint64_t m = f > planet ? f / planet : 0;
+  const size_t chunk_points =
+      m == 0 || m >= 64 ? std::max<size_t>(points.size(), 1) : kSamplerTriangles * m * m / 2;
   constexpr size_t kBlock = 256;
-  for (size_t chunk = 0; chunk < points.size(); chunk += kSamplerChunk) {
-    const size_t size = std::min(kSamplerChunk, points.size() - chunk);
+  for (size_t chunk = 0; chunk < points.size(); chunk += chunk_points) {
+    const size_t size = std::min(chunk_points, points.size() - chunk);
     const LevelSampler sampler(model, level, points.subspan(chunk, size));
     parallelFor((size + kBlock - 1) / kBlock, 1, [&](size_t block) {
       const size_t first = chunk + block * kBlock;
