@@ -29,11 +29,17 @@ void check(const TileGlb& t) {
   if (!(t.skirt_depth_m >= 0.0)) throw std::invalid_argument("tile glb: negative skirt depth");
 }
 
-std::vector<uint8_t> narrowIndexBytes(const std::vector<uint32_t>& indices) {
-  std::vector<uint8_t> bytes(indices.size() * 2);
-  for (size_t k = 0; k < indices.size(); ++k) {
-    bytes[2 * k] = uint8_t(indices[k]);
-    bytes[2 * k + 1] = uint8_t(indices[k] >> 8);
+// The triangles' indices, then the skirts', as uint16 (little-endian).
+std::vector<uint8_t> narrowIndexBytes(std::span<const uint32_t> indices,
+                                      std::span<const uint32_t> skirt_indices) {
+  std::vector<uint8_t> bytes((indices.size() + skirt_indices.size()) * 2);
+  size_t k = 0;
+  for (const auto& list : {indices, skirt_indices}) {
+    for (uint32_t index : list) {
+      bytes[2 * k] = uint8_t(index);
+      bytes[2 * k + 1] = uint8_t(index >> 8);
+      ++k;
+    }
   }
   return bytes;
 }
@@ -47,46 +53,65 @@ glm::vec3 skirtOffset(const glm::dvec3& centre_m, const glm::vec3& offset, doubl
 
 void writeTileGlb(const std::filesystem::path& path, const TileGlb& tile) {
   check(tile);
-  std::vector<glm::vec3> position(tile.positions_m.begin(), tile.positions_m.end());
-  std::vector<glm::vec3> normal(tile.normals.begin(), tile.normals.end());
-  std::vector<float> height(tile.height_m.begin(), tile.height_m.end());
-  std::vector<float> parent(tile.parent_height_m.begin(), tile.parent_height_m.end());
-  std::vector<uint32_t> indices(tile.indices.begin(), tile.indices.end());
-
+  // The tile's arrays go into the file as they are (borrowed, no copies: a bake's memory per
+  // vertex in flight); only the skirts' vertices and triangles are made here, to follow them.
+  std::vector<glm::vec3> skirt_position, skirt_normal;
+  std::vector<float> skirt_height, skirt_parent;
+  std::vector<uint32_t> skirt_indices;
+  const uint32_t tile_vertices = uint32_t(tile.positions_m.size());
   if (tile.skirt_depth_m > 0.0) {
     // Each edge vertex gets a copy lowered toward the planet's centre (skirtOffset), and each
     // edge segment (a, b) a quad a, b, b', a' facing away from the tile.
     const float depth = float(tile.skirt_depth_m);
     for (const auto& edge : tile.edges) {
       if (edge.size() < 2) continue;
-      const uint32_t first = uint32_t(position.size());
+      const uint32_t first = tile_vertices + uint32_t(skirt_position.size());
       for (uint32_t v : edge) {
-        position.push_back(skirtOffset(tile.centre_m, tile.positions_m[v], tile.skirt_depth_m));
-        normal.push_back(tile.normals[v]);
-        height.push_back(tile.height_m[v] - depth);
-        parent.push_back(tile.parent_height_m[v] - depth);
+        skirt_position.push_back(
+            skirtOffset(tile.centre_m, tile.positions_m[v], tile.skirt_depth_m));
+        skirt_normal.push_back(tile.normals[v]);
+        skirt_height.push_back(tile.height_m[v] - depth);
+        skirt_parent.push_back(tile.parent_height_m[v] - depth);
       }
       for (size_t k = 0; k + 1 < edge.size(); ++k) {
         const uint32_t a = edge[k], b = edge[k + 1];
         const uint32_t a2 = first + uint32_t(k), b2 = first + uint32_t(k + 1);
-        indices.insert(indices.end(), {a, b2, b, a, a2, b2});
+        skirt_indices.insert(skirt_indices.end(), {a, b2, b, a, a2, b2});
       }
     }
   }
 
-  const size_t n = position.size();
+  const size_t n = tile_vertices + skirt_position.size();
   GlbBuilder glb(false, {}, size_t(64) << 10);
-  const auto [lo, hi] = positionBounds(position.data(), n);
-  // The arrays move into the glb's views (no copies: a bake's memory per vertex in flight).
-  const int position_view = glb.addVertexView(ViewBytes(std::move(position)), 12);
-  const int normal_view = glb.addVertexView(ViewBytes(std::move(normal)), 12);
-  const int height_view = glb.addVertexView(ViewBytes(std::move(height)), 4);
-  const int parent_view = glb.addVertexView(ViewBytes(std::move(parent)), 4);
+  const auto [tile_lo, tile_hi] = positionBounds(tile.positions_m.data(), tile_vertices);
+  const auto [skirt_lo, skirt_hi] = positionBounds(skirt_position.data(), skirt_position.size());
+  Json lo = tile_lo, hi = tile_hi;
+  for (size_t a = 0; a < 3 && !skirt_position.empty(); ++a) {
+    lo[a] = std::min(lo[a].get<double>(), skirt_lo[a].get<double>());
+    hi[a] = std::max(hi[a].get<double>(), skirt_hi[a].get<double>());
+  }
+  auto parts = [](auto tile_values, auto&& skirt_values) {
+    std::vector<ViewBytes> out{ViewBytes::borrowed(tile_values)};
+    if (!skirt_values.empty()) out.emplace_back(std::move(skirt_values));
+    return out;
+  };
+  const int position_view =
+      glb.addVertexView(parts(tile.positions_m, std::move(skirt_position)), 12);
+  const int normal_view = glb.addVertexView(parts(tile.normals, std::move(skirt_normal)), 12);
+  const int height_view = glb.addVertexView(parts(tile.height_m, std::move(skirt_height)), 4);
+  const int parent_view =
+      glb.addVertexView(parts(tile.parent_height_m, std::move(skirt_parent)), 4);
   const bool narrow = n <= 65536;
-  const size_t index_count = indices.size();
-  const int index_view =
-      narrow ? glb.addIndexView(narrowIndexBytes(indices), Component::kUnsignedShort)
-             : glb.addIndexView(ViewBytes(std::move(indices)), Component::kUnsignedInt);
+  const size_t index_count = tile.indices.size() + skirt_indices.size();
+  int index_view = 0;
+  if (narrow) {
+    index_view =
+        glb.addIndexView(narrowIndexBytes(tile.indices, skirt_indices), Component::kUnsignedShort);
+  } else {
+    std::vector<uint32_t> indices(tile.indices.begin(), tile.indices.end());
+    indices.insert(indices.end(), skirt_indices.begin(), skirt_indices.end());
+    index_view = glb.addIndexView(ViewBytes(std::move(indices)), Component::kUnsignedInt);
+  }
   Json attributes;
   attributes["POSITION"] =
       glb.addAccessor(position_view, 0, Component::kFloat, false, n, "VEC3", lo, hi);

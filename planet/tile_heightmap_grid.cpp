@@ -20,6 +20,9 @@ namespace {
 
 using tiles::LatticePoint;
 
+// Rows of the square made at a time (of 257 at T = 256).
+constexpr size_t kBandRows = 32;
+
 // Where a sample falls: the lattice triangle of frequency F holding it, named by its base
 // face, its (i, j) and whether it is a down triangle, and the sample's chart coordinates in it.
 struct Place {
@@ -195,76 +198,91 @@ planet_export::TileHeightmap tileHeightmap(const tiles::TileGenerator& generator
   map.base = id.base, map.level = id.level, map.index = id.index;
   const size_t n = size_t(map.size);
 
-  // Where each sample falls (the costly part: the spacing's inverse per sample).
-  std::vector<Place> places(n * n);
-  tbb::parallel_for(size_t(0), n, [&](size_t row) {
-    for (size_t col = 0; col < n; ++col) {
-      const double x = -half + double(col) * map.spacing_m;
-      const double y = half - double(row) * map.spacing_m;
-      const glm::dvec3 d = glm::normalize(map.up + (x * map.east + y * map.north) / radius);
-      places[row * n + col] = locate(spacing, frequency, d);
-    }
-  });
-  // Each sample's corners: a vertex of the tile, or a slot of the lattice points outside it,
-  // each point once (neighbouring samples share corners), in the order samples first meet them.
-  std::vector<int32_t> corner_of(3 * n * n);
+  // The square in bands of rows, each made whole before the next: what a band needs (where
+  // its samples fall, their corners, the heights of its lattice points outside the tile) is
+  // about a tenth of what the whole square would need at once, and a bake holds one square per
+  // thread. A point on the rows two bands share is found (or asked for) by each.
+  map.height_m.resize(n * n);
+  std::vector<Place> places;
+  std::vector<int32_t> corner_of;
   std::vector<float> outside_height;
   std::vector<LatticePoint> unknown;  // outside points no known tile holds
   std::vector<int32_t> unknown_slot;
-  {
-    PointSlots slots(n * n / 2);  // about as many points outside as the tile holds
-    for (size_t k = 0; k < n * n; ++k) {
+  for (size_t first_row = 0; first_row < n; first_row += kBandRows) {
+    const size_t rows = std::min(kBandRows, n - first_row), count = rows * n;
+    const size_t first = first_row * n;
+    // Where each sample falls (the costly part: the spacing's inverse per sample).
+    places.resize(count);
+    tbb::parallel_for(size_t(0), rows, [&](size_t r) {
+      const size_t row = first_row + r;
+      for (size_t col = 0; col < n; ++col) {
+        const double x = -half + double(col) * map.spacing_m;
+        const double y = half - double(row) * map.spacing_m;
+        const glm::dvec3 d = glm::normalize(map.up + (x * map.east + y * map.north) / radius);
+        places[r * n + col] = locate(spacing, frequency, d);
+      }
+    });
+    // Each sample's corners: a vertex of the tile, or a slot of the lattice points outside it,
+    // each point once (neighbouring samples share corners), in the order samples first meet
+    // them.
+    corner_of.resize(3 * count);
+    outside_height.clear();
+    unknown.clear();
+    unknown_slot.clear();
+    {
+      PointSlots slots(count / 2);  // about as many points outside as the band holds inside
+      for (size_t k = 0; k < count; ++k) {
+        LatticePoint c[3];
+        double w[3];
+        corners(places[k], c, w);
+        for (int m = 0; m < 3; ++m) {
+          const int64_t v = chart.vertexOf(c[m]);
+          if (v >= 0) {
+            corner_of[3 * k + size_t(m)] = int32_t(v);
+            continue;
+          }
+          const LatticePoint q = tiles::canonicalPoint(frequency, c[m]);
+          const int32_t next = int32_t(outside_height.size());
+          const int32_t slot = slots.find(q, next);
+          corner_of[3 * k + size_t(m)] = -1 - slot;
+          if (slot != next) continue;
+          // A new point: from a known tile that holds it under either name, else asked for.
+          float height = 0.0f;
+          bool found = false;
+          for (size_t t = 0; t < known.size() && !found; ++t) {
+            for (const LatticePoint& name : {c[m], q}) {
+              const int64_t at = known_charts[t].vertexOf(name);
+              if (at >= 0) {
+                height = known[t].height_m[size_t(at)];
+                found = true;
+                break;
+              }
+            }
+          }
+          outside_height.push_back(height);
+          if (!found) unknown.push_back(q), unknown_slot.push_back(slot);
+        }
+      }
+    }
+    {
+      const std::vector<float> asked = generator.heights(level, unknown);
+      for (size_t u = 0; u < asked.size(); ++u) outside_height[size_t(unknown_slot[u])] = asked[u];
+    }
+
+    tbb::parallel_for(size_t(0), count, [&](size_t k) {
       LatticePoint c[3];
       double w[3];
       corners(places[k], c, w);
+      double h = 0.0;
       for (int m = 0; m < 3; ++m) {
-        const int64_t v = chart.vertexOf(c[m]);
-        if (v >= 0) {
-          corner_of[3 * k + size_t(m)] = int32_t(v);
-          continue;
-        }
-        const LatticePoint q = tiles::canonicalPoint(frequency, c[m]);
-        const int32_t next = int32_t(outside_height.size());
-        const int32_t slot = slots.find(q, next);
-        corner_of[3 * k + size_t(m)] = -1 - slot;
-        if (slot != next) continue;
-        // A new point: from a known tile that holds it under either name, else asked for.
-        float height = 0.0f;
-        bool found = false;
-        for (size_t t = 0; t < known.size() && !found; ++t) {
-          for (const LatticePoint& name : {c[m], q}) {
-            const int64_t at = known_charts[t].vertexOf(name);
-            if (at >= 0) {
-              height = known[t].height_m[size_t(at)];
-              found = true;
-              break;
-            }
-          }
-        }
-        outside_height.push_back(height);
-        if (!found) unknown.push_back(q), unknown_slot.push_back(slot);
+        const int32_t at = corner_of[3 * k + size_t(m)];
+        const double value =
+            at >= 0 ? double(mesh.height_m[size_t(at)]) : double(outside_height[size_t(-1 - at)]);
+        h += w[m] * value;
       }
-    }
+      map.height_m[first + k] = h;
+    });
   }
-  {
-    const std::vector<float> asked = generator.heights(level, unknown);
-    for (size_t u = 0; u < asked.size(); ++u) outside_height[size_t(unknown_slot[u])] = asked[u];
-  }
-
-  map.height_m.resize(n * n);
-  tbb::parallel_for(size_t(0), n * n, [&](size_t k) {
-    LatticePoint c[3];
-    double w[3];
-    corners(places[k], c, w);
-    double h = 0.0;
-    for (int m = 0; m < 3; ++m) {
-      const int32_t at = corner_of[3 * k + size_t(m)];
-      const double value =
-          at >= 0 ? double(mesh.height_m[size_t(at)]) : double(outside_height[size_t(-1 - at)]);
-      h += w[m] * value;
-    }
-    map.height_m[k] = h;
-  });
   return map;
 }
 

@@ -132,17 +132,35 @@ glm::vec3 ringNormal(const glm::dvec3& centre, const glm::dvec3* ring, int count
   return glm::vec3(glm::normalize(n));
 }
 
-// Heights of points (canonical, with their unit positions) into out as floats, in parallel
-// blocks; every point's bits are its own, whatever block it falls in.
-void sampleHeights(const LevelSampler& sampler, std::span<const LatticePoint> points,
+// Planet triangles one sampler prepares at most, about: a sampler holds every planet triangle
+// its points fall in (hundreds of bytes each), and at the coarse levels a tile's points fall in
+// nearly one each, so their points are sampled in chunks, a sampler per chunk. The preparation
+// changes no bit of any answer (level_sampler.h): the chunks change no result.
+constexpr size_t kSamplerTriangles = 2048;
+
+// Heights of canonical points of `level` (with their unit positions) into out as floats, a
+// sampler per chunk, in parallel blocks; every point's bits are its own, whatever block or
+// chunk it falls in.
+void sampleHeights(const SurfaceModel& model, int level, std::span<const LatticePoint> points,
                    std::span<const glm::dvec3> units, float* out) {
+  // A planet triangle holds about m^2 / 2 points of a level m times finer than the planet (none
+  // of a level as coarse: those points are planet vertices); past m = 64 a tile falls in a few.
+  const uint64_t f = model.layout.levelFrequency(level), planet = model.planetFrequency();
+  const uint64_t m = f > planet ? f / planet : 0;
+  const size_t chunk_points =
+      m == 0 || m >= 64 ? std::max<size_t>(points.size(), 1) : kSamplerTriangles * m * m / 2;
   constexpr size_t kBlock = 256;
-  parallelFor((points.size() + kBlock - 1) / kBlock, 1, [&](size_t block) {
-    const size_t first = block * kBlock, count = std::min(kBlock, points.size() - first);
-    double heights[kBlock];
-    sampler.heights(points.subspan(first, count), units.subspan(first, count), heights);
-    for (size_t k = 0; k < count; ++k) out[first + k] = float(heights[k]);
-  });
+  for (size_t chunk = 0; chunk < points.size(); chunk += chunk_points) {
+    const size_t size = std::min(chunk_points, points.size() - chunk);
+    const LevelSampler sampler(model, level, points.subspan(chunk, size));
+    parallelFor((size + kBlock - 1) / kBlock, 1, [&](size_t block) {
+      const size_t first = chunk + block * kBlock;
+      const size_t count = std::min(kBlock, chunk + size - first);
+      double heights[kBlock];
+      sampler.heights(points.subspan(first, count), units.subspan(first, count), heights);
+      for (size_t k = 0; k < count; ++k) out[first + k] = float(heights[k]);
+    });
+  }
 }
 
 void checkLevel(const TileLayout& layout, int level) {
@@ -218,12 +236,11 @@ std::vector<float> TileGenerator::heights(int level, std::span<const LatticePoin
   const uint64_t f = m.layout.levelFrequency(level);
   std::vector<LatticePoint> canonical(points.size());
   parallelFor(points.size(), 256, [&](size_t k) { canonical[k] = canonicalPoint(f, points[k]); });
-  const LevelSampler sampler(m, level, canonical);
   std::vector<glm::dvec3> unit(points.size());
   parallelFor(points.size(), 256,
               [&](size_t k) { unit[k] = unitPosition(m.spacing, f, canonical[k]); });
   std::vector<float> out(points.size());
-  sampleHeights(sampler, canonical, unit, out.data());
+  sampleHeights(m, level, canonical, unit, out.data());
   if (erosion_ && erosion_->erodes(level)) {
     std::vector<detail::PointErosion> change(points.size());
     erosion_->sample(level, canonical, change);
@@ -278,23 +295,21 @@ TileMesh TileGenerator::generate(const TileId& id) const {
     halo.erase(std::unique(halo.begin(), halo.end()), halo.end());
   }
 
-  std::vector<LatticePoint> wanted(canonical);
-  wanted.insert(wanted.end(), halo.begin(), halo.end());
-  const LevelSampler sampler(m, level, wanted);
-
   TileMesh mesh;
   mesh.id = id;
   mesh.topology = topology_;
   mesh.height_m.resize(n);
-  sampleHeights(sampler, canonical, unit, mesh.height_m.data());
+  sampleHeights(m, level, canonical, unit, mesh.height_m.data());
   std::vector<float> halo_height(halo.size());
   std::vector<glm::dvec3> halo_unit(halo.size());
   parallelFor(halo.size(), 64,
               [&](size_t k) { halo_unit[k] = unitPosition(m.spacing, f, halo[k]); });
-  sampleHeights(sampler, halo, halo_unit, halo_height.data());
+  sampleHeights(m, level, halo, halo_unit, halo_height.data());
   if (erosion_ && erosion_->erodes(level)) {
     // Erosion at the tile's level and coarser: its change at the tile's points and halo, and
     // the masks.
+    std::vector<LatticePoint> wanted(canonical);
+    wanted.insert(wanted.end(), halo.begin(), halo.end());
     std::vector<detail::PointErosion> change(wanted.size());
     erosion_->sample(level, wanted, change);
     TileMasks& masks = mesh.masks;
@@ -361,11 +376,10 @@ TileMesh TileGenerator::generate(const TileId& id) const {
         parent_vertex.push_back(k);
       }
     }
-    const LevelSampler parent(m, level - 1, parent_points);
     std::vector<glm::dvec3> parent_unit(parent_points.size());
     for (size_t k = 0; k < parent_points.size(); ++k) parent_unit[k] = unit[parent_vertex[k]];
     std::vector<float> at_parent_points(parent_points.size());
-    sampleHeights(parent, parent_points, parent_unit, at_parent_points.data());
+    sampleHeights(m, level - 1, parent_points, parent_unit, at_parent_points.data());
     if (erosion_ && erosion_->erodes(level - 1)) {
       std::vector<detail::PointErosion> change(parent_points.size());
       erosion_->sample(level - 1, parent_points, change);

@@ -64,18 +64,32 @@ void GlbBuilder::keep(ViewBytes bytes) {
   if (error != 0) spoolFailed(spool_dir_, "write", error);
 }
 
-int GlbBuilder::addView(ViewBytes bytes, int target, int stride, const char* mode,
+int GlbBuilder::addView(std::vector<ViewBytes> parts, int target, int stride, const char* mode,
                         size_t element_bytes) {
-  const size_t length = bytes.bytes().size();
+  size_t length = 0;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    if (k + 1 < parts.size() && parts[k].bytes().size() % 4 != 0)
+      throw std::logic_error("glb view: a part before the last is not a multiple of 4 bytes");
+    length += parts[k].bytes().size();
+  }
   Json view;
   if (!compress_) {
     view = {{"buffer", 0}, {"byteOffset", offset_}, {"byteLength", length}};
-    offset_ += bytes.paddedSize();
-    keep(std::move(bytes));
+    offset_ += padded(length);
+    for (ViewBytes& part : parts) keep(std::move(part));
   } else {
+    // One part is encoded where it is; several are joined first.
+    std::vector<uint8_t> joined;
+    if (parts.size() > 1) {
+      joined.reserve(length);
+      for (const ViewBytes& part : parts)
+        joined.insert(joined.end(), part.bytes().begin(), part.bytes().end());
+    }
+    const std::span<const uint8_t> bytes =
+        parts.size() == 1 ? parts[0].bytes() : std::span<const uint8_t>(joined);
     // EXT_meshopt_compression: the view keeps its place in the fallback buffer (1), which has
     // no data; the extension points at the encoded bytes in the binary chunk (buffer 0).
-    ViewBytes encoded(meshoptEncode(bytes.bytes(), element_bytes, mode));
+    ViewBytes encoded(meshoptEncode(bytes, element_bytes, mode));
     Json ext = {{"buffer", 0},
                 {"byteOffset", offset_},
                 {"byteLength", encoded.bytes().size()},
@@ -95,7 +109,11 @@ int GlbBuilder::addView(ViewBytes bytes, int target, int stride, const char* mod
 }
 
 int GlbBuilder::addVertexView(ViewBytes bytes, int stride) {
-  return addView(std::move(bytes), kArrayBuffer, stride, "ATTRIBUTES", size_t(stride));
+  return addVertexView(std::vector<ViewBytes>{std::move(bytes)}, stride);
+}
+
+int GlbBuilder::addVertexView(std::vector<ViewBytes> parts, int stride) {
+  return addView(std::move(parts), kArrayBuffer, stride, "ATTRIBUTES", size_t(stride));
 }
 
 int GlbBuilder::addScalarFloatView(ViewBytes bytes, int mantissa_bits) {
@@ -107,12 +125,12 @@ int GlbBuilder::addScalarFloatView(ViewBytes bytes, int mantissa_bits) {
 
 int GlbBuilder::addIndexView(ViewBytes bytes, Component type) {
   const size_t size = type == Component::kUnsignedShort ? 2 : 4;
-  return addView(std::move(bytes), kElementArrayBuffer, 0, "TRIANGLES", size);
+  return addView({std::move(bytes)}, kElementArrayBuffer, 0, "TRIANGLES", size);
 }
 
 int GlbBuilder::addIndexSequenceView(ViewBytes bytes, Component type) {
   const size_t size = type == Component::kUnsignedShort ? 2 : 4;
-  return addView(std::move(bytes), kElementArrayBuffer, 0, "INDICES", size);
+  return addView({std::move(bytes)}, kElementArrayBuffer, 0, "INDICES", size);
 }
 
 int GlbBuilder::addAccessor(int view, size_t byte_offset, Component type, bool normalized,

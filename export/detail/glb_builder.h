@@ -49,11 +49,23 @@ class ViewBytes {
     keep(std::move(values));
   }
 
+  // An array's bytes borrowed, not owned (no copy): the caller keeps them alive until the
+  // builder's write() has run. Elements whose size is a multiple of 4, as above.
+  template <typename T>
+  static ViewBytes borrowed(std::span<const T> values) {
+    static_assert(sizeof(T) % 4 == 0 && std::is_trivially_copyable_v<T>);
+    ViewBytes view;
+    view.data_ = reinterpret_cast<const uint8_t*>(values.data());
+    view.length_ = values.size_bytes();
+    return view;
+  }
+
   std::span<const uint8_t> bytes() const { return {data_, length_}; }  // without the padding
   size_t paddedSize() const { return (length_ + 3) / 4 * 4; }
   const uint8_t* data() const { return data_; }
 
  private:
+  ViewBytes() = default;
   template <typename T>
   void keep(std::vector<T>&& values) {
     auto owned = std::make_shared<std::vector<T>>(std::move(values));
@@ -107,6 +119,9 @@ class GlbBuilder {
   // Vertex data, `stride` bytes per element (a multiple of 4, <= 256), as one bufferView
   // (target ARRAY_BUFFER). Returns the view index.
   int addVertexView(ViewBytes bytes, int stride);
+  // The same from parts laid end to end, every part but the last a multiple of 4 bytes long
+  // (e.g. a mesh's array, borrowed, and the few elements that follow it in the file).
+  int addVertexView(std::vector<ViewBytes> parts, int stride);
   // A view of float32 scalars; when compressing, through the EXPONENTIAL filter with this many
   // mantissa bits (EXT_meshopt_compression), else stored as they are.
   int addScalarFloatView(ViewBytes bytes, int mantissa_bits);
@@ -131,7 +146,8 @@ class GlbBuilder {
   void write(const std::filesystem::path& path, Json gltf);
 
  private:
-  int addView(ViewBytes bytes, int target, int stride, const char* mode, size_t element_bytes);
+  int addView(std::vector<ViewBytes> parts, int target, int stride, const char* mode,
+              size_t element_bytes);
   void keep(ViewBytes bytes);  // to the spool, or into pieces_
 
   bool compress_ = false;
