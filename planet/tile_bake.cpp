@@ -52,7 +52,7 @@ void writeTileMasks(const tiles::TileGenerator& generator, const tiles::TileId& 
 // region), for the heightmaps of their neighbours, whose squares reach into them. Thread-safe.
 class RecentTiles {
  public:
-  static constexpr size_t kTiles = 24;
+  static constexpr size_t kTiles = 8;
 
   struct Entry {
     tiles::TileId id;

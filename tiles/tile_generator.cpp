@@ -417,11 +417,14 @@ TileMesh TileGenerator::generate(const TileId& id) const {
   for (size_t k = 0; k < n; ++k) lo = glm::min(lo, position(k)), hi = glm::max(hi, position(k));
   mesh.centre_m = 0.5 * (lo + hi);
   mesh.positions_m.resize(n);
+  parallelFor(n, 256,
+              [&](size_t k) { mesh.positions_m[k] = glm::vec3(position(k) - mesh.centre_m); });
+  // The unit positions (24 bytes a vertex) go before the ids are made: a bake holds one tile
+  // in the making per thread, and this is its largest array.
+  std::vector<glm::dvec3>().swap(unit);
   mesh.lattice_ids.resize(n);
-  parallelFor(n, 256, [&](size_t k) {
-    mesh.positions_m[k] = glm::vec3(position(k) - mesh.centre_m);
-    mesh.lattice_ids[k] = layout.latticeId(level, canonical[k]);
-  });
+  parallelFor(n, 256,
+              [&](size_t k) { mesh.lattice_ids[k] = layout.latticeId(level, canonical[k]); });
   return mesh;
 }
 
