@@ -96,7 +96,7 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
   printFigure("peak_rss_bytes_per_vertex", frequency, threads,
               double(peak - std::min(peak, rss_before)) / vertices, "bytes/vertex");
 
-  {
+  if (options.tiles) {
     // One T = 256 tile at about 30 m spacing on the planet's highest ground (about 33 k
     // vertices), with the planet loaded: the generator is built once from the elevation
     // (tile_generator_s), then the tile is made five times (tile_s, the median).

@@ -15,6 +15,8 @@ struct BenchOptions {
   // The default config's whole pipeline at each frequency: every stage (stage_<name>_s), every
   // export output (export_<file>_s) and the run's peak memory per vertex.
   bool pipeline = true;
+  // The tile figures (tile_*, and tiles_region_* when tiles_region_km > 0).
+  bool tiles = true;
   // tiles_region_s: a cap of this radius (km) baked at 30 m with its ancestors; the default
   // covers 10^4 km^2, the area of a 100 km x 100 km region. 0 skips it.
   double tiles_region_km = 56.42;

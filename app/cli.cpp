@@ -324,6 +324,7 @@ int runCommand(int argc, char** argv) {
   bench_cmd->add_flag("!--no-fluvial", bench.fluvial, "Skip the fluvial stage figures");
   bench_cmd->add_flag("!--no-pipeline", bench.pipeline,
                       "Skip the default config's whole run (stage_*, export_* figures)");
+  bench_cmd->add_flag("!--no-tiles", bench.tiles, "Skip the tile figures (tile_*, tiles_region_*)");
   bench_cmd
       ->add_option("--tiles-region-km", bench.tiles_region_km,
                    "Radius of the region baked as tiles at 30 m (tiles_region_s; 0 skips it)")
