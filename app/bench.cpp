@@ -13,6 +13,7 @@
 #include <tbb/task_arena.h>
 #include <nlohmann/json.hpp>
 
+#include "app/droplet_step_bench.h"
 #include "app/erosion_bench.h"
 #include "app/standard_output.h"
 #include "erosion/fluvial.h"
@@ -135,6 +136,14 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
       t0 = Clock::now();
       (void)eroded.generate(id);
       printFigure("tile_eroded_cached_s", frequency, threads, secondsSince(t0), "s");
+    }
+    {
+      // A step of the tiles' droplets against a step of a plain grid eroder, on the same 30 m
+      // surface, each on one thread (app/droplet_step_bench.h).
+      const DropletStepFigures steps = benchDropletSteps(256, 30.0, config.planet.seed);
+      printFigure("tile_droplet_steps_per_s", frequency, 1, steps.tile_steps_per_s, "1/s");
+      printFigure("tile_droplet_steps_r3_per_s", frequency, 1, steps.tile_r3_steps_per_s, "1/s");
+      printFigure("grid_droplet_steps_per_s", frequency, 1, steps.grid_steps_per_s, "1/s");
     }
 
     if (options.tiles_region_km > 0.0) {
