@@ -140,7 +140,7 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
     {
       // A step of the tiles' droplets against a step of a plain grid eroder, on the same 30 m
       // surface, each on one thread (app/droplet_step_bench.h).
-      const DropletStepFigures steps = benchDropletSteps(256, 30.0, config.planet.seed);
+      const DropletStepFigures steps = benchDropletSteps(192, 30.0, config.planet.seed);
       printFigure("tile_droplet_steps_per_s", frequency, 1, steps.tile_steps_per_s, "1/s");
       printFigure("tile_droplet_steps_r3_per_s", frequency, 1, steps.tile_r3_steps_per_s, "1/s");
       printFigure("grid_droplet_steps_per_s", frequency, 1, steps.grid_steps_per_s, "1/s");
