@@ -13,6 +13,7 @@
 #include <tbb/task_arena.h>
 #include <nlohmann/json.hpp>
 
+#include "app/droplet_step_bench.h"
 #include "app/erosion_bench.h"
 #include "app/standard_output.h"
 #include "erosion/fluvial.h"
@@ -136,12 +137,21 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
       (void)eroded.generate(id);
       printFigure("tile_eroded_cached_s", frequency, threads, secondsSince(t0), "s");
     }
+    {
+      // A step of the tiles' droplets against a step of a plain grid eroder, on the same 30 m
+      // surface, each on one thread (app/droplet_step_bench.h).
+      const DropletStepFigures steps = benchDropletSteps(192, 30.0, config.planet.seed);
+      printFigure("tile_droplet_steps_per_s", frequency, 1, steps.tile_steps_per_s, "1/s");
+      printFigure("tile_droplet_steps_r3_per_s", frequency, 1, steps.tile_r3_steps_per_s, "1/s");
+      printFigure("grid_droplet_steps_per_s", frequency, 1, steps.grid_steps_per_s, "1/s");
+    }
 
-    if (options.tiles_region_km > 0.0) {
-      // A region around the same ground baked as `planetgen tiles` bakes it: the tiles at 30 m
-      // with every ancestor, as glbs with skirts, heightmaps and tileset.json in a temporary
-      // folder (tiles_region_s), and the bake's memory above the planet's per vertex of the
-      // tiles in flight (one per thread).
+    // A region around the same ground baked as `planetgen tiles` bakes it: the tiles at 30 m
+    // with every ancestor, as glbs with skirts, heightmaps and tileset.json in a temporary
+    // folder (<prefix>_s), and the bake's memory above the planet's per vertex of the tiles in
+    // flight (one per thread).
+    const auto bakeRegion = [&](const tiles::TileGenerator& baker, const std::string& prefix) {
+      const auto figure = [&](const char* name) { return prefix + name; };
       const auto dir = std::filesystem::temp_directory_path() /
                        ("planetgen-bench-tiles-" + std::to_string(::getpid()));
       const geodesy::LatLon at = geodesy::unitToLatLon(glm::dvec3(mesh.positions[top]));
@@ -157,19 +167,28 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
       const uint64_t rss_bake = currentRssBytes();
       const double cpu0 = processCpuSeconds();
       t0 = Clock::now();
-      const planet::TileBakeResult baked = planet::bakeTiles(generator, bake, dir);
-      printFigure("tiles_region_s", frequency, threads, secondsSince(t0), "s");
+      const planet::TileBakeResult baked = planet::bakeTiles(baker, bake, dir);
+      printFigure(figure("_s").c_str(), frequency, threads, secondsSince(t0), "s");
       // The process's CPU time over the bake (user + system, every thread): on a shared
       // machine the wall time follows the load, this much less.
-      printFigure("tiles_region_cpu_s", frequency, threads, processCpuSeconds() - cpu0, "s");
+      printFigure(figure("_cpu_s").c_str(), frequency, threads, processCpuSeconds() - cpu0, "s");
       const uint64_t bake_peak = peakRssBytes();
       std::filesystem::remove_all(dir);
-      printFigure("tiles_region_tiles", frequency, threads, double(baked.plan_tiles), "tiles");
-      printFigure("tiles_region_vertices", frequency, threads, double(baked.vertices), "vertices");
-      const double in_flight = double(threads) * double(generator.layout().tileEdge() + 1) *
-                               double(generator.layout().tileEdge() + 2) / 2.0;
-      printFigure("tiles_region_peak_rss_bytes_per_tile_vertex", frequency, threads,
+      printFigure(figure("_tiles").c_str(), frequency, threads, double(baked.plan_tiles), "tiles");
+      printFigure(figure("_vertices").c_str(), frequency, threads, double(baked.vertices),
+                  "vertices");
+      const double in_flight = double(threads) * double(baker.layout().tileEdge() + 1) *
+                               double(baker.layout().tileEdge() + 2) / 2.0;
+      printFigure(figure("_peak_rss_bytes_per_tile_vertex").c_str(), frequency, threads,
                   double(bake_peak - std::min(bake_peak, rss_bake)) / in_flight, "bytes/vertex");
+    };
+    if (options.tiles_region_km > 0.0) {
+      bakeRegion(generator, "tiles_region");
+      if (options.tiles_region_erosion) {
+        tiles::TileParams eroding;
+        eroding.erosion.enabled = true;
+        bakeRegion(tiles::TileGenerator(tile_planet, eroding), "tiles_region_eroded");
+      }
     }
   }
 

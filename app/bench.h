@@ -20,6 +20,8 @@ struct BenchOptions {
   // tiles_region_s: a cap of this radius (km) baked at 30 m with its ancestors; the default
   // covers 10^4 km^2, the area of a 100 km x 100 km region. 0 skips it.
   double tiles_region_km = 56.42;
+  // The same region baked again with the tiles' erosion (tiles_region_eroded_*).
+  bool tiles_region_erosion = false;
 };
 
 void runBench(const BenchOptions& options);

@@ -329,6 +329,8 @@ int runCommand(int argc, char** argv) {
       ->add_option("--tiles-region-km", bench.tiles_region_km,
                    "Radius of the region baked as tiles at 30 m (tiles_region_s; 0 skips it)")
       ->check(CLI::Range(0.0, 20000.0));
+  bench_cmd->add_flag("--tiles-region-erosion", bench.tiles_region_erosion,
+                      "Bake the region again with the tiles' erosion (tiles_region_eroded_*)");
 
   // -q and -v may come after the subcommand too.
   for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();

@@ -103,11 +103,32 @@ class Runner {
         if (input.base_level[c]) target_[c] = 0;
       }
     }
-    // Centres whose whole brush lies inside the array.
-    safe_.assign(n, 0);
+    // Centres whose whole brush lies inside the array and holds only targets: the brush's
+    // common case, which then needs no check per entry. A cell is kept out when a cell that is
+    // not a target lies within the brush's reach in both lattice coordinates (a box holding
+    // the brush), found by two sliding counts, along rows and then along columns.
     const uint32_t reach = uint32_t(brush_.reach);
-    for (uint32_t y = reach; y + reach < patch_.rows; ++y) {
-      for (uint32_t x = reach; x + reach < width_; ++x) safe_[size_t(y) * width_ + x] = 1;
+    std::vector<uint8_t> near_row(n, 0);
+    for (uint32_t y = 0; y < patch_.rows; ++y) {
+      const size_t row = size_t(y) * width_;
+      uint32_t count = 0;  // cells that are not targets in [x - reach, x + reach]
+      for (uint32_t x = 0; x < reach && x < width_; ++x) count += !target_[row + x];
+      for (uint32_t x = 0; x < width_; ++x) {
+        if (x + reach < width_) count += !target_[row + x + reach];
+        near_row[row + x] = count > 0;
+        if (x >= reach) count -= !target_[row + x - reach];
+      }
+    }
+    safe_.assign(n, 0);
+    for (uint32_t x = reach; x + reach < width_; ++x) {
+      uint32_t count = 0;  // rows in [y - reach, y + reach] whose near_row is set
+      for (uint32_t y = 0; y < 2 * reach && y < patch_.rows; ++y)
+        count += near_row[size_t(y) * width_ + x];
+      for (uint32_t y = reach; y + reach < patch_.rows; ++y) {
+        count += near_row[size_t(y + reach) * width_ + x];
+        safe_[size_t(y) * width_ + x] = count == 0;
+        count -= near_row[size_t(y - reach) * width_ + x];
+      }
     }
   }
 
@@ -163,9 +184,11 @@ class Runner {
 
   Sample sample(float a, float b) const {
     Sample s;
-    const float fx = std::floor(a), fy = std::floor(b);
-    if (!(fx >= 0.0f && fy >= 0.0f && fx + 1.0f < float(width_) && fy + 1.0f < float(patch_.rows)))
-      return s;
+    // For a, b >= 0 the integer part is the floor (a truncating conversion, where std::floor
+    // is a libm call on baseline x86-64).
+    if (!(a >= 0.0f && b >= 0.0f && a < float(width_) && b < float(patch_.rows))) return s;
+    const float fx = float(uint32_t(a)), fy = float(uint32_t(b));
+    if (!(fx + 1.0f < float(width_) && fy + 1.0f < float(patch_.rows))) return s;
     const float fa = a - fx, fb = b - fy;
     const uint32_t c = uint32_t(fy) * width_ + uint32_t(fx);
     if (fa + fb <= 1.0f) {
@@ -202,16 +225,13 @@ class Runner {
   }
 
   // Calls fn(cell, k) for brush entry k around `centre` where its cell is a target (a point
-  // that is not base level). Centres within the brush's reach of the array's border check each
-  // entry against the border, so that no offset wraps into another row.
+  // that is not base level). Safe centres' brushes are all targets; the others check each
+  // entry against the border, so that no offset wraps into another row, and against target_.
   template <typename Fn>
   void forBrush(uint32_t centre, Fn&& fn) const {
     const size_t count = brush_.offsets.size();
     if (safe_[centre]) {
-      for (size_t k = 0; k < count; ++k) {
-        const uint32_t c = uint32_t(int64_t(centre) + brush_.offsets[k]);
-        if (target_[c]) fn(c, k);
-      }
+      for (size_t k = 0; k < count; ++k) fn(uint32_t(int64_t(centre) + brush_.offsets[k]), k);
       return;
     }
     const int64_t x = centre % width_, y = centre / width_;

@@ -251,7 +251,8 @@ TEST_CASE("cli: bench prints every pipeline stage and export output, and memory 
   CHECK(outputs >= 13);
   // The tile figures (the other bench tests skip them with --no-tiles).
   for (const char* figure :
-       {"tile_generator_s", "tile_s", "tile_eroded_s", "tile_eroded_cached_s"}) {
+       {"tile_generator_s", "tile_s", "tile_eroded_s", "tile_eroded_cached_s",
+        "tile_droplet_steps_per_s", "tile_droplet_steps_r3_per_s", "grid_droplet_steps_per_s"}) {
     INFO(figure);
     REQUIRE(value.count(figure) == 1);
     CHECK(value[figure] > 0.0);
