@@ -78,6 +78,7 @@ class Runner {
         flow_speed_(float(params.flow_speed_m_s)),
         flow_exponent_(float(params.flow_exponent)),
         max_flow_cells_(float(params.max_flow_cells)),
+        channel_cells_(input.flow_cells.empty() ? 0.0f : float(params.channel_cells)),
         erode_share_(float(-std::expm1(-params.erosion_per_m * patch_.spacing_m))),
         deposit_share_(float(-std::expm1(-params.deposition_per_m * patch_.spacing_m))),
         keep_water_(float(std::exp(-params.evaporation_per_m * patch_.spacing_m))),
@@ -278,6 +279,10 @@ class Runner {
     return flow_exponent_ == 0.5f ? std::sqrt(cells) : std::pow(cells, flow_exponent_);
   }
 
+  bool channel(uint32_t cell) const {
+    return channel_cells_ > 0.0f && input_.flow_cells[cell] >= channel_cells_;
+  }
+
   bool baseLevel(uint32_t cell) const {
     return !input_.base_level.empty() && input_.base_level[cell];
   }
@@ -316,7 +321,9 @@ class Runner {
       const float slope = std::max(-dh * inv_spacing_, min_slope_);
       const float speed = flow_speed_ * std::sqrt(slope);
       const float capacity = capacity_ * slope * speed * water * flowFactor(t.nearest());
-      if (dh > 0.0f || sediment > capacity) {
+      if (dh <= 0.0f && sediment > capacity && channel(t.nearest())) {
+        // A channel carries the excess on.
+      } else if (dh > 0.0f || sediment > capacity) {
         // Uphill: fill the pit behind, at most dh; else eq. 5.5 at the step's share.
         const float laid =
             dh > 0.0f ? std::min(dh, sediment) : (sediment - capacity) * deposit_share_;
@@ -334,7 +341,7 @@ class Runner {
         return;
       }
     }
-    if (sediment > 0.0f) settle(s, sediment);
+    if (sediment > 0.0f && !channel(s.nearest())) settle(s, sediment);
   }
 
   const LatticePatch& patch_;
@@ -342,7 +349,7 @@ class Runner {
   const Brush brush_;
   const uint32_t width_;
   const float inertia_, inv_spacing_, capacity_, min_slope_, flow_speed_, flow_exponent_;
-  const float max_flow_cells_;
+  const float max_flow_cells_, channel_cells_;
   const float erode_share_, deposit_share_, keep_water_, initial_water_;
   const int max_steps_;
   std::vector<float> h_, eroded_, deposited_;

@@ -49,6 +49,11 @@ struct LatticeDropletParams {
   // ground's bumps.
   double flow_exponent = 0.5;
   double max_flow_cells = 1e4;
+  // Channels: where the flow under a droplet is at least channel_cells lattice cells (> 0),
+  // it lays nothing down for being over capacity and what it still carries when it ends
+  // there leaves with the channel's water (a channel carries its load on; droplets that
+  // slow on a channel's gentle floor would otherwise fill it). 0: channels like any ground.
+  double channel_cells = 0.0;
   double erosion_per_m = 0.01;      // share of the capacity's deficit taken per metre run
   double deposition_per_m = 0.01;   // share of the excess laid down per metre run
   double evaporation_per_m = 5e-4;  // share of the water lost per metre run

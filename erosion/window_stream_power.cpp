@@ -131,6 +131,7 @@ void incise(const LatticePatch& patch, const PatchFlow& flow, const StreamPowerP
             std::span<float> height_m) {
   const double inv_cell = 1.0 / cellAreaM2(patch);
   const bool root = params.area_exponent == 0.5;
+  double lowered = 0.0;
   for (const uint32_t c : flow.order) {
     if (flow.outlet[c]) continue;
     const double hr = height_m[flow.receiver[c]];
@@ -141,6 +142,11 @@ void incise(const LatticePatch& patch, const PatchFlow& flow, const StreamPowerP
     const double f = std::min(params.incision * power, params.max_factor);
     // Braun & Willett 2013, eq. 21 with n = 1: the new height from the receiver's new height.
     height_m[c] = float((hc + f * hr) / (1.0 + f));
+    lowered += hc - double(height_m[c]);
+  }
+  if (params.keep_mean && !flow.order.empty()) {
+    const float lift = float(lowered / double(flow.order.size()));
+    for (const uint32_t c : flow.order) height_m[c] += lift;
   }
   syncCopies(patch, height_m);
 }
@@ -151,24 +157,47 @@ double carve(const LatticePatch& patch, const PatchFlow& flow, const SteadyState
              std::span<const float> reference_m, std::span<float> height_m) {
   const double spacing = patch.spacing_m;
   std::vector<double> h(height_m.begin(), height_m.end());
-  // Breach: upstream first, each receiver (not an outlet) at least min_slope below its donors.
-  const double fall = params.min_slope * spacing;
-  for (size_t k = flow.order.size(); k-- > 0;) {
-    const uint32_t c = flow.order[k];
-    const uint32_t r = flow.receiver[c];
-    if (flow.outlet[c] || flow.outlet[r] || r == c) continue;
-    h[r] = std::min(h[r], h[c] - fall);
-  }
-  // Carve: from the outlets upstream, no steeper than the steady state or the threshold.
   const double cap = params.max_slope * spacing;
-  for (const uint32_t c : flow.order) {
-    const uint32_t r = flow.receiver[c];
-    if (flow.outlet[c] || r == c) continue;
+  auto fallOf = [&](uint32_t c) {
     const double a = std::max(double(flow.area_m2[c]), cellAreaM2(patch));
     const double s =
         params.steepness_m *
         (params.concavity == 0.5 ? 1.0 / std::sqrt(a) : std::pow(a, -params.concavity));
-    h[c] = std::min(h[c], h[r] + std::min(s * spacing, cap));
+    return std::min(s * spacing, cap);
+  };
+  if (params.reach_steps > 0) {
+    // Bounded reach: each point from the ground along its own path downstream only.
+    std::vector<double> fall(height_m.size(), 0.0);
+    for (const uint32_t c : flow.order) {
+      if (!flow.outlet[c] && flow.receiver[c] != c) fall[c] = fallOf(c);
+    }
+    for (const uint32_t c : flow.order) {
+      double best = double(height_m[c]), drop = 0.0;
+      uint32_t q = c;
+      for (int k = 0; k < params.reach_steps; ++k) {
+        const uint32_t r = flow.receiver[q];
+        if (flow.outlet[q] || r == q) break;
+        drop += fall[q];
+        q = r;
+        best = std::min(best, double(height_m[q]) + drop);
+      }
+      h[c] = best;
+    }
+  } else {
+    // Breach: upstream first, each receiver (not an outlet) at least min_slope below its donors.
+    const double fall = params.min_slope * spacing;
+    for (size_t k = flow.order.size(); k-- > 0;) {
+      const uint32_t c = flow.order[k];
+      const uint32_t r = flow.receiver[c];
+      if (flow.outlet[c] || flow.outlet[r] || r == c) continue;
+      h[r] = std::min(h[r], h[c] - fall);
+    }
+    // Carve: from the outlets upstream, no steeper than the steady state or the threshold.
+    for (const uint32_t c : flow.order) {
+      const uint32_t r = flow.receiver[c];
+      if (flow.outlet[c] || r == c) continue;
+      h[c] = std::min(h[c], h[r] + fallOf(c));
+    }
   }
   double before = 0.0, after = 0.0;
   size_t count = 0;

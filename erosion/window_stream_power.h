@@ -63,6 +63,9 @@ struct StreamPowerParams {
   double incision = 0.05;      // F at one cell's area
   double area_exponent = 0.5;  // m
   double max_factor = 20.0;    // F's ceiling: bounds how far up a channel an outlet reaches
+  // Restore the patch's mean height by one constant after the step (the valleys' lowering
+  // lifts the whole patch a little), so the coarse surface's mean stays.
+  bool keep_mean = false;
 };
 
 // The implicit incision step on heights (per cell, metres; copies follow their owners).
@@ -98,6 +101,13 @@ struct SteadyStateParams {
   double concavity = 0.5;      // theta, the slope-area exponent of channels
   double max_slope = 0.8;  // the steepest a flow path gets (threshold hillslopes), rise over run
   int passes = 3;
+  // kCarve's reach: 0 carves from the outlets (a point's height hangs on its whole path to
+  // the patch's edge, so two windows that hold it carve it apart); N > 0 carves each point
+  // to the lowest steady-state profile hung from its own ground N steps or fewer downstream,
+  // h = min(h, min_k (h_k + sum of the slopes' falls to k)), on the ground's heights before
+  // the carve and without breaching: a pure function of the point's downstream path, the
+  // same in every window whose routing agrees along it, and no deeper than N steps of fall.
+  int reach_steps = 0;
 };
 
 // Lays the steady state of `flow` on height_m (per cell, metres; outlets keep their heights),

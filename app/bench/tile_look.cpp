@@ -271,6 +271,9 @@ std::tuple<double, double, size_t> slopeArea(const std::vector<double>& area,
     }
     theta = -sxy / sxx, r2 = sxy * sxy / (sxx * syy);
   }
+  std::printf("  bins log10(A / cell), log10(S):");
+  for (size_t k = 0; k < lx.size(); ++k) std::printf(" %.1f:%.2f", lx[k] - std::log10(cell), ly[k]);
+  std::printf("\n");
   return {theta, r2, lx.size()};
 }
 
@@ -413,11 +416,19 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
       std::stod(arg(argc, argv, "--max-flow-cells", std::to_string(d.max_flow_cells)));
   d.radius = std::stod(arg(argc, argv, "--radius", std::to_string(d.radius)));
   d.max_length_m = std::stod(arg(argc, argv, "--max-length-m", std::to_string(d.max_length_m)));
+  erosion::StreamPowerParams& sp = params.erosion.stream_power;
+  sp.incision = std::stod(arg(argc, argv, "--incision", std::to_string(sp.incision)));
+  sp.keep_mean = std::stoi(arg(argc, argv, "--keep-mean", "0")) != 0;
+  sp.max_factor = std::stod(arg(argc, argv, "--max-factor", std::to_string(sp.max_factor)));
+  params.erosion.hillslope.diffusion_steps = std::stoi(arg(
+      argc, argv, "--diffusion-steps", std::to_string(params.erosion.hillslope.diffusion_steps)));
   erosion::SteadyStateParams& ss = params.erosion.steady_state;
   ss.enabled = std::stoi(arg(argc, argv, "--steady-state", "0")) != 0;
   params.erosion.droplet_masks = std::stoi(arg(argc, argv, "--droplet-masks", "1")) != 0;
   if (arg(argc, argv, "--steady-mode", "carve") == "lay") ss.mode = erosion::SteadyStateMode::kLay;
   ss.steepness_m = std::stod(arg(argc, argv, "--steepness-m", std::to_string(ss.steepness_m)));
+  ss.reach_steps = std::stoi(arg(argc, argv, "--reach-steps", std::to_string(ss.reach_steps)));
+  d.channel_cells = std::stod(arg(argc, argv, "--channel-cells", std::to_string(d.channel_cells)));
   ss.passes = std::stoi(arg(argc, argv, "--passes", std::to_string(ss.passes)));
   ss.max_slope = std::stod(arg(argc, argv, "--max-slope", std::to_string(ss.max_slope)));
   ss.concavity = std::stod(arg(argc, argv, "--concavity", std::to_string(ss.concavity)));
@@ -571,6 +582,7 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows when stdout is a file
   const std::string config_path = arg(argc, argv, "--config", "configs/earthlike.toml");
   const std::filesystem::path out_dir = arg(argc, argv, "--out", "tile_look");
   const std::string cache = arg(argc, argv, "--cache", "");

@@ -113,3 +113,40 @@ TEST_CASE("lattice droplets: no rain, no change", "[erosion][lattice]") {
   CHECK(w.stats.droplets == 0);
   CHECK(s.height == before);
 }
+
+TEST_CASE("lattice droplets: a channel carries the load on instead of laying it on its floor",
+          "[erosion][lattice]") {
+  // The floor at the slope's foot as a channel (its flow at least channel_cells): what the
+  // slope gives up no longer settles there; the slope is worn as before.
+  auto run = [](double channel_cells) {
+    SlopePatch s(64, 30.0, 0.5, 900.0);
+    std::vector<float> flow(s.cells.size(), 1.0f);
+    for (size_t c = 0; c < s.cells.size(); ++c) {
+      if (s.x(c) > 900.0) flow[c] = 500.0f;
+    }
+    for (size_t c = 0; c < s.cells.size(); ++c)
+      s.droplets[c] = s.patch.holds(uint32_t(c)) && s.x(c) < 600.0 ? 1.0f : 0.0f;
+    erosion::LatticeDropletInput in;
+    in.patch = &s.patch;
+    in.droplets = s.droplets;
+    in.seed = s.seed;
+    in.flow_cells = flow;
+    in.water_m = 20.0;
+    erosion::LatticeDropletParams params;
+    params.channel_cells = channel_cells;
+    std::vector<float> eroded(s.cells.size(), 0.0f), deposited(s.cells.size(), 0.0f);
+    erosion::erodeLatticeDroplets(in, params, s.height, eroded, deposited);
+    double slope_wear = 0.0, floor_laid = 0.0;
+    for (size_t c = 0; c < s.cells.size(); ++c) {
+      if (!s.patch.holds(uint32_t(c))) continue;
+      if (s.x(c) < 800.0) slope_wear += eroded[c];
+      if (s.x(c) > 930.0) floor_laid += deposited[c];
+    }
+    return std::pair{slope_wear, floor_laid};
+  };
+  const auto [wear_plain, laid_plain] = run(0.0);
+  const auto [wear_channel, laid_channel] = run(100.0);
+  CHECK(laid_plain > 1.0);
+  CHECK(laid_channel < 0.05 * laid_plain);
+  CHECK(wear_channel == Approx(wear_plain).epsilon(0.05));
+}

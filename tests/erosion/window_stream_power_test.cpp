@@ -173,3 +173,60 @@ TEST_CASE("steady state: laid on the routing, outlets keep their heights", "[ero
     if (s.patch.holds(uint32_t(c)) && flow.outlet[c]) CHECK(h[c] == reference[c]);
   }
 }
+
+TEST_CASE("steady state: a bounded carve hangs each point from its own path's next N points",
+          "[erosion][window]") {
+  PlanePatch s(48, 30.0, 0.3, 10.0);
+  const std::vector<float> ground = s.height;
+  const erosion::PatchFlow flow = s.route(s.height);
+  erosion::SteadyStateParams params;
+  params.steepness_m = 10.0;
+  params.reach_steps = 6;
+  std::vector<float> h = s.height;
+  erosion::steadyState(s.patch, flow, params, ground, h);
+  // By hand, per point: the least of its ground height and, for k = 1..6 steps down its path,
+  // the ground there plus the steady state's falls on the way; then one constant for the mean.
+  const double cell = erosion::cellAreaM2(s.patch);
+  auto fall = [&](uint32_t c) {
+    const double a = std::max(double(flow.area_m2[c]), cell);
+    return std::min(10.0 / std::sqrt(a), params.max_slope) * s.patch.spacing_m;
+  };
+  std::vector<double> expected(ground.size(), 0.0);
+  double before = 0.0, after = 0.0, deepest = 0.0;
+  for (const uint32_t c : flow.order) {
+    double best = ground[c], drop = 0.0;
+    uint32_t q = c;
+    for (int k = 0; k < 6 && !flow.outlet[q] && flow.receiver[q] != q; ++k) {
+      drop += fall(q);
+      q = flow.receiver[q];
+      best = std::min(best, double(ground[q]) + drop);
+    }
+    expected[c] = best;
+    before += ground[c], after += best;
+    deepest = std::max(deepest, double(ground[c]) - best);
+  }
+  const double offset = (before - after) / double(flow.order.size());
+  for (const uint32_t c : flow.order) CHECK(h[c] == Approx(expected[c] + offset).margin(1e-3));
+  // Cut, and no deeper than six steps of the plane's fall (and its roughness) can give.
+  CHECK(deepest > 5.0);
+  CHECK(deepest < 6 * 0.3 * 30.0 * 1.5 + 10.0);
+  CHECK(s.mean(h) == Approx(s.mean(ground)).margin(1e-3));
+}
+
+TEST_CASE("stream power: keep_mean lifts the incised patch back to its mean height",
+          "[erosion][window]") {
+  PlanePatch s(48, 30.0, 0.3, 10.0);
+  const erosion::PatchFlow flow = s.route(s.height);
+  erosion::StreamPowerParams params;
+  params.incision = 1.0;
+  params.max_factor = 1000.0;
+  std::vector<float> lowered = s.height, kept = s.height;
+  erosion::incise(s.patch, flow, params, lowered);
+  params.keep_mean = true;
+  erosion::incise(s.patch, flow, params, kept);
+  // The same incision, shifted by one constant that restores the mean.
+  CHECK(s.mean(lowered) < s.mean(s.height) - 1.0);
+  CHECK(s.mean(kept) == Approx(s.mean(s.height)).margin(1e-3));
+  const double lift = s.mean(s.height) - s.mean(lowered);
+  for (const uint32_t c : flow.order) CHECK(kept[c] - lowered[c] == Approx(lift).margin(1e-3));
+}
