@@ -266,6 +266,9 @@ FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> el
               if (double(wm) > hv || (double(wm) == hv && f.rank[m] >= f.rank[v])) continue;
               const glm::vec3 d = mesh.positions[v] - mesh.positions[m];
               const double slope = (hv - hm) / double(glm::length(d));
+              // The jitter only lowers a score: a slope no steeper than the best score cannot win
+              // (same receivers, without the hash).
+              if (slope <= best_score) continue;
               const double u =
                   geodesy::unitFromHash(geodesy::hash3(params.seed ^ kJitterStream, v, m));
               const double score = slope * (1.0 - jitter * u);
