@@ -266,6 +266,9 @@ FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> el
               if (double(wm) > hv || (double(wm) == hv && f.rank[m] >= f.rank[v])) continue;
               const glm::vec3 d = mesh.positions[v] - mesh.positions[m];
               const double slope = (hv - hm) / double(glm::length(d));
+              // The jitter only lowers a score: a slope no steeper than the best score cannot win
+              // (same receivers, without the hash).
+              if (slope <= best_score) continue;
               const double u =
                   geodesy::unitFromHash(geodesy::hash3(params.seed ^ kJitterStream, v, m));
               const double score = slope * (1.0 - jitter * u);
@@ -367,6 +370,37 @@ double fillDepressionsEpsilon(const geodesy::SphereMesh& mesh, std::span<float> 
       }
       queue.push(h[m], m);
     }
+  }
+  return added;
+}
+
+double drainAlongReceivers(const geodesy::SphereMesh& mesh, const FlowRouting& routing,
+                           std::span<float> h, double sea_level_m, std::span<const uint8_t> keep,
+                           double step_m) {
+  const size_t n = mesh.vertexCount();
+  const float sea = float(sea_level_m);
+  const auto& off = mesh.neighbour_offsets;
+  const auto& nb = mesh.neighbours;
+  // passed[v]: v drains (the sea, a kept vertex, or a land vertex already made to drain).
+  std::vector<uint8_t> passed(n, 0);
+  for (size_t v = 0; v < n; ++v) passed[v] = h[v] < sea || (!keep.empty() && keep[v]);
+  double added = 0.0;
+  for (const uint32_t v : routing.order) {
+    if (passed[v]) continue;
+    passed[v] = 1;
+    const uint32_t r = routing.receiver[v];
+    if (r == v || h[v] < sea) continue;  // the outlet of a planet with no sea
+    bool drains = false;
+    for (uint32_t k = off[v]; k < off[v + 1] && !drains; ++k)
+      drains = passed[nb[k]] && h[nb[k]] < h[v];
+    if (drains) continue;
+    // The receiver comes earlier in the order, so it has passed: v drains through it.
+    const float below = h[r];
+    const double u = geodesy::unitFromHash(geodesy::hash3(kFillStream, v, 0));
+    const float raised = std::max(std::nextafter(below, std::numeric_limits<float>::infinity()),
+                                  float(double(below) + step_m * (1.0 + u)));
+    added += (double(raised) - double(h[v])) * mesh.vertex_areas[v];
+    h[v] = raised;
   }
   return added;
 }

@@ -93,6 +93,19 @@ double fillDepressionsEpsilon(const geodesy::SphereMesh& mesh, std::span<float> 
                               double sea_level_m, uint32_t keep_vertices,
                               std::span<const uint8_t> keep = {}, double step_m = 0.0);
 
+// The same guarantee as fillDepressionsEpsilon for heights that routing (made on earlier
+// heights of the same land) still describes: in routing order, from the outlets upstream, a land
+// vertex that is not kept (`keep`, one flag per vertex; empty: none) and has no strictly lower
+// neighbour among the vertices already passed (the sea, kept vertices, earlier ones in the order)
+// is raised to 1-2 times step_m above its receiver (by a hash of the vertex, as the fill's steps).
+// Afterwards every land vertex outside the kept ones has a strictly falling path to the sea or a
+// kept vertex. Unlike the fill it does not follow depressions to their spill level: a vertex is
+// raised only as far as its own receiver needs, and heights that already drain are untouched.
+// Returns the volume added in m * sr. Serial, O(L) over the L land vertices of routing.
+double drainAlongReceivers(const geodesy::SphereMesh& mesh, const FlowRouting& routing,
+                           std::span<float> elevation_m, double sea_level_m,
+                           std::span<const uint8_t> keep = {}, double step_m = 0.0);
+
 // The step fillDepressionsEpsilon's callers in this project give filled flats: the mean vertex
 // spacing on mesh at radius_m times kFillSlope (a filled flat slopes like a large lowland river,
 // not the 1e-9 of one float step, which a slope-area fit reads as a gorge), but at most

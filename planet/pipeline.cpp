@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include <tbb/parallel_invoke.h>
 #include <tbb/parallel_reduce.h>
 #include <tbb/task_group.h>
 #include <nlohmann/json.hpp>
@@ -223,12 +224,20 @@ constexpr double kHighestShare = 0.1;
 // heights, and the channel depth within the highest tenth of the land.
 Json terrainDrainageJson(const PlanetState& planet, const metrics::DrainageInput& input,
                          const metrics::DrainageNetwork& network) {
-  Json j = drainageJson(metrics::drainageMetrics(input, network));
-  j["steepest_descent"] = steepestJson(metrics::steepestMetrics(input, network));
-  const std::vector<uint8_t> highest =
-      metrics::highestLand(planet.initial_elevation_m, planet.sea_level_m, kHighestShare);
-  j["highest_tenth_channel_depth_m"] =
-      metrics::drainageMetrics(input, network, highest).mean_channel_depth_m;
+  // Three independent measures of one network, side by side (each writes its own result).
+  metrics::DrainageMetrics all, highest;
+  metrics::SteepestMetrics steepest;
+  tbb::parallel_invoke(
+      [&] { all = metrics::drainageMetrics(input, network); },
+      [&] { steepest = metrics::steepestMetrics(input, network); },
+      [&] {
+        highest = metrics::drainageMetrics(
+            input, network,
+            metrics::highestLand(planet.initial_elevation_m, planet.sea_level_m, kHighestShare));
+      });
+  Json j = drainageJson(all);
+  j["steepest_descent"] = steepestJson(steepest);
+  j["highest_tenth_channel_depth_m"] = highest.mean_channel_depth_m;
   return j;
 }
 
@@ -237,7 +246,18 @@ Json drainageSummaryAfter(const PlanetState& planet, const Config& config,
                           const metrics::DrainageNetwork& after) {
   const metrics::DrainageInput input = drainageInputOf(planet, config);
   Json d;
-  d["after"] = terrainDrainageJson(planet, input, after);
+  // The measures are independent: side by side, each writing its own result.
+  metrics::RainQuarters q, banded;
+  tbb::parallel_invoke([&] { d["after"] = terrainDrainageJson(planet, input, after); },
+                       [&] {
+                         if (!planet.rainfall.empty())
+                           q = metrics::rainQuarters(input, after, planet.rainfall);
+                       },
+                       [&] {
+                         if (!planet.rainfall.empty())
+                           banded = metrics::rainQuarters(input, after, planet.rainfall,
+                                                          planet.initial_elevation_m);
+                       });
   d["highest_tenth_within_20m"] = metrics::shareWithin(
       planet.initial_elevation_m, planet.elevation_m,
       metrics::highestLand(planet.initial_elevation_m, planet.sea_level_m, kHighestShare));
@@ -245,11 +265,8 @@ Json drainageSummaryAfter(const PlanetState& planet, const Config& config,
       planet.initial_elevation_m, planet.elevation_m,
       metrics::highestLand(planet.initial_elevation_m, planet.sea_level_m, 0.25));
   if (!planet.rainfall.empty()) {
-    const metrics::RainQuarters q = metrics::rainQuarters(input, after, planet.rainfall);
     d["wettest_quarter"] = drainageJson(q.wettest);
     d["driest_quarter"] = drainageJson(q.driest);
-    const metrics::RainQuarters banded =
-        metrics::rainQuarters(input, after, planet.rainfall, planet.initial_elevation_m);
     d["elevation_matched_quarters"] = {{"elevation_bands", metrics::kElevationBands},
                                        {"wettest", drainageJson(banded.wettest)},
                                        {"driest", drainageJson(banded.driest)}};

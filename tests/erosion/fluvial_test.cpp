@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <glm/geometric.hpp>
 
+#include "erosion/detail/negative_power.h"
 #include "erosion/fluvial.h"
 #include "geodesy/sphere_mesh.h"
 #include "hydrology/flow_routing.h"
@@ -182,6 +183,21 @@ TEST_CASE("fluvial: uplift that follows the rain gives S = (U/K) P^(g - m) A^-m"
     CHECK((*errors)[errors->size() * 8 / 10] < 0.05);
   }
   CHECK(everyVertexDrains(mesh, h));
+}
+
+TEST_CASE("fluvial: the tabled q^-m is std::pow's within its interpolation error", "[fluvial]") {
+  for (const double m : {0.35, 0.5, 1.0}) {
+    const erosion::detail::NegativePower power(m);
+    double worst = 0.0;
+    for (double q = 1e-3; q < 1e10; q *= 1.0137)
+      worst = std::max(worst, std::abs(power(q) / std::pow(q, -m) - 1.0));
+    // Linear interpolation's bound: step^2 / 8 times the largest second derivative, m (m + 1).
+    const double step = 1.0 / erosion::detail::NegativePower::kSteps;
+    CHECK(worst <= 1.001 * step * step / 8.0 * m * (m + 1.0));
+    CHECK(worst > 0.0);
+    CHECK(power(1.0) == 1.0);
+    CHECK(power(0.0) == std::pow(0.0, -m));
+  }
 }
 
 TEST_CASE("fluvial: every vertex drains, the coast stays, the sea floor is not touched",

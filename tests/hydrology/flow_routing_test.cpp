@@ -152,6 +152,56 @@ TEST_CASE("routing: the epsilon fill leaves every vertex a lower neighbour but i
   }
 }
 
+TEST_CASE("routing: raising along the receivers drains every vertex but the kept ones",
+          "[hydrology]") {
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(32);
+  const std::vector<float> before = roughPlanet(mesh);
+  const hydrology::FlowRouting routing = hydrology::routeFlow(mesh, before, 0.0);
+  REQUIRE(!everyVertexFalls(mesh, before, routing, 1));  // it has pits
+  // Nothing kept: every land vertex falls, nothing was lowered, a raised vertex stands 1 to 2
+  // steps above its receiver.
+  std::vector<float> all = before;
+  const double step = 0.5;
+  CHECK(hydrology::drainAlongReceivers(mesh, routing, all, 0.0, {}, step) > 0.0);
+  const hydrology::FlowRouting after_all = hydrology::routeFlow(mesh, all, 0.0);
+  CHECK(after_all.lakes.empty());
+  CHECK(everyVertexFalls(mesh, all, after_all, 1));
+  bool never_lower = true, steps_kept = true;
+  for (size_t v = 0; v < all.size(); ++v) {
+    never_lower &= all[v] >= before[v];
+    if (all[v] == before[v]) continue;
+    const double above = double(all[v]) - double(all[routing.receiver[v]]);
+    steps_kept &= above >= step * (1.0 - 1e-6) && above <= 2.0 * step * (1.0 + 1e-6);
+  }
+  CHECK(never_lower);
+  CHECK(steps_kept);
+  // The lakes of 3 or more vertices kept: their vertices stay, every other land vertex has a
+  // strictly lower neighbour.
+  std::vector<uint8_t> keep(mesh.vertexCount(), 0);
+  size_t kept_vertices = 0;
+  for (uint32_t v : routing.order) {
+    const uint32_t l = routing.lake_of[v];
+    keep[v] = l != hydrology::kNoLake && routing.lakes[l].vertex_count >= 3;
+    kept_vertices += keep[v];
+  }
+  REQUIRE(kept_vertices > 0);
+  std::vector<float> kept = before;
+  hydrology::drainAlongReceivers(mesh, routing, kept, 0.0, keep, step);
+  bool stay = true, falls = true;
+  for (uint32_t v : routing.order) {
+    if (keep[v]) {
+      stay &= kept[v] == before[v];
+      continue;
+    }
+    bool lower = false;
+    for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k)
+      lower |= kept[mesh.neighbours[k]] < kept[v];
+    falls &= lower;
+  }
+  CHECK(stay);
+  CHECK(falls);
+}
+
 TEST_CASE("routing: a lake whose spill point touches it twice is one lake", "[hydrology]") {
   // On a cone, c drains downhill; two of its uphill neighbours a and b (not neighbours of each
   // other) are dug below it and walled in, so both spill through c: one lake of two vertices.
