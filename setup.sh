@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(build-essential cmake ninja-build pkg-config git
+# lld: the linker CMake picks when it is there (about a third of ld.bfd's time per executable).
+packages=(build-essential cmake ninja-build pkg-config git lld
   libtbb-dev libglm-dev libtinyobjloader-dev libtinygltf-dev catch2 nlohmann-json3-dev
   libstb-dev libpng-dev libtomlplusplus-dev libcli11-dev libmeshoptimizer-dev
   assimp-utils chromium)

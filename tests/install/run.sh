@@ -67,18 +67,29 @@ PY
 
 "$prefix/bin/planetgen" --version | grep -q '^planetgen [0-9]*\.[0-9]*\.[0-9]*$'
 
-# view from the installed binary: with three.js installed it serves (stopped after 5 s);
-# without, it names the missing folder and the npm command (and exits 1).
+# view from the installed binary: with three.js installed it serves (stopped once it says where,
+# at most 60 s on; still running then); without, it names the missing folder and the npm command
+# (and exits 1).
 mkdir -p "$work/planet" && cp "$work/from_code/planet.glb" "$work/planet/planet.glb"
 viewer=$prefix/share/planetgen/viewer
 for page in "$source"/app/viewer/*.js "$source"/app/viewer/*.html; do
   [[ -f $viewer/$(basename "$page") ]] || { echo "install: $(basename "$page") not installed" >&2; exit 1; }
 done
 if [[ -f $viewer/node_modules/three/build/three.module.js ]]; then
+  "$prefix/bin/planetgen" view "$work/planet" --port 0 >"$work/view.log" 2>&1 &
+  view=$!
+  for ((i = 0; i < 600; ++i)); do
+    grep -q 'viewer at http://127.0.0.1:' "$work/view.log" && break
+    kill -0 "$view" 2>/dev/null || break
+    sleep 0.1
+  done
+  serving=0
+  kill -0 "$view" 2>/dev/null && serving=1
+  kill "$view" 2>/dev/null || true
   code=0
-  timeout 5 "$prefix/bin/planetgen" view "$work/planet" --port 0 >"$work/view.log" 2>&1 || code=$?
+  wait "$view" || code=$?
   grep -q 'viewer at http://127.0.0.1:' "$work/view.log" || { cat "$work/view.log" >&2; exit 1; }
-  [[ $code == 124 ]] || { echo "install: view exited with $code" >&2; exit 1; }
+  ((serving)) || { echo "install: view exited with $code instead of serving" >&2; exit 1; }
   rm -rf "$viewer/node_modules"
 fi
 code=0
