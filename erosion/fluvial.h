@@ -27,7 +27,7 @@ struct FluvialParams {
   double area_exponent = 0.35;
   // Routings of the relief after the first (on the noise); each re-routes on the heights the
   // previous one made, so valleys capture the flow of their sides.
-  int reroutings = 1;
+  int reroutings = 2;
   // hydrology::RoutingParams::receiver_jitter of the re-routings (the first is randomised
   // harder, kNoiseJitter in fluvial.cpp).
   double receiver_jitter = 0.9;
