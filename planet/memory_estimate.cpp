@@ -29,9 +29,9 @@ constexpr double kCompareBytesPerVertex = 185.0;  // three planets share one mes
 constexpr double kBytesPerVertexPerThread = 8.0;  // each worker's change buffer (erosion)
 constexpr double kBytesPerDroplet = 40.0;         // spawn list and its sorted copy
 // The fluvial stage's routing, drainage and relief arrays while it runs, with the coarse
-// levels' meshes and the drainage metrics (in the rain stage: gone before the export; a run at
-// f = 160 peaks 83 MiB).
-constexpr double kFluvialBytesPerVertex = 120.0;
+// levels' meshes, the coarse guide's warp and the drainage metrics (in the rain stage: gone
+// before the export; a run at f = 160 peaks 84.6 MiB).
+constexpr double kFluvialBytesPerVertex = 130.0;
 // Per pixel of a width x width/2 map: the located grid all maps share (16 bytes) and the rest,
 // plus each thread's map in flight (the maps are written concurrently, one per thread at a
 // time): 93 MiB at 1 thread, 118 MiB at 2 for f = 16, map_width = 2560.
