@@ -60,10 +60,9 @@ TEST_CASE("routing: every land vertex drains to the sea through a topological or
 
 TEST_CASE("routing: a hand-made pit is a lake that spills at its rim", "[hydrology]") {
   const geodesy::SphereMesh mesh = geodesy::buildIcosphere(16);
-  std::vector<float> h(mesh.vertexCount());
   // A cone rising from the south pole sea to the north pole, with one vertex dug 50 m below
   // all its neighbours.
-  for (size_t v = 0; v < h.size(); ++v) h[v] = float(1000.0 * mesh.positions[v].y);
+  std::vector<float> h = relief_fixtures::conePlanet(mesh);
   uint32_t pit = 0;
   for (uint32_t v = 0; v < h.size(); ++v)
     if (std::abs(mesh.positions[v].y - 0.5f) < std::abs(mesh.positions[pit].y - 0.5f)) pit = v;
@@ -90,6 +89,13 @@ TEST_CASE("routing: a hand-made pit is a lake that spills at its rim", "[hydrolo
 
 namespace {
 
+// Whether v has a strictly lower neighbour in h.
+bool hasLowerNeighbour(const geodesy::SphereMesh& mesh, const std::vector<float>& h, uint32_t v) {
+  for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k)
+    if (h[mesh.neighbours[k]] < h[v]) return true;
+  return false;
+}
+
 // Every land vertex outside the lakes of `routing` (of at least min_lake vertices) has a
 // strictly lower neighbour.
 bool everyVertexFalls(const geodesy::SphereMesh& mesh, const std::vector<float>& h,
@@ -97,10 +103,7 @@ bool everyVertexFalls(const geodesy::SphereMesh& mesh, const std::vector<float>&
   for (uint32_t v : routing.order) {
     const uint32_t l = routing.lake_of[v];
     if (l != hydrology::kNoLake && routing.lakes[l].vertex_count >= min_lake) continue;
-    bool lower = false;
-    for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k)
-      lower |= h[mesh.neighbours[k]] < h[v];
-    if (!lower) return false;
+    if (!hasLowerNeighbour(mesh, h, v)) return false;
   }
   return true;
 }
@@ -193,10 +196,7 @@ TEST_CASE("routing: raising along the receivers drains every vertex but the kept
       stay &= kept[v] == before[v];
       continue;
     }
-    bool lower = false;
-    for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k)
-      lower |= kept[mesh.neighbours[k]] < kept[v];
-    falls &= lower;
+    falls &= hasLowerNeighbour(mesh, kept, v);
   }
   CHECK(stay);
   CHECK(falls);
@@ -206,8 +206,7 @@ TEST_CASE("routing: a lake whose spill point touches it twice is one lake", "[hy
   // On a cone, c drains downhill; two of its uphill neighbours a and b (not neighbours of each
   // other) are dug below it and walled in, so both spill through c: one lake of two vertices.
   const geodesy::SphereMesh mesh = geodesy::buildIcosphere(16);
-  std::vector<float> h(mesh.vertexCount());
-  for (size_t v = 0; v < h.size(); ++v) h[v] = float(1000.0 * mesh.positions[v].y);
+  std::vector<float> h = relief_fixtures::conePlanet(mesh);
   uint32_t c = 0;
   for (uint32_t v = 0; v < h.size(); ++v)
     if (std::abs(mesh.positions[v].y - 0.3f) < std::abs(mesh.positions[c].y - 0.3f) &&

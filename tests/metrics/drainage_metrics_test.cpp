@@ -18,6 +18,7 @@
 #include "metrics/drainage_metrics.h"
 #include "planet/config.h"
 #include "planet/pipeline.h"
+#include "support/relief_planets.h"
 #include "support/river_planets.h"
 
 using namespace planet;
@@ -229,6 +230,12 @@ uint32_t straightOn(const geodesy::SphereMesh& mesh, uint32_t a, uint32_t b) {
   return best;
 }
 
+// Appends `steps` vertices to path, each straight on from the path's last step.
+void goStraight(const geodesy::SphereMesh& mesh, std::vector<uint32_t>& path, int steps) {
+  for (int i = 0; i < steps; ++i)
+    path.push_back(straightOn(mesh, path[path.size() - 2], path.back()));
+}
+
 // The neighbour of b that turns 60 deg from the step a -> b (the second most nearly straight).
 uint32_t turnAt(const geodesy::SphereMesh& mesh, uint32_t a, uint32_t b) {
   const uint32_t ahead = straightOn(mesh, a, b);
@@ -263,7 +270,7 @@ TEST_CASE("rivers: straight runs of a hand-made channel along the lattice", "[ri
   // Start inside a base face (vertex numbering: face interiors come last) and walk straight on.
   const uint32_t start = uint32_t(mesh.vertexCount() - 200);
   std::vector<uint32_t> path = {start, mesh.neighbours[mesh.neighbour_offsets[start]]};
-  for (int i = 0; i < 11; ++i) path.push_back(straightOn(mesh, path[path.size() - 2], path.back()));
+  goStraight(mesh, path, 11);
   REQUIRE(std::set<uint32_t>(path.begin(), path.end()).size() == path.size());
   // 13 vertices, 12 straight steps: every step is in a run of more than 8.
   StraightRuns straight = runsAlong(mesh, path);
@@ -273,7 +280,7 @@ TEST_CASE("rivers: straight runs of a hand-made channel along the lattice", "[ri
   // A 60 deg turn after the 5th step: runs of 5 and 7 steps, none longer than 8.
   std::vector<uint32_t> bent(path.begin(), path.begin() + 6);
   bent.push_back(turnAt(mesh, bent[4], bent[5]));
-  for (int i = 0; i < 6; ++i) bent.push_back(straightOn(mesh, bent[bent.size() - 2], bent.back()));
+  goStraight(mesh, bent, 6);
   REQUIRE(bent.size() == 13);
   StraightRuns turned = runsAlong(mesh, bent);
   CHECK(turned.steps == 12);
@@ -283,7 +290,7 @@ TEST_CASE("rivers: straight runs of a hand-made channel along the lattice", "[ri
   // steps are in a long run.
   std::vector<uint32_t> nine(path.begin(), path.begin() + 10);
   nine.push_back(turnAt(mesh, nine[8], nine[9]));
-  for (int i = 0; i < 2; ++i) nine.push_back(straightOn(mesh, nine[nine.size() - 2], nine.back()));
+  goStraight(mesh, nine, 2);
   StraightRuns mixed = runsAlong(mesh, nine);
   CHECK(mixed.steps == 12);
   CHECK(mixed.longest == 9);
@@ -294,8 +301,7 @@ TEST_CASE("rivers: steepest descent on hand-made heights: sinks, lakes, reach", 
   const geodesy::SphereMesh mesh = geodesy::buildIcosphere(16);
   // A cone rising from the southern sea to the north pole: every land vertex has a lower
   // neighbour, and steepest descent reaches the sea from all of it.
-  std::vector<float> h(mesh.vertexCount());
-  for (size_t v = 0; v < h.size(); ++v) h[v] = float(1000.0 * mesh.positions[v].y);
+  std::vector<float> h = relief_fixtures::conePlanet(mesh);
   DrainageInput in;
   in.mesh = &mesh;
   in.radius_m = 1.0e6;

@@ -1,6 +1,7 @@
 #pragma once
-// Synthetic planets for the routing and fluvial tests (hydrology/flow_routing_test,
-// erosion/fluvial_test): a dome continent, and the same with rolling pits on it.
+// Synthetic planets for the routing, drainage and fluvial tests (hydrology/flow_routing_test,
+// metrics/drainage_metrics_test, erosion/fluvial_test): a cone, a dome continent, and the same
+// with rolling pits on it.
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +10,14 @@
 #include "geodesy/sphere_mesh.h"
 
 namespace relief_fixtures {
+
+// A cone rising 1000 m per unit of y, from the southern sea (y < 0) to the north pole: every
+// land vertex has a lower neighbour.
+inline std::vector<float> conePlanet(const geodesy::SphereMesh& mesh) {
+  std::vector<float> h(mesh.vertexCount());
+  for (size_t v = 0; v < h.size(); ++v) h[v] = float(1000.0 * mesh.positions[v].y);
+  return h;
+}
 
 // A dome continent around the north pole (land within 60 deg), sea elsewhere, with a little
 // deterministic roughness so that flow is not tied.
