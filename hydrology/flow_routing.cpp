@@ -1,6 +1,7 @@
 #include "hydrology/flow_routing.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cmath>
 #include <deque>
@@ -39,9 +40,13 @@ struct Flood {
 // Priority-flood with a FIFO for the vertices inside depressions (they take the level of the
 // vertex they were reached from and need no priority queue). Fills routing.order,
 // water_level_m, lakes, and when given, record (routeFlow's receivers need it; filling
-// depressions does not).
+// depressions does not). With `region` (one flag per vertex), only the flagged vertices are
+// flooded, from the unflagged ones around them at their heights (the sea at its level): the
+// unflagged land must drain as it lies (water level = height), and record's entries of
+// unflagged vertices are left for the caller.
 void flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
-           FlowRouting& routing, Flood* record, const uint64_t* lake_seed) {
+           FlowRouting& routing, Flood* record, const uint64_t* lake_seed,
+           const std::vector<uint8_t>* region = nullptr) {
   const size_t n = mesh.vertexCount();
   if (record) {
     record->parent.assign(n, 0);
@@ -76,8 +81,21 @@ void flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
 
   const auto& off = mesh.neighbour_offsets;
   const auto& nb = mesh.neighbours;
+  if (region) {
+    // Seeds: the vertices around the region, which drain as they lie.
+    for (uint32_t v = 0; v < n; ++v) {
+      if ((*region)[v]) continue;
+      seen[v] = 1;
+      for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
+        if ((*region)[nb[k]]) {
+          queue.push(h[v] < sea ? sea : h[v], v);
+          break;
+        }
+      }
+    }
+  }
   // Seeds: the sea vertices that touch land, at the sea level.
-  for (uint32_t v = 0; v < n; ++v) {
+  for (uint32_t v = 0; v < n && !region; ++v) {
     if (h[v] >= sea) continue;
     seen[v] = 1;
     if (record) record->parent[v] = v;
@@ -88,7 +106,7 @@ void flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
       }
     }
   }
-  if (queue.empty()) {  // no sea: the lowest vertex is the one outlet
+  if (queue.empty() && !region) {  // no sea: the lowest vertex is the one outlet
     uint32_t lowest = 0;
     for (uint32_t v = 1; v < n; ++v)
       if (h[v] < h[lowest]) lowest = v;
@@ -168,9 +186,11 @@ void flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
   }
 }
 
+// Lake areas, volumes and depths, summed in vertex order (the same sums whichever way the
+// lakes were found).
 void summariseLakes(const geodesy::SphereMesh& mesh, std::span<const float> h,
                     FlowRouting& routing) {
-  for (uint32_t v : routing.order) {
+  for (uint32_t v = 0; v < routing.lake_of.size(); ++v) {
     const uint32_t id = routing.lake_of[v];
     if (id == kNoLake) continue;
     Lake& l = routing.lakes[id];
@@ -202,20 +222,24 @@ FlowRouting floodLakes(const geodesy::SphereMesh& mesh, std::span<const float> e
 }
 
 // Rebuilds routing.order breadth-first from the outlets over the receiver tree (each vertex
-// after its receiver), as the receivers need not drain to vertices the flood visited first.
-// Serial, O(land).
-void orderFromOutlets(FlowRouting& routing) {
+// after its receiver), as the receivers need not drain to vertices the flood visited first. The
+// outlets, and each vertex's donors, come in vertex order, so the order depends on the receivers
+// alone (the flood's order does not show through, and routing without the flood gives the same).
+// `land` flags the vertices of routing.order. Serial, O(n).
+void orderFromOutlets(FlowRouting& routing, const std::vector<uint8_t>& land) {
   const std::vector<uint32_t>& rcv = routing.receiver;
   const size_t n = rcv.size();
   std::vector<uint32_t> first(n + 1, 0);
-  for (uint32_t v : routing.order)
-    if (rcv[v] != v) first[rcv[v] + 1] += 1;
+  for (uint32_t v = 0; v < n; ++v)
+    if (land[v] && rcv[v] != v) first[rcv[v] + 1] += 1;
   for (size_t v = 0; v < n; ++v) first[v + 1] += first[v];
   std::vector<uint32_t> donors(first[n]);
   std::vector<uint32_t> next(first.begin(), first.end() - 1);
-  std::vector<uint32_t> order;
-  order.reserve(routing.order.size());
-  for (uint32_t v : routing.order) {
+  std::vector<uint32_t>& order = routing.order;
+  const size_t count = order.size();
+  order.clear();
+  for (uint32_t v = 0; v < n; ++v) {
+    if (!land[v]) continue;
     const uint32_t r = rcv[v];
     if (r == v || rcv[r] == r) {
       order.push_back(v);  // drains to the sea (or is the outlet of a planet without one)
@@ -227,8 +251,163 @@ void orderFromOutlets(FlowRouting& routing) {
     const uint32_t v = order[i];
     order.insert(order.end(), donors.begin() + first[v], donors.begin() + next[v]);
   }
-  assert(order.size() == routing.order.size());
-  routing.order.swap(order);
+  assert(order.size() == count);
+  (void)count;
+}
+
+// Lower neighbour m (height hm < hv) as v's receiver: its slope times 1 - jitter u (u a hash of
+// seed, v, m) against the best score so far.
+void offerReceiver(const geodesy::SphereMesh& mesh, uint32_t v, uint32_t m, double hv, double hm,
+                   double jitter, uint64_t seed, uint32_t& best, double& best_score) {
+  const glm::vec3 d = mesh.positions[v] - mesh.positions[m];
+  const double slope = (hv - hm) / double(glm::length(d));
+  // The jitter only lowers a score: a slope no steeper than the best score cannot win (same
+  // receivers, without the hash).
+  if (slope <= best_score) return;
+  const double u = geodesy::unitFromHash(geodesy::hash3(seed ^ kJitterStream, v, m));
+  const double score = slope * (1.0 - jitter * u);
+  if (score > best_score) best_score = score, best = m;
+}
+
+// Steepest descent without the flood: per land vertex, the jittered steepest among its strictly
+// lower neighbours (the sea counted at its level), or itself when it has none (a pit). What the
+// flood's receiver rule gives wherever every lower neighbour's water level is its height.
+struct Descent {
+  bool tie = false;  // two land neighbours equally high (the flood's order would show)
+  bool sea = false;  // some vertex under the sea
+  bool pit = false;  // some land vertex without a strictly lower neighbour
+};
+
+Descent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
+                        double jitter, uint64_t seed, std::vector<uint32_t>& receiver,
+                        std::vector<uint8_t>& land) {
+  const size_t n = mesh.vertexCount();
+  const auto& off = mesh.neighbour_offsets;
+  const auto& nb = mesh.neighbours;
+  receiver.resize(n);
+  land.resize(n);
+  std::atomic<bool> tie{false}, any_sea{false}, pit{false};
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      if (tie.load(std::memory_order_relaxed)) return;
+                      for (size_t i = r.begin(); i != r.end(); ++i) {
+                        const uint32_t v = uint32_t(i);
+                        receiver[v] = v;
+                        land[v] = h[v] >= sea;
+                        if (!land[v]) {
+                          any_sea.store(true, std::memory_order_relaxed);
+                          continue;
+                        }
+                        const double hv = h[v];
+                        uint32_t best = v;
+                        double best_score = 0.0;
+                        for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
+                          const uint32_t m = nb[k];
+                          if (h[m] == h[v]) {
+                            tie.store(true, std::memory_order_relaxed);
+                            return;
+                          }
+                          const double hm = std::max(double(h[m]), double(sea));
+                          if (hm >= hv) continue;
+                          offerReceiver(mesh, v, m, hv, hm, jitter, seed, best, best_score);
+                        }
+                        if (best == v) pit.store(true, std::memory_order_relaxed);
+                        receiver[v] = best;
+                      }
+                    });
+  return {tie.load(), any_sea.load(), pit.load()};
+}
+
+// The flood's receiver rule for land vertex v: the jittered steepest descent among the lower
+// neighbours whose water level is lower than v's height (or equal and reached earlier by the
+// flood), else the flood's parent (lakes, flats).
+uint32_t floodReceiver(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
+                       double jitter, uint64_t seed, const FlowRouting& routing, const Flood& f,
+                       uint32_t v) {
+  const auto& off = mesh.neighbour_offsets;
+  const auto& nb = mesh.neighbours;
+  uint32_t best = f.parent[v];
+  double best_score = 0.0;
+  if (routing.lake_of[v] == kNoLake) {
+    const double hv = h[v];
+    for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
+      const uint32_t m = nb[k];
+      const double hm = std::max(double(h[m]), double(sea));
+      if (hm >= hv) continue;
+      // Receivers strictly lower by (water level, visiting rank): no cycles, even next to a
+      // lake whose surface is at v's height.
+      const float wm = routing.water_level_m[m];
+      if (double(wm) > hv || (double(wm) == hv && f.rank[m] >= f.rank[v])) continue;
+      offerReceiver(mesh, v, m, hv, hm, jitter, seed, best, best_score);
+    }
+  }
+  return best;
+}
+
+// routeFlow when the land drains as it lies outside a few depressions (a steady-state relief,
+// endorheic lakes on it): steepest descent everywhere (parallel), then the flood over only the
+// vertices whose descent ends in a pit, from the land around them. Heights without ties give
+// the whole flood's routing: a vertex with a strictly falling path to the sea is never under a
+// lake and its water level is its height; a depression is reached first at its spill level,
+// from its spill point, whichever way the flood came; and nothing but lake vertices and their
+// rims reads the flood's parents and ranks. Returns false when the heights have ties or no sea
+// (then the whole flood decides).
+bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
+                           double jitter, const RoutingParams& params, FlowRouting& routing) {
+  const size_t n = mesh.vertexCount();
+  std::vector<uint8_t> land;
+  const Descent descent =
+      steepestDescent(mesh, h, sea, jitter, params.seed, routing.receiver, land);
+  if (descent.tie || !descent.sea) return false;
+  routing.water_level_m.assign(h.begin(), h.end());
+  routing.lake_of.assign(n, kNoLake);
+  routing.lakes.clear();
+  routing.land_vertices = size_t(std::count(land.begin(), land.end(), 1));
+  routing.order.resize(routing.land_vertices);
+  orderFromOutlets(routing, land);
+  if (!descent.pit) return true;
+  // The region: land whose descent ends in a pit (a pit's donors come after it in the order;
+  // a vertex draining to a pit is listed among the outlets, as is the pit).
+  const std::vector<uint32_t>& rcv = routing.receiver;
+  std::vector<uint8_t> region(n, 0);
+  for (const uint32_t v : routing.order) {
+    const uint32_t r = rcv[v];
+    region[v] = r == v || (rcv[r] == r ? land[r] : region[r]);
+  }
+  FlowRouting flooded;
+  flooded.water_level_m = std::move(routing.water_level_m);
+  flooded.lake_of = std::move(routing.lake_of);
+  Flood f;
+  const uint64_t* lake_seed = params.random_lake_paths ? &params.seed : nullptr;
+  flood(mesh, h, sea, flooded, &f, lake_seed, &region);
+  summariseLakes(mesh, h, flooded);
+  routing.water_level_m = std::move(flooded.water_level_m);
+  routing.lake_of = std::move(flooded.lake_of);
+  routing.lakes = std::move(flooded.lakes);
+  // The flood's rule where it can differ from steepest descent: in the region (lake vertices
+  // follow the flood's parents) and next to a lake (its vertices may stand below their water).
+  // Outside the region the flood ranks come first (rank 0): they were reached before it.
+  const auto& off = mesh.neighbour_offsets;
+  const auto& nb = mesh.neighbours;
+  std::vector<uint32_t> redo;
+  for (uint32_t v = 0; v < n; ++v) {
+    if (!land[v]) continue;
+    bool near = region[v];
+    for (uint32_t k = off[v]; k < off[v + 1] && !near; ++k)
+      near = routing.lake_of[nb[k]] != kNoLake;
+    if (!near) continue;
+    redo.push_back(v);
+    if (!region[v]) f.parent[v] = rcv[v], f.rank[v] = 0;
+  }
+  std::vector<uint32_t> chosen(redo.size());
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, redo.size(), 1024), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t i = r.begin(); i != r.end(); ++i)
+          chosen[i] = floodReceiver(mesh, h, sea, jitter, params.seed, routing, f, redo[i]);
+      });
+  for (size_t i = 0; i < redo.size(); ++i) routing.receiver[redo[i]] = chosen[i];
+  orderFromOutlets(routing, land);
+  return true;
 }
 
 }  // namespace
@@ -237,14 +416,15 @@ FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> el
                       double sea_level_m, const RoutingParams& params) {
   const size_t n = mesh.vertexCount();
   const float sea = float(sea_level_m);
+  const double jitter = std::clamp(params.receiver_jitter, 0.0, 0.999);
+  if (params.without_flood_when_possible) {
+    FlowRouting routing;
+    if (routeWithoutFullFlood(mesh, elevation_m, sea, jitter, params, routing)) return routing;
+  }
   Flood f;
   FlowRouting routing = floodLakes(mesh, elevation_m, sea_level_m, &f,
                                    params.random_lake_paths ? &params.seed : nullptr);
-
   routing.receiver.resize(n);
-  const auto& off = mesh.neighbour_offsets;
-  const auto& nb = mesh.neighbours;
-  const double jitter = std::clamp(params.receiver_jitter, 0.0, 0.999);
   for (uint32_t v = 0; v < n; ++v) routing.receiver[v] = v;
   const auto& order = routing.order;
   tbb::parallel_for(
@@ -252,33 +432,13 @@ FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> el
         for (size_t i = r.begin(); i != r.end(); ++i) {
           const uint32_t v = order[i];
           if (f.parent[v] == v) continue;  // the outlet of a planet with no sea
-          uint32_t best = f.parent[v];
-          double best_score = 0.0;
-          if (routing.lake_of[v] == kNoLake) {
-            const double hv = elevation_m[v];
-            for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
-              const uint32_t m = nb[k];
-              const double hm = std::max(double(elevation_m[m]), double(sea));
-              if (hm >= hv) continue;
-              // Receivers strictly lower by (water level, visiting rank): no cycles, even
-              // next to a lake whose surface is at v's height.
-              const float wm = routing.water_level_m[m];
-              if (double(wm) > hv || (double(wm) == hv && f.rank[m] >= f.rank[v])) continue;
-              const glm::vec3 d = mesh.positions[v] - mesh.positions[m];
-              const double slope = (hv - hm) / double(glm::length(d));
-              // The jitter only lowers a score: a slope no steeper than the best score cannot win
-              // (same receivers, without the hash).
-              if (slope <= best_score) continue;
-              const double u =
-                  geodesy::unitFromHash(geodesy::hash3(params.seed ^ kJitterStream, v, m));
-              const double score = slope * (1.0 - jitter * u);
-              if (score > best_score) best_score = score, best = m;
-            }
-          }
-          routing.receiver[v] = best;
+          routing.receiver[v] =
+              floodReceiver(mesh, elevation_m, sea, jitter, params.seed, routing, f, v);
         }
       });
-  orderFromOutlets(routing);
+  std::vector<uint8_t> land(n, 0);
+  for (uint32_t v : routing.order) land[v] = 1;
+  orderFromOutlets(routing, land);
   return routing;
 }
 

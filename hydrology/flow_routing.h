@@ -33,6 +33,11 @@ struct RoutingParams {
   // Paths across lakes: false = the flood's breadth-first order (straight rays from the outlet
   // along the lattice), true = a random tree grown from the outlet (seeded by seed).
   bool random_lake_paths = false;
+  // Skip the flood where the heights need none: steepest descent wherever a strictly lower
+  // neighbour leads on, and the flood over only the land whose descent ends in a pit (the same
+  // routing, bit for bit, unless two land neighbours are equally high or there is no sea: then
+  // the whole flood). false = always the whole flood (the reference the tests compare with).
+  bool without_flood_when_possible = true;
 };
 
 // A closed depression of the land, filled to its spill level.
@@ -63,7 +68,9 @@ struct FlowRouting {
 
 // Routes the land (elevation_m >= sea_level_m) of mesh. elevation_m has one value per vertex.
 // Serial priority-flood (O(L log L) for L land vertices, fewer heap operations on rising land),
-// a parallel receiver choice in the caller's oneTBB arena, then a serial O(L) ordering; the
+// a parallel receiver choice in the caller's oneTBB arena, then a serial O(n) ordering (the
+// outlets and each vertex's donors in vertex order); on heights that mostly drain as they lie
+// (params.without_flood_when_possible) the flood covers only the basins of their pits. The
 // result is identical for any thread count.
 FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
                       double sea_level_m, const RoutingParams& params = {});

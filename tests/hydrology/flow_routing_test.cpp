@@ -266,3 +266,54 @@ TEST_CASE("routing: random paths across lakes route as well, and by the seed onl
   CHECK(topological);
   CHECK(differ > 0);
 }
+
+TEST_CASE("routing: without the whole flood where the land drains as it lies, bit for bit",
+          "[hydrology]") {
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(32);
+  // A little of each vertex's own (no two neighbours equally high, unlike the mirror-symmetric
+  // dome and the rough planet's shore clamped at 1 m).
+  const auto untied = [&](std::vector<float> h) {
+    for (uint32_t v = 0; v < h.size(); ++v)
+      if (h[v] >= 0.0f) h[v] += 0.001f * float((v * 2654435761u >> 16) % 1000);
+    return h;
+  };
+  // The rough planet has pits and lakes: the flood over its depressions only. Raised along its
+  // receivers it drains as it lies (the steady state's case): no flood. With lakes kept it has
+  // both. The rough planet as it is has ties: the whole flood.
+  std::vector<float> rough = untied(roughPlanet(mesh));
+  const hydrology::FlowRouting first = hydrology::routeFlow(mesh, rough, 0.0);
+  std::vector<uint8_t> keep(mesh.vertexCount(), 0);
+  for (uint32_t v : first.order)
+    keep[v] =
+        first.lake_of[v] != hydrology::kNoLake && first.lakes[first.lake_of[v]].vertex_count >= 3;
+  std::vector<float> drained = rough, kept = rough;
+  hydrology::drainAlongReceivers(mesh, first, drained, 0.0, {}, 0.5);
+  hydrology::drainAlongReceivers(mesh, first, kept, 0.0, keep, 0.5);
+  std::vector<float> tied = roughPlanet(mesh);
+  for (const std::vector<float>* h : {&rough, &drained, &kept, &tied}) {
+    for (bool random_lakes : {false, true}) {
+      hydrology::RoutingParams fast, flood;
+      fast.seed = flood.seed = 7;
+      fast.receiver_jitter = flood.receiver_jitter = 0.9;
+      fast.random_lake_paths = flood.random_lake_paths = random_lakes;
+      flood.without_flood_when_possible = false;
+      const hydrology::FlowRouting a = hydrology::routeFlow(mesh, *h, 0.0, fast);
+      const hydrology::FlowRouting b = hydrology::routeFlow(mesh, *h, 0.0, flood);
+      CHECK(a.receiver == b.receiver);
+      CHECK(a.order == b.order);
+      CHECK(a.water_level_m == b.water_level_m);
+      CHECK(a.lake_of == b.lake_of);
+      CHECK(a.land_vertices == b.land_vertices);
+      REQUIRE(a.lakes.size() == b.lakes.size());
+      bool same_lakes = true;
+      for (size_t l = 0; l < a.lakes.size(); ++l) {
+        const hydrology::Lake &x = a.lakes[l], &y = b.lakes[l];
+        same_lakes &= x.level_m == y.level_m && x.outlet == y.outlet && x.lowest == y.lowest &&
+                      x.vertex_count == y.vertex_count && x.area_sr == y.area_sr &&
+                      x.volume_m_sr == y.volume_m_sr && x.max_depth_m == y.max_depth_m;
+      }
+      CHECK(same_lakes);
+      CHECK(b.lakes.empty() == (h == &drained));
+    }
+  }
+}
