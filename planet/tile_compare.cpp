@@ -186,6 +186,14 @@ TileCompareResult compareTileRain(const planetgen::Planet& planet, const tiles::
   for (const BakeTile& t : planTileBake(weather, options.region, result.level).tiles)
     if (t.in_region && int(t.id.level) == result.level) ids.push_back(t.id);
   result.tiles = ids.size();
+  if (ids.size() > kMaxCompareTiles) {
+    std::ostringstream message;
+    message << "--radius-km " << options.region.radius_m / 1000.0
+            << " is not allowed with --compare-rain at --spacing-m " << options.spacing_m << ": "
+            << ids.size() << " tiles; allowed: a region of at most " << kMaxCompareTiles
+            << " tiles at that spacing (each is made three times and held for the pictures)";
+    throw planetgen::ConfigError(message.str());
+  }
 
   const RegionSurface base = surfaceOf(plain, ids);
   const RegionSurface wet = surfaceOf(weather, ids);

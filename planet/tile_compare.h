@@ -16,6 +16,10 @@
 
 namespace planet {
 
+// The most tiles a comparison makes (three times each; about 200 bytes a vertex held for the
+// pictures: 100 tiles of T = 256 hold about 700 MB).
+inline constexpr size_t kMaxCompareTiles = 100;
+
 struct TileCompareOptions {
   TileRegion region;
   double spacing_m = 30.0;  // the finest tiles: the coarsest level at most this fine
@@ -36,8 +40,9 @@ struct TileCompareResult {
 
 // Runs the comparison and writes its files into out_dir, all or nothing. `params` are the
 // tiles' parameters ([tiles]); erosion is switched on for the two eroded runs. Throws
-// planetgen::ConfigError when the planet has no rain or the level is coarser than the tiles
-// erode (TileErosionParams::max_spacing_m), naming the value and what is allowed.
+// planetgen::ConfigError when the planet has no rain, the level is coarser than the tiles
+// erode (TileErosionParams::max_spacing_m) or the region holds more than kMaxCompareTiles
+// tiles, naming the value and what is allowed.
 TileCompareResult compareTileRain(const planetgen::Planet& planet, const tiles::TileParams& params,
                                   const TileCompareOptions& options,
                                   const std::filesystem::path& out_dir);

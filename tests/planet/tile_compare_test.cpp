@@ -118,8 +118,10 @@ TEST_CASE("tile compare: under uniform weather both runs are the same bits",
   CHECK(bytesOf(dir / "out" / "relief_weather.png") == bytesOf(dir / "out" / "relief_uniform.png"));
 }
 
-TEST_CASE("tile compare: a level the tiles do not erode is refused, nothing written",
-          "[planet][tiles][erosion]") {
+TEST_CASE(
+    "tile compare: a level the tiles do not erode and a region of too many tiles are refused, "
+    "nothing written",
+    "[planet][tiles][erosion]") {
   const test_support::TempDir temp("tile_compare_refused");
   const fs::path& dir = temp.path;
   planet::TileCompareOptions o = regionOptions();
@@ -129,5 +131,12 @@ TEST_CASE("tile compare: a level the tiles do not erode is refused, nothing writ
       planet::compareTileRain(planet, planet.config().tiles.generator, o, dir / "out"),
       Catch::Contains("--spacing-m 1000 is not allowed with --compare-rain") &&
           Catch::Contains("allowed: at most 100"));
+  CHECK_FALSE(fs::exists(dir / "out"));
+  o = regionOptions();
+  o.region.radius_m = 20000.0;  // about 200 tiles of 2.2 km at 67.6 m
+  CHECK_THROWS_WITH(
+      planet::compareTileRain(planet, planet.config().tiles.generator, o, dir / "out"),
+      Catch::Contains("--radius-km 20 is not allowed with --compare-rain") &&
+          Catch::Contains("at most 100 tiles"));
   CHECK_FALSE(fs::exists(dir / "out"));
 }
