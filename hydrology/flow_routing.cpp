@@ -186,11 +186,13 @@ void flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
   }
 }
 
-// Lake areas, volumes and depths, summed in vertex order (the same sums whichever way the
-// lakes were found).
-void summariseLakes(const geodesy::SphereMesh& mesh, std::span<const float> h,
-                    FlowRouting& routing) {
-  for (uint32_t v = 0; v < routing.lake_of.size(); ++v) {
+// Lake areas, volumes and depths, summed in the flood's order, or canonical: in vertex order
+// (the same sums whichever way the lakes were found).
+void summariseLakes(const geodesy::SphereMesh& mesh, std::span<const float> h, FlowRouting& routing,
+                    bool canonical = false) {
+  const size_t count = canonical ? routing.lake_of.size() : routing.order.size();
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t v = canonical ? uint32_t(i) : routing.order[i];
     const uint32_t id = routing.lake_of[v];
     if (id == kNoLake) continue;
     Lake& l = routing.lakes[id];
@@ -212,12 +214,13 @@ namespace {
 // The flood's part of routeFlow: order, water levels and lakes, no receivers; f, when given,
 // gets the flood's parents and ranks, which the receivers are chosen with.
 FlowRouting floodLakes(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
-                       double sea_level_m, Flood* f, const uint64_t* lake_seed = nullptr) {
+                       double sea_level_m, Flood* f, const uint64_t* lake_seed = nullptr,
+                       bool canonical = false) {
   FlowRouting routing;
   routing.order.reserve(mesh.vertexCount());
   flood(mesh, elevation_m, float(sea_level_m), routing, f, lake_seed);
   routing.land_vertices = routing.order.size();
-  summariseLakes(mesh, elevation_m, routing);
+  summariseLakes(mesh, elevation_m, routing, canonical);
   return routing;
 }
 
@@ -226,7 +229,7 @@ FlowRouting floodLakes(const geodesy::SphereMesh& mesh, std::span<const float> e
 // outlets, and each vertex's donors, come in vertex order, so the order depends on the receivers
 // alone (the flood's order does not show through, and routing without the flood gives the same).
 // `land` flags the vertices of routing.order. Serial, O(n).
-void orderFromOutlets(FlowRouting& routing, const std::vector<uint8_t>& land) {
+void orderFromOutlets(FlowRouting& routing, const std::vector<uint8_t>& land, bool canonical) {
   const std::vector<uint32_t>& rcv = routing.receiver;
   const size_t n = rcv.size();
   std::vector<uint32_t> first(n + 1, 0);
@@ -235,10 +238,13 @@ void orderFromOutlets(FlowRouting& routing, const std::vector<uint8_t>& land) {
   for (size_t v = 0; v < n; ++v) first[v + 1] += first[v];
   std::vector<uint32_t> donors(first[n]);
   std::vector<uint32_t> next(first.begin(), first.end() - 1);
+  // Not canonical: the outlets and donors in the order routing.order lists them (the flood's).
+  const std::vector<uint32_t> listed = canonical ? std::vector<uint32_t>() : routing.order;
   std::vector<uint32_t>& order = routing.order;
   const size_t count = order.size();
   order.clear();
-  for (uint32_t v = 0; v < n; ++v) {
+  for (uint32_t i = 0; i < (canonical ? n : listed.size()); ++i) {
+    const uint32_t v = canonical ? i : listed[i];
     if (!land[v]) continue;
     const uint32_t r = rcv[v];
     if (r == v || rcv[r] == r) {
@@ -364,7 +370,7 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
   routing.lakes.clear();
   routing.land_vertices = size_t(std::count(land.begin(), land.end(), 1));
   routing.order.resize(routing.land_vertices);
-  orderFromOutlets(routing, land);
+  orderFromOutlets(routing, land, true);
   if (!descent.pit) return true;
   // The region: land whose descent ends in a pit (a pit's donors come after it in the order;
   // a vertex draining to a pit is listed among the outlets, as is the pit).
@@ -380,7 +386,7 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
   Flood f;
   const uint64_t* lake_seed = params.random_lake_paths ? &params.seed : nullptr;
   flood(mesh, h, sea, flooded, &f, lake_seed, &region);
-  summariseLakes(mesh, h, flooded);
+  summariseLakes(mesh, h, flooded, true);
   routing.water_level_m = std::move(flooded.water_level_m);
   routing.lake_of = std::move(flooded.lake_of);
   routing.lakes = std::move(flooded.lakes);
@@ -406,7 +412,7 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
           chosen[i] = floodReceiver(mesh, h, sea, jitter, params.seed, routing, f, redo[i]);
       });
   for (size_t i = 0; i < redo.size(); ++i) routing.receiver[redo[i]] = chosen[i];
-  orderFromOutlets(routing, land);
+  orderFromOutlets(routing, land, true);
   return true;
 }
 
@@ -417,13 +423,14 @@ FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> el
   const size_t n = mesh.vertexCount();
   const float sea = float(sea_level_m);
   const double jitter = std::clamp(params.receiver_jitter, 0.0, 0.999);
-  if (params.without_flood_when_possible) {
+  const bool canonical = params.flood != RoutingParams::Flood::kWhole;
+  if (params.flood == RoutingParams::Flood::kWhereNeeded) {
     FlowRouting routing;
     if (routeWithoutFullFlood(mesh, elevation_m, sea, jitter, params, routing)) return routing;
   }
   Flood f;
   FlowRouting routing = floodLakes(mesh, elevation_m, sea_level_m, &f,
-                                   params.random_lake_paths ? &params.seed : nullptr);
+                                   params.random_lake_paths ? &params.seed : nullptr, canonical);
   routing.receiver.resize(n);
   for (uint32_t v = 0; v < n; ++v) routing.receiver[v] = v;
   const auto& order = routing.order;
@@ -438,7 +445,7 @@ FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> el
       });
   std::vector<uint8_t> land(n, 0);
   for (uint32_t v : routing.order) land[v] = 1;
-  orderFromOutlets(routing, land);
+  orderFromOutlets(routing, land, canonical);
   return routing;
 }
 

@@ -33,11 +33,14 @@ struct RoutingParams {
   // Paths across lakes: false = the flood's breadth-first order (straight rays from the outlet
   // along the lattice), true = a random tree grown from the outlet (seeded by seed).
   bool random_lake_paths = false;
-  // Skip the flood where the heights need none: steepest descent wherever a strictly lower
-  // neighbour leads on, and the flood over only the land whose descent ends in a pit (the same
-  // routing, bit for bit, unless two land neighbours are equally high or there is no sea: then
-  // the whole flood). false = always the whole flood (the reference the tests compare with).
-  bool without_flood_when_possible = true;
+  // How the flood runs. kWhole: over all the land, the order from the outlets in the flood's
+  // order. kCanonical: the same flood, the outlets and each vertex's donors in vertex order and
+  // the lakes summed in vertex order (the routing depends on the receivers alone).
+  // kWhereNeeded: as kCanonical bit for bit, but steepest descent wherever a strictly lower
+  // neighbour leads on and the flood over only the land whose descent ends in a pit (the whole
+  // flood when two land neighbours are equally high or there is no sea).
+  enum class Flood { kWhole, kCanonical, kWhereNeeded };
+  Flood flood = Flood::kWhole;
 };
 
 // A closed depression of the land, filled to its spill level.

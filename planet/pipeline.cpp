@@ -174,30 +174,8 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     input.sea_level_m = planet.sea_level_m;
     input.erodibility = erodibility;
     input.seed = config.planet.seed;
-    // The channels are the fluvial stage's: vertices draining channel_cells mean cells or
-    // more keep the heights it gave them, so the droplets are the detail pass on the slopes
-    // between them. Their change on a channel scatters its slope from the stage's slope-area
-    // law (on the default planet at f = 96 the binned fit's R² 0.94 without droplets, 0.77-0.89
-    // with them, by the droplets' chance paths).
-    std::vector<std::pair<uint32_t, float>> channels;
-    if (fluvial && config.fluvial.channel_cells > 0.0) {
-      const hydrology::FlowRouting routing =
-          hydrology::routeFlow(*planet.mesh, planet.elevation_m, planet.sea_level_m);
-      std::vector<double> cells(planet.mesh->vertexCount());
-      const double cell = 1.0 / double(planet.mesh->vertexCount());
-      for (size_t v = 0; v < cells.size(); ++v)
-        cells[v] = double(planet.mesh->vertex_areas[v]) / (4.0 * M_PI * cell);
-      const std::vector<double> drained = hydrology::accumulate(routing, cells);
-      for (uint32_t v : routing.order)
-        if (drained[v] >= config.fluvial.channel_cells)
-          channels.push_back({v, planet.elevation_m[v]});
-    }
     planet.erosion_stats = erosion::erodeDroplets(input, spawns, config.erosion, planet.elevation_m,
                                                   planet.change_m, 0);
-    for (const auto& [v, h] : channels) {
-      planet.change_m[v] += h - planet.elevation_m[v];
-      planet.elevation_m[v] = h;
-    }
     std::vector<geodesy::DropletSpawn>().swap(spawns);
     std::vector<float>().swap(erodibility);
     // Droplets leave pits and flats: filled with an epsilon gradient, so that every vertex

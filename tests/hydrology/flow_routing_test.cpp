@@ -296,7 +296,8 @@ TEST_CASE("routing: without the whole flood where the land drains as it lies, bi
       fast.seed = flood.seed = 7;
       fast.receiver_jitter = flood.receiver_jitter = 0.9;
       fast.random_lake_paths = flood.random_lake_paths = random_lakes;
-      flood.without_flood_when_possible = false;
+      fast.flood = hydrology::RoutingParams::Flood::kWhereNeeded;
+      flood.flood = hydrology::RoutingParams::Flood::kCanonical;
       const hydrology::FlowRouting a = hydrology::routeFlow(mesh, *h, 0.0, fast);
       const hydrology::FlowRouting b = hydrology::routeFlow(mesh, *h, 0.0, flood);
       CHECK(a.receiver == b.receiver);

@@ -179,7 +179,7 @@ TEST_CASE("rivers: every river flows downhill on the surface and ends at sea, la
 
 TEST_CASE("rivers: lakes have closed shorelines at their level and a water surface",
           "[river_data]") {
-  const Fixture& f = smallWorldPlanet();
+  const Fixture& f = defaultPlanet();
   const auto& net = f.network;
   const double radius = f.config.planet.radius_m;
   REQUIRE(!net.lakes.empty());

@@ -1,7 +1,7 @@
 #pragma once
 // The planets of the river tests (hydrology/rivers_test, planet/rivers_output_test,
 // metrics/drainage_metrics_test): the default config at f = 64, eroded, with its river network
-// (built once per test executable), and the small world for lakes.
+// (built once per test executable).
 
 #include <string>
 
@@ -37,24 +37,14 @@ struct Fixture {
   hydrology::RiverNetwork network;
 };
 
-inline Fixture fixtureOf(const std::string& file, int frequency) {
-  Fixture x;
-  x.config = configAt(file, frequency);
-  x.planet = eroded(x.config);
-  x.network = riversOf(x.planet, x.config);
-  return x;
-}
-
 inline const Fixture& defaultPlanet() {
-  static const Fixture f = fixtureOf("default.toml", 64);
-  return f;
-}
-
-// configs/smallworld.toml at f = 64: its droplets (Lague's strength) leave lakes with outflows
-// on the slopes; on the default planet the channels are the fluvial stage's and its only lakes
-// are endorheic.
-inline const Fixture& smallWorldPlanet() {
-  static const Fixture f = fixtureOf("smallworld.toml", 64);
+  static const Fixture f = [] {
+    Fixture x;
+    x.config = configAt("default.toml", 64);
+    x.planet = eroded(x.config);
+    x.network = riversOf(x.planet, x.config);
+    return x;
+  }();
   return f;
 }
 
