@@ -2,6 +2,7 @@
 # The one set-up script. On a fresh Debian 12 machine, as root:
 #   ./setup.sh planet   install what is missing, build Release, write out/default/
 #   ./setup.sh test     install what is missing, build, run the whole test suite
+#   ./setup.sh packages install what is missing for `test` (and CI's sanitizer builds), only
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -45,13 +46,16 @@ case "${1:-}" in
     ./build/planetgen generate --config configs/default.toml --out out/default
     echo "setup: wrote $(ls out/default | tr '\n' ' ')to out/default/"
     ;;
+  packages)
+    install_packages "${test_packages[@]}"
+    ;;
   test)
     install_packages "${test_packages[@]}"
     build build Release
     ctest --test-dir build --output-on-failure -j"$(nproc)"
     ;;
   *)
-    echo "usage: $0 planet|test" >&2
+    echo "usage: $0 planet|test|packages" >&2
     exit 2
     ;;
 esac

@@ -498,7 +498,7 @@ TEST_CASE("cli: planet_lodN.glb holds level N, planet.glb shows level 0", "[cli]
 // A bad --out must fail before any work, and bench must report out-of-range values, not abort.
 TEST_CASE("cli: --out, --seed and bench arguments are checked before any work", "[cli]") {
   const fs::path dir = freshDir("args");
-  const fs::path config = writeConfig(dir, "ok.toml", "[planet]\nfrequency = 8\n");
+  const fs::path config = writeConfig(dir, "ok.toml", "[planet]\nfrequency = 8\n" + kUniformRain);
   std::ofstream(dir / "file") << "keep me";
   fs::create_symlink(dir / "nowhere", dir / "dangling");
   struct Case {
@@ -538,8 +538,8 @@ TEST_CASE("cli: --out, --seed and bench arguments are checked before any work", 
   CHECK(ok.exit_code == 0);
   const nlohmann::json summary = nlohmann::json::parse(readFile(dir / "out" / "summary.json"));
   CHECK(summary["seed"].get<uint64_t>() == 9223372036854775807ull);
-  const fs::path same =
-      writeConfig(dir, "seed.toml", "[planet]\nfrequency = 8\nseed = 9223372036854775807\n");
+  const fs::path same = writeConfig(
+      dir, "seed.toml", "[planet]\nfrequency = 8\nseed = 9223372036854775807\n" + kUniformRain);
   const RunResult again =
       run("generate --config " + same.string() + " --out " + (dir / "again").string());
   INFO(again.output);

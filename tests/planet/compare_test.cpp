@@ -38,19 +38,40 @@ nlohmann::json readJson(const fs::path& path) {
   return nlohmann::json::parse(in);
 }
 
-// The compare outputs of one config at the given thread count (runs once per count).
+// The folder of the runs that ctest's planet_compare_runs fixture makes once for every case
+// (PLANETGEN_COMPARE_RUNS; tests/CMakeLists.txt), or empty when this program runs alone.
+fs::path sharedRuns() {
+  const char* dir = std::getenv("PLANETGEN_COMPARE_RUNS");
+  return dir ? fs::path(dir) : fs::path();
+}
+
+// Runs `planetgen compare` on kConfig at the given thread count into dir/out<threads>.
+fs::path makeCompareOutput(const fs::path& dir, int threads) {
+  fs::create_directories(dir);
+  std::ofstream(dir / "compare.toml") << kConfig;
+  const fs::path out = dir / ("out" + std::to_string(threads));
+  fs::remove_all(out);
+  REQUIRE(run("compare --config " + (dir / "compare.toml").string() + " --out " + out.string() +
+              " --threads " + std::to_string(threads)) == 0);
+  return out;
+}
+
+// The compare outputs of one config at the given thread count: under ctest those of the
+// fixture (one run per count for all cases: under ASan a run takes 12.5 s of CPU), run alone
+// made here once per count.
 const fs::path& compareOutput(int threads) {
   static std::map<int, fs::path> outputs;
   if (!outputs.count(threads)) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("planetgen_compare_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    std::ofstream(dir / "compare.toml") << kConfig;
-    const fs::path out = dir / ("out" + std::to_string(threads));
-    fs::remove_all(out);
-    REQUIRE(run("compare --config " + (dir / "compare.toml").string() + " --out " + out.string() +
-                " --threads " + std::to_string(threads)) == 0);
-    outputs[threads] = out;
+    const fs::path shared = sharedRuns();
+    if (shared.empty()) {
+      outputs[threads] = makeCompareOutput(
+          fs::temp_directory_path() / ("planetgen_compare_test_" + std::to_string(::getpid())),
+          threads);
+    } else {
+      const fs::path out = shared / ("out" + std::to_string(threads));
+      REQUIRE(fs::exists(out / "metrics.json"));
+      outputs[threads] = out;
+    }
   }
   return outputs[threads];
 }
@@ -65,6 +86,14 @@ nlohmann::json stableMetrics(const fs::path& out) {
 }
 
 }  // namespace
+
+// Hidden: ctest's planet_compare_runs fixture, the runs the other cases read.
+TEST_CASE("compare: the runs at 1 and 2 threads, once for every case", "[compare][.compare_runs]") {
+  const fs::path shared = sharedRuns();
+  REQUIRE_FALSE(shared.empty());
+  fs::remove_all(shared);
+  for (int threads : {1, 2}) makeCompareOutput(shared, threads);
+}
 
 TEST_CASE("compare: the two runs share the terrain and the droplet budget", "[compare]") {
   const fs::path& out = compareOutput(2);
