@@ -220,6 +220,7 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
   }
   core_ = t >> params.window_subdivision;
   halo_ = uint32_t(params.halo);
+  disk_ = WindowDisk(1.0 / (bumpRadius() * bumpRadius()));
   river_area_m2_ = params.river_cells * drainage_.cell_m2;
   // Erosion starts one level below the planet's own (the planet eroded at its own spacing) and
   // where a window fits well inside a base face, with the planet's vertices near it in reach.
@@ -235,6 +236,21 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
 }
 
 ErosionModel::~ErosionModel() = default;
+
+WindowDisk::WindowDisk(double inv_r2) {
+  // In chart offsets a disk of radius R reaches 2 R / sqrt(3) along x and along y.
+  reach_ = int64_t(std::ceil(1.1547005383792517 / std::sqrt(inv_r2))) + 1;
+  for (int64_t y = -reach_; y <= reach_; ++y) {
+    int64_t low = 1, high = 0;
+    for (int64_t x = -reach_ - 1; x <= reach_ + 1; ++x) {
+      if (!holds(inv_r2, x, y)) continue;
+      if (low > high) low = x;
+      high = x;
+    }
+    low_.push_back(low), high_.push_back(high), start_.push_back(size_);
+    size_ += size_t(std::max<int64_t>(0, high - low + 1));
+  }
+}
 
 int ErosionModel::windowsAt(int level, const LatticePoint& p, WeightedWindow* out) const {
   const TileLayout& layout = surface_.layout;
@@ -344,7 +360,6 @@ ErosionModel::Blend ErosionModel::blendOf(int level, std::span<const LatticePoin
   for (const auto& candidate : candidates) charts.emplace_back(f, candidate.second, core_);
   blend.terms.assign(points.size() * kMostWindows, {});
   const double inv_r2 = 1.0 / (bumpRadius() * bumpRadius());
-  const size_t width = 2 * size_t(core_) + 1;
   parallelFor(points.size(), 256, [&](size_t k) {
     int count = 0;
     for (int w = 0; w < blend.counts[k]; ++w) {
@@ -357,9 +372,8 @@ ErosionModel::Blend ErosionModel::blendOf(int level, std::span<const LatticePoin
       if (!charts[index].offsetOf(points[k], core_, x, y)) continue;
       const double weight = bump(squaredSteps(double(x), double(y)) * inv_r2);
       if (weight == 0.0) continue;
-      blend.terms[kMostWindows * k + count++] = {
-          uint32_t(index),
-          uint32_t(size_t(y + int64_t(core_)) * width + size_t(x + int64_t(core_))), weight};
+      blend.terms[kMostWindows * k + count++] = {uint32_t(index), uint32_t(disk_.index(x, y)),
+                                                 weight};
     }
     blend.counts[k] = uint8_t(count);
   });
@@ -447,6 +461,7 @@ void ErosionModel::sampleLevel(int level, std::span<const LatticePoint> points,
     double total = 0.0;
     for (int w = 0; w < blend.counts[k]; ++w) {
       const Term& term = blend.terms[kMostWindows * k + w];
+      assert(term.cell < windows[term.window]->change_m.size());
       const WindowResult& win = *windows[term.window];
       const size_t c = term.cell;
       const double weight = term.weight;
@@ -743,21 +758,20 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
     }
   }
 
-  // The core, kept.
-  WindowResult out(f, centre, core_);
-  const size_t cw = out.width();
-  out.change_m.assign(cw * cw, 0.0f);
-  out.flow_m2.assign(cw * cw, 0.0f);
-  out.wear_m.assign(cw * cw, 0.0f);
-  out.deposition_m.assign(cw * cw, 0.0f);
-  out.water.assign(cw * cw, 0);
+  // The disk where the window's bump is not zero, kept.
+  WindowResult out;
+  const size_t kept = disk_.size();
+  out.change_m.assign(kept, 0.0f);
+  out.flow_m2.assign(kept, 0.0f);
+  out.wear_m.assign(kept, 0.0f);
+  out.deposition_m.assign(kept, 0.0f);
+  out.water.assign(kept, 0);
   out.droplet_steps = stats.steps;
-  for (int64_t y = -int64_t(core_); y <= int64_t(core_); ++y) {
-    for (int64_t x = -int64_t(core_); x <= int64_t(core_); ++x) {
-      if (hexDistance(x, y) > int64_t(core_)) continue;
+  for (int64_t y = -disk_.reach(); y <= disk_.reach(); ++y) {
+    for (int64_t x = disk_.low(y); x <= disk_.high(y); ++x) {
       const size_t c = cellOf(x, y);
       if (cells[c] == erosion::PatchCell::kNone) continue;
-      const size_t o = out.index(x, y);
+      const size_t o = disk_.index(x, y);
       const double delta = double(h[c]) - double(in[c]);
       out.change_m[o] = float(double(carried_change[c]) + delta);
       out.flow_m2[o] = flow.area_m2[c];

@@ -27,6 +27,7 @@
 #include <span>
 #include <vector>
 
+#include "tiles/detail/erosion_window.h"
 #include "tiles/detail/planet_drainage.h"
 #include "tiles/detail/surface_model.h"
 #include "tiles/detail/window_cache.h"
@@ -125,6 +126,7 @@ class ErosionModel {
   uint64_t seed_ = 0;
   double river_area_m2_ = 0.0;
   uint32_t core_ = 0, halo_ = 0;
+  WindowDisk disk_;
   int first_level_ = 0, last_level_ = -1;
   mutable WindowCache cache_;
 };
