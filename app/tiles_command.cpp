@@ -22,6 +22,7 @@
 #include "planet/planetgen.h"
 #include "planet/run_checks.h"
 #include "planet/tile_bake.h"
+#include "planet/tile_compare.h"
 
 namespace app {
 namespace {
@@ -90,6 +91,12 @@ Checked checkSyntax(const TilesArgs& a) {
   if (!spacing || *spacing < 0.5)
     bad("--spacing-m", a.spacing_m, "a number of at least 0.5 (metres between tile vertices)");
   c.spacing_m = *spacing;
+  if (const double most = tiles::TileErosionParams{}.max_spacing_m;
+      a.compare_rain && c.spacing_m > most) {
+    bad("--spacing-m", a.spacing_m,
+        "with --compare-rain at most " + number(most) +
+            " (metres: the tiles erode the levels of that spacing and finer)");
+  }
 
   if (!a.shard.empty()) {
     const std::string allowed = "K/N with integers 0 <= K < N <= 100000";
@@ -146,6 +153,36 @@ int fail(int code, const std::string& message) {
   return code;
 }
 
+// --compare-rain: the region's tiles under the planet's rain and under uniform rain.
+int runCompareRain(const TilesArgs& args, const Checked& checked, const planetgen::Planet& planet,
+                   Verbosity verbosity, std::chrono::steady_clock::time_point start, int threads) {
+  planet::TileCompareOptions options;
+  options.region = {checked.lat_deg, checked.lon_deg, checked.radius_km * 1000.0};
+  options.spacing_m = checked.spacing_m;
+  planet::TileCompareResult result;
+  try {
+    tiles::TileParams params = planet.config().tiles.generator;
+    if (checked.tile_edge) params.tile_edge = *checked.tile_edge;
+    result = planet::compareTileRain(planet, params, options, args.out_dir);
+  } catch (const planetgen::ConfigError& e) {
+    return fail(kExitBadInput, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(kExitTooLarge, "out of memory while comparing the tiles' rain.");
+  } catch (const std::exception& e) {
+    return fail(kExitFailure, e.what());
+  }
+  if (verbosity != Verbosity::kQuiet) {
+    std::printf(
+        "planetgen: compared %zu tiles (level %d, %.3g m spacing) under the planet's rain and "
+        "uniform rain, to %s in %.1f s on %d threads\n",
+        result.tiles, result.level, result.spacing_m, args.out_dir.c_str(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), threads);
+  }
+  for (const std::string& warning : result.warnings)
+    std::cerr << "planetgen: warning: " << warning << "\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 std::vector<std::string> joinNegativeValues(std::vector<std::string> args) {
@@ -181,6 +218,9 @@ CLI::App* addTilesCommand(CLI::App& app, TilesArgs& args) {
   cmd->add_option("--threads", args.threads, "Worker threads (default: all cores)")
       ->type_name("INT");
   cmd->add_option("--tile-edge", args.tile_edge, "Overrides [tiles] tile_edge")->type_name("INT");
+  cmd->add_flag("--compare-rain", args.compare_rain,
+                "Instead of a tileset: the region's tiles eroded under the planet's rain and "
+                "under uniform rain, pictures and metrics.json");
   return cmd;
 }
 
@@ -193,6 +233,10 @@ int runTiles(const TilesArgs& args, Verbosity verbosity) {
   } catch (const BadFlag& e) {
     return fail(kExitBadInput, e.message);
   }
+  if (args.compare_rain && !args.shard.empty())
+    return fail(kExitBadInput, "--shard " + args.shard +
+                                   " is not allowed with --compare-rain; allowed: no --shard "
+                                   "(the comparison is made whole).");
   if (const std::string problem = io::outputFolderProblem(args.out_dir); !problem.empty())
     return fail(kExitBadInput, "--out " + args.out_dir + " " + problem + ".");
 
@@ -239,6 +283,7 @@ int runTiles(const TilesArgs& args, Verbosity verbosity) {
     return fail(kExitFailure, e.what());
   }
 
+  if (args.compare_rain) return runCompareRain(args, checked, planet, verbosity, start, threads);
   planet::TileBakeOptions options;
   options.region = {checked.lat_deg, checked.lon_deg, checked.radius_km * 1000.0};
   options.spacing_m = checked.spacing_m;

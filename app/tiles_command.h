@@ -3,6 +3,9 @@
 // tileset with per-tile heightmaps (planet/tile_bake.h, docs/tiles.md):
 //   planetgen tiles [--config FILE] [--planet FILE] --center LAT,LON --radius-km R
 //                   --spacing-m S --out DIR [--shard K/N] [--threads N] [--tile-edge T]
+//                   [--compare-rain]
+// With --compare-rain it writes, instead of a tileset, the region's finest tiles eroded under the
+// planet's rain and under uniform rain, side by side (planet/tile_compare.h).
 // The planet comes from a planet file (--planet; with --config too, the file must have been made
 // from that config), or is generated from --config (the built-in default without either).
 
@@ -27,6 +30,7 @@ struct TilesArgs {
   std::string shard;
   std::string threads;
   std::string tile_edge;
+  bool compare_rain = false;
 };
 
 // The arguments with "--center -33.9,18.4" (and --radius-km, --spacing-m followed by a value

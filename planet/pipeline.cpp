@@ -453,19 +453,33 @@ std::vector<std::string> writePlanet(const PlanetState& planet, const Config& co
   planet_export::WaterGeometry water;
   std::vector<MaskLayer> masks;
   Json rivers_summary, drainage_summary;
-  if (config.rivers.enabled || config.output.masks || config.output.mask_attributes) {
+  // summary.json's drainage section (two routings and their measures, mostly serial) is a
+  // task beside the rivers, the masks and the outputs, timed as the part drainage_summary.
+  // It routes the initial terrain only after it has let go of its share of the final one's.
+  std::shared_ptr<const metrics::DrainageNetwork> summary_share;  // null: the task routes
+  double drainage_seconds = 0.0;
+  tbb::task_group summarising;  // after what its task writes: destroyed (waited) first
+  const auto summarise = [&] {
+    summarising.run([&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      if (!summary_share)
+        summary_share = std::make_shared<const metrics::DrainageNetwork>(
+            metrics::drainageOf(drainageInputOf(planet, config)));
+      drainage_summary = drainageSummary(planet, config, std::move(summary_share));
+      drainage_seconds = planet::secondsSince(t0);
+    });
+  };
+  const bool rivers_stage =
+      config.rivers.enabled || config.output.masks || config.output.mask_attributes;
+  if (rivers_stage) {
     on_stage("rivers");
     timer.start("rivers");
-    // One routing of the final terrain for the rivers and summary.json's drainage section.
-    // The drainage summary (serial for the most part) is a task beside the rivers and masks.
-    // The network is shared with the summary task: whichever is done with it last frees it,
-    // and the summary routes the initial terrain only after it has let go of its share.
+    // One routing of the final terrain for the rivers and the drainage section, shared with
+    // the summary task: whichever is done with it last frees it.
     auto drainage = std::make_shared<const metrics::DrainageNetwork>(
         metrics::drainageOf(drainageInputOf(planet, config)));
-    std::shared_ptr<const metrics::DrainageNetwork> summary_share = drainage;
-    tbb::task_group summarising;
-    summarising.run(
-        [&] { drainage_summary = drainageSummary(planet, config, std::move(summary_share)); });
+    summary_share = drainage;
+    summarise();
     {
       const hydrology::RiverNetwork rivers = riversOf(planet, config, *drainage);
       drainage.reset();
@@ -478,7 +492,6 @@ std::vector<std::string> writePlanet(const PlanetState& planet, const Config& co
       if (config.output.masks || config.output.mask_attributes)
         masks = maskLayers(planet, config, rivers, biomes);
     }
-    summarising.wait();
     if (config.output.mask_attributes) {
       for (MaskLayer& m : masks) {
         if (m.attribute.empty()) continue;
@@ -488,23 +501,10 @@ std::vector<std::string> writePlanet(const PlanetState& planet, const Config& co
     }
     timer.start("export");
   }
-  // Without a rivers stage, summary.json's drainage section (two routings and the metrics,
-  // mostly serial) is made beside the outputs, timed as the part drainage_summary. The two
-  // routings one after the other, each freed once measured: the export holds the peak memory.
-  double drainage_seconds = -1.0;
-  tbb::task_group summarising_beside;  // after what its task writes: destroyed (waited) first
-  if (drainage_summary.is_null()) {
-    summarising_beside.run([&] {
-      const auto t0 = std::chrono::steady_clock::now();
-      drainage_summary = drainageSummary(planet, config,
-                                         std::make_shared<const metrics::DrainageNetwork>(
-                                             metrics::drainageOf(drainageInputOf(planet, config))));
-      drainage_seconds = planet::secondsSince(t0);
-    });
-  }
+  if (!rivers_stage) summarise();  // routes the final terrain itself
   writeOutputs(planet, config, surface, std::move(masks), out, timer);
-  summarising_beside.wait();
-  if (drainage_seconds >= 0.0) timer.addPart("drainage_summary", drainage_seconds);
+  summarising.wait();
+  timer.addPart("drainage_summary", drainage_seconds);
   timer.stop();
   // summary.json goes last so it can report the export time; it is staged like the rest.
   Json summary = summaryJson(planet, config, timer, threads, std::move(drainage_summary));

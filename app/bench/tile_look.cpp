@@ -17,7 +17,9 @@
 //   tile_look --config configs/earthlike.toml --out DIR [--cache FILE] [--spacing-m 30]
 //             [--threads 2] [--repeat 5] [--hurst 0.7] [--region-exaggeration 10]
 //             [--erosion 0|1] [--halo 40] [--droplets-per-point 0.3] [--runoff-m 20]
-//             [--rain planet|uniform] [--pictures 0|1]
+//             [--rain planet|uniform] [--pictures 0|1] [--levels A,B,C]
+//   levels_A_B_C.png             (--erosion 1 --levels A,B,C) the tile's middle at three levels,
+//                                eroded, side by side, each outlining the next one's tile
 
 #include <algorithm>
 #include <array>
@@ -33,8 +35,10 @@
 
 #include <tbb/global_control.h>
 #include <glm/geometric.hpp>
+#include <glm/vec2.hpp>
 
 #include "export/png_io.h"
+#include "export/top_down_view.h"
 #include "geodesy/lattice_numbering.h"
 #include "geodesy/sphere_mesh.h"
 #include "hydrology/flow_routing.h"
@@ -93,58 +97,75 @@ void writeCache(const std::filesystem::path& path, const CachedPlanet& planet) {
   }
 }
 
-// Hillshade of a triangle mesh seen from above its centre: light from the north-west, 45 degrees
-// up, normals interpolated per pixel; heights tint the grey slightly so valleys read.
+// Hillshade of a triangle mesh seen from above its centre (export/top_down_view.h), at most
+// size pixels a side. outline: points drawn as a closed red polyline over the shading (for
+// example a finer tile's corners).
 planet_export::RgbImage hillshade(const std::vector<glm::dvec3>& position,
                                   const std::vector<glm::dvec3>& normal,
-                                  const std::vector<uint32_t>& indices, int size) {
-  glm::dvec3 centre(0.0);
-  for (const auto& p : position) centre += p;
-  centre /= double(position.size());
-  const glm::dvec3 up = glm::normalize(centre);
-  const glm::dvec3 east = glm::normalize(glm::cross(glm::dvec3(0, 1, 0), up));
-  const glm::dvec3 north = glm::cross(up, east);
-  std::vector<double> x(position.size()), y(position.size());
-  double lo_x = 1e300, hi_x = -1e300, lo_y = 1e300, hi_y = -1e300;
-  for (size_t v = 0; v < position.size(); ++v) {
-    x[v] = glm::dot(position[v] - centre, east);
-    y[v] = glm::dot(position[v] - centre, north);
-    lo_x = std::min(lo_x, x[v]), hi_x = std::max(hi_x, x[v]);
-    lo_y = std::min(lo_y, y[v]), hi_y = std::max(hi_y, y[v]);
-  }
-  const double scale = (size - 1) / std::max(hi_x - lo_x, hi_y - lo_y);
-  const double alt = 45.0 * M_PI / 180.0, az = 315.0 * M_PI / 180.0;
-  const glm::dvec3 light =
-      glm::normalize(std::cos(alt) * std::sin(az) * east + std::cos(alt) * std::cos(az) * north +
-                     std::sin(alt) * up);
-  planet_export::RgbImage image(size, size);
-  for (int py = 0; py < size; ++py)
-    for (int px = 0; px < size; ++px) image.set(px, py, {1.0f, 1.0f, 1.0f});
-  for (size_t t = 0; t + 2 < indices.size(); t += 3) {
-    const uint32_t a = indices[t], b = indices[t + 1], c = indices[t + 2];
-    const double ax = (x[a] - lo_x) * scale, ay = (hi_y - y[a]) * scale;
-    const double bx = (x[b] - lo_x) * scale, by = (hi_y - y[b]) * scale;
-    const double cx = (x[c] - lo_x) * scale, cy = (hi_y - y[c]) * scale;
-    const double det = (bx - ax) * (cy - ay) - (cx - ax) * (by - ay);
-    if (det == 0.0) continue;
-    const int x0 = std::max(0, int(std::floor(std::min({ax, bx, cx}))));
-    const int x1 = std::min(size - 1, int(std::ceil(std::max({ax, bx, cx}))));
-    const int y0 = std::max(0, int(std::floor(std::min({ay, by, cy}))));
-    const int y1 = std::min(size - 1, int(std::ceil(std::max({ay, by, cy}))));
-    for (int py = y0; py <= y1; ++py) {
-      for (int px = x0; px <= x1; ++px) {
-        const double qx = px + 0.5, qy = py + 0.5;
-        const double wb = ((qx - ax) * (cy - ay) - (cx - ax) * (qy - ay)) / det;
-        const double wc = ((bx - ax) * (qy - ay) - (qx - ax) * (by - ay)) / det;
-        const double wa = 1.0 - wb - wc;
-        if (wa < -1e-9 || wb < -1e-9 || wc < -1e-9) continue;
-        const glm::dvec3 n = glm::normalize(wa * normal[a] + wb * normal[b] + wc * normal[c]);
-        const float shade = float(std::max(0.0, glm::dot(n, light)));
-        image.set(px, py, {shade, shade, shade});
-      }
+                                  const std::vector<uint32_t>& indices, int size,
+                                  const std::vector<glm::dvec3>& outline = {}) {
+  const planet_export::TopDownView view = planet_export::fitTopDown(position, size);
+  planet_export::RgbImage image = planet_export::hillshadeTopDown(view, position, normal, indices);
+  const auto pixel = [&](const glm::dvec3& p) {
+    const glm::dvec3 d = p - view.centre;
+    return glm::dvec2((glm::dot(d, view.east) - view.left_m) * view.pixels_per_m,
+                      (view.top_m - glm::dot(d, view.north)) * view.pixels_per_m);
+  };
+  for (size_t k = 0; k < outline.size(); ++k) {
+    const glm::dvec2 a = pixel(outline[k]), b = pixel(outline[(k + 1) % outline.size()]);
+    const int steps = int(std::ceil(std::max(std::abs(b.x - a.x), std::abs(b.y - a.y)))) + 1;
+    for (int q = 0; q <= steps; ++q) {
+      const glm::dvec2 at = a + (b - a) * (double(q) / steps);
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+          if (int(at.x) + dx >= 0 && int(at.x) + dx < image.width && int(at.y) + dy >= 0 &&
+              int(at.y) + dy < image.height)
+            image.set(int(at.x) + dx, int(at.y) + dy, {0.85f, 0.1f, 0.1f});
     }
   }
   return image;
+}
+
+// The same place at three levels, side by side (each panel 640 pixels, hillshades without
+// exaggeration): the tiles at levels[0..2] that hold `where`, each panel outlining the next
+// one's tile.
+void drawLevels(const tiles::TileGenerator& generator, double radius_m, const glm::dvec3& where,
+                const std::array<int, 3>& levels, const std::filesystem::path& path) {
+  constexpr int kPanel = 640;
+  planet_export::RgbImage image(3 * kPanel + 2 * 8, kPanel);
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) image.set(x, y, {1.0f, 1.0f, 1.0f});
+  std::array<tiles::TileMesh, 3> meshes;
+  for (int k = 0; k < 3; ++k)
+    meshes[size_t(k)] = generator.generate(generator.tileAt(where, levels[size_t(k)]));
+  for (int k = 0; k < 3; ++k) {
+    const tiles::TileMesh& m = meshes[size_t(k)];
+    std::vector<glm::dvec3> p(m.vertexCount()), n(m.vertexCount());
+    for (size_t v = 0; v < m.vertexCount(); ++v)
+      p[v] = m.position(v), n[v] = glm::dvec3(m.normals[v]);
+    std::vector<glm::dvec3> outline;
+    if (k < 2) {
+      const tiles::TileMesh& next = meshes[size_t(k) + 1];
+      const size_t t = generator.layout().tileEdge();
+      // The corners of the next tile's lattice: vertices 0, T and the last of its rows.
+      for (size_t v : {size_t(0), t, (t + 1) * (t + 2) / 2 - 1})
+        outline.push_back(next.position(v));
+    }
+    const planet_export::RgbImage panel = hillshade(p, n, m.topology->indices, kPanel, outline);
+    for (int y = 0; y < panel.height; ++y)
+      for (int x = 0; x < panel.width; ++x) image.set(k * (kPanel + 8) + x, y, panel.get(x, y));
+    const double spacing_m = generator.layout().levelSpacingRad(levels[size_t(k)]) * radius_m;
+    size_t water = 0;
+    for (float w : m.masks.water) water += w > 0.5f ? 1 : 0;
+    const auto [lo, hi] = std::minmax_element(m.height_m.begin(), m.height_m.end());
+    std::printf(
+        "%s panel %d: level %d, %.1f m spacing, tile edge %.1f km, heights %.0f .. %.0f m, "
+        "water %.1f %% of the vertices\n",
+        path.filename().c_str(), k + 1, levels[size_t(k)], spacing_m,
+        spacing_m * double(generator.layout().tileEdge()) / 1000.0, *lo, *hi,
+        m.masks.water.empty() ? 0.0 : 100.0 * double(water) / double(m.masks.water.size()));
+  }
+  planet_export::writePngRgb8(path, image);
 }
 
 // Per-vertex normals of a tile grid from its own positions (ring of lattice neighbours inside
@@ -457,6 +478,18 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
       uncached, cached_s, worn, laid, std::sqrt(change / double(first.vertexCount())));
   realism(eroded, plain, id);
   const tiles::TileLayout& layout = eroded.layout();
+  // --levels A,B,C: the tile's middle at three levels, eroded (levels_A_B_C.png).
+  if (const std::string levels = arg(argc, argv, "--levels", ""); !levels.empty()) {
+    std::array<int, 3> l{};
+    if (std::sscanf(levels.c_str(), "%d,%d,%d", &l[0], &l[1], &l[2]) == 3) {
+      const size_t t = size_t(layout.tileEdge());
+      const glm::dvec3 middle =
+          glm::normalize(first.position((t / 3) * (t + 1) - (t / 3) * (t / 3 - 1) / 2 + t / 3));
+      char name[64];
+      std::snprintf(name, sizeof(name), "levels_%d_%d_%d.png", l[0], l[1], l[2]);
+      drawLevels(eroded, plain_planet.radius_m, middle, l, out_dir / name);
+    }
+  }
   const double cell_m2 = 0.8660254037844386 *
                          std::pow(layout.levelSpacingRad(int(id.level)) * plain_planet.radius_m, 2);
   const double gully_cells = std::stod(arg(argc, argv, "--gully-cells", "20"));

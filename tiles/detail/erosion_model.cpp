@@ -77,6 +77,22 @@ PlanetPlace placeOnPlanet(const geodesy::LatticeNumbering& numbering, uint64_t f
   return out;
 }
 
+// Whether a point of the surface at height_m lies under a planet lake: one of the corners of
+// its planet triangle holds a lake (its water level over its elevation by more than 0.5 m) whose
+// level is above the point. The lake's surface is flat at its level; interpolating the water
+// level across the triangle instead would tilt it up the slope to the next corner and drown
+// every hollow of the detail on the way (85 % of a 14 km tile beside a lake on earthlike).
+bool underLake(const PlanetPlace& place, std::span<const float> water_level_m,
+               std::span<const float> elevation_m, float height_m) {
+  if (water_level_m.empty()) return false;
+  for (int k = 0; k < 3; ++k) {
+    if (place.weight[k] == 0.0) continue;
+    const double level = water_level_m[place.vertex[k]];
+    if (level > double(elevation_m[place.vertex[k]]) + 0.5 && level > double(height_m)) return true;
+  }
+  return false;
+}
+
 // Spacing weights of a window's coordinates, computed once per value: the only ones
 // latticePosition asks for at the window's points but those on base edges.
 class WeightTable {
@@ -609,12 +625,10 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
     seeds[c] = geodesy::hash3(seed_, kDropletSeedStream + uint64_t(level), ids[c]);
     const PlanetPlace place = placeOnPlanet(numbering, f, p);
     rain[c] = drainage_.rain.empty() ? 1.0f : float(place.interpolate(drainage_.rain));
-    bool water = double(in[c]) < sea_level_m_;
-    if (!water && !water_level_m_.empty()) {
-      water = place.interpolate(water_level_m_) > double(in[c]) &&
-              place.interpolate(water_level_m_) > place.interpolate(surface_.elevation_m) + 0.5;
-    }
-    base_level[c] = water ? 1 : 0;
+    base_level[c] = double(in[c]) < sea_level_m_ ||
+                            underLake(place, water_level_m_, surface_.elevation_m, in[c])
+                        ? 1
+                        : 0;
     droplets[c] = float(density * double(rain[c]));
   });
   for (const erosion::CellCopy& copy : copies) {
