@@ -744,9 +744,12 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   drop_in.seed = seeds;
   drop_in.base_level = base_level;
   drop_in.water_m = density > 0.0 ? params_.runoff_m / density : 0.0;
-  // Only the disk of the window's bump is kept: droplets that cannot reach it do not run.
-  drop_in.keep_radius = bumpRadius();
-  drop_in.keep_x = drop_in.keep_y = double(radius + 1);
+  // Only the disk of the window's bump is read: with droplets_reach_bump, droplets that cannot
+  // reach it stop or do not run.
+  if (params_.droplets_reach_bump) {
+    drop_in.keep_radius = bumpRadius();
+    drop_in.keep_x = drop_in.keep_y = double(radius + 1);
+  }
   // The flow the droplets stand for: the routed area before this level's incision, in cells.
   std::vector<float> flow_cells(n, 1.0f);
   const double inv_cell = 1.0 / erosion::cellAreaM2(patch);
