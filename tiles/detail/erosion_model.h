@@ -4,10 +4,11 @@
 // Windows. Level L's windows sit at the tile corners of level L + s (s = window_subdivision):
 // lattice points whose coordinates are multiples of the core radius C = T / 2^s. Window w
 // erodes the points within C + halo steps of its centre (its chart: window_chart.h), each a
-// pure function of the window's key, and keeps its core (within C). Its weight at a point p is
-// a smooth bump of p's distance r from the centre in the window's own chart, (1 - r^2/R^2)^3
-// with R the core's inradius (sqrt(3)/2 C: the bump ends inside what the window keeps, and
-// every point is within 0.58 C of some centre), divided by the sum of the bumps of the windows
+// pure function of the window's key, and keeps the disk where its bump is not zero (inside its
+// core, within C). Its weight at a point p is a smooth bump of p's distance r from the centre
+// in the window's own chart, (1 - r^2/R^2)^3 with R one step inside the core's inradius
+// (bumpRadius(): the bump ends inside the core, and every point is within 0.58 C of some
+// centre), divided by the sum of the bumps of the windows
 // around p. The weights sum to 1 and are C2 (the plain barycentric hat of the window lattice is
 // only C0: the slope of the blend would jump along every window line, tile edges among them). A
 // point's erosion is that sum over the (one to six) windows in reach, in the order of their keys:
@@ -92,7 +93,8 @@ class ErosionModel {
 
  private:
   // The windows of a level with weight at some of a set of points, in key order, and each
-  // point's terms (window, cell of its core, bump), counts[k] of them at kMostWindows * k.
+  // point's terms (window, position in the window's disk, bump), counts[k] of them at
+  // kMostWindows * k.
   static constexpr size_t kMostWindows = 6;
   struct Term {
     uint32_t window = 0;
