@@ -22,6 +22,8 @@ struct BenchOptions {
   double tiles_region_km = 56.42;
   // The same region baked again with the tiles' erosion (tiles_region_eroded_*).
   bool tiles_region_erosion = false;
+  // The eroding generators' window cache, MiB (TileErosionParams::cache_bytes).
+  double tiles_cache_mib = 256.0;
 };
 
 void runBench(const BenchOptions& options);

@@ -331,6 +331,11 @@ int runCommand(int argc, char** argv) {
       ->check(CLI::Range(0.0, 20000.0));
   bench_cmd->add_flag("--tiles-region-erosion", bench.tiles_region_erosion,
                       "Bake the region again with the tiles' erosion (tiles_region_eroded_*)");
+  bench_cmd
+      ->add_option("--tiles-cache-mib", bench.tiles_cache_mib,
+                   "Window cache of the eroding tile generators, MiB (tile_eroded_*, "
+                   "tiles_region_eroded_*)")
+      ->check(CLI::Range(0.0, 1048576.0));
 
   // -q and -v may come after the subcommand too.
   for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();

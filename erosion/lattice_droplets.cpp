@@ -84,7 +84,12 @@ class Runner {
         keep_water_(float(std::exp(-params.evaporation_per_m * patch_.spacing_m))),
         initial_water_(float(input.water_m)),
         max_steps_(int(std::clamp(std::ceil(params.max_length_m / patch_.spacing_m), 1.0,
-                                  double(std::max(1, params.max_steps))))) {
+                                  double(std::max(1, params.max_steps))))),
+        keep_(input.keep_radius > 0.0),
+        keep_x_(float(input.keep_x)),
+        keep_y_(float(input.keep_y)),
+        // The brush's reach and the triangle under the droplet, one step more.
+        keep_reach_(float(input.keep_radius + params.radius + 1.0)) {
     const size_t n = patch_.size();
     h_.assign(height_m.begin(), height_m.end());
     eroded_.assign(n, 0.0f);
@@ -283,6 +288,14 @@ class Runner {
     return channel_cells_ > 0.0f && input_.flow_cells[cell] >= channel_cells_;
   }
 
+  // Whether a droplet at (a, b) with `steps` steps of one spacing left can still touch the
+  // kept disk (squared length of a lattice offset: da^2 + da db + db^2).
+  bool canReachKept(float a, float b, int steps) const {
+    const float da = a - keep_x_, db = b - keep_y_;
+    const float limit = keep_reach_ + float(steps);
+    return da * da + da * db + db * db <= limit * limit;
+  }
+
   bool baseLevel(uint32_t cell) const {
     return !input_.base_level.empty() && input_.base_level[cell];
   }
@@ -295,6 +308,7 @@ class Runner {
     float water = initial_water_, sediment = 0.0f;
     int stalled = 0;
     for (int life = 0; life < max_steps_; ++life) {
+      if (keep_ && !canReachKept(a, b, max_steps_ - life)) return;
       // Beyer 2015, eq. 5.1: the gradient in Cartesian steps as a metric slope, then the new
       // heading.
       const float gx = s.ga * inv_spacing_, gy = (2.0f * s.gb - s.ga) * kInvSqrt3 * inv_spacing_;
@@ -352,6 +366,8 @@ class Runner {
   const float max_flow_cells_, channel_cells_;
   const float erode_share_, deposit_share_, keep_water_, initial_water_;
   const int max_steps_;
+  const bool keep_;
+  const float keep_x_, keep_y_, keep_reach_;
   std::vector<float> h_, eroded_, deposited_;
   std::vector<uint8_t> point_, target_, safe_;
   std::vector<uint32_t> owner_;

@@ -76,6 +76,13 @@ struct LatticeDropletInput {
   // The water one droplet carries, as a depth over one lattice cell (m): the rain a point's
   // droplets stand for over the time eroded, divided among them.
   double water_m = 1.0;
+  // Where the heights are read after the run (optional, keep_radius > 0): within keep_radius
+  // lattice steps of cell (keep_x, keep_y) (column, row). A droplet stops (what it carries
+  // leaves with it, as off the patch) once the steps it has left cannot bring its brush back
+  // within that disk, and one that cannot from where it starts is not run: droplets that would
+  // only wear ground nobody reads cost nothing.
+  double keep_radius = 0.0;
+  double keep_x = 0.0, keep_y = 0.0;
 };
 
 struct LatticeDropletStats {

@@ -92,6 +92,11 @@ struct TileErosionParams {
   bool droplet_masks = false;
   double runoff_m = 20.0;
   erosion::LatticeDropletParams droplets;
+  // Droplets that can no longer reach the disk of their window's bump (the only part of a
+  // window read) stop, and those that cannot from where they start do not run: 14 % fewer
+  // droplet steps on a 30 m tile, realism measures moved by about their noise, the tile edges'
+  // contrast 1.036 -> 1.045 (docs/tile_erosion.md). Off by default.
+  bool droplets_reach_bump = false;
   // The planet's rivers enter a window where their drainage area is at least this many planet
   // cells (rain-weighted, as rivers.geojson's threshold).
   double river_cells = 50.0;

@@ -150,3 +150,48 @@ TEST_CASE("lattice droplets: a channel carries the load on instead of laying it 
   CHECK(laid_channel < 0.05 * laid_plain);
   CHECK(wear_channel == Approx(wear_plain).epsilon(0.05));
 }
+
+TEST_CASE("lattice droplets: droplets that cannot reach the kept disk do not run",
+          "[erosion][lattice]") {
+  // Rain everywhere on a slope falling toward +x; droplets run at most 5 steps (150 m at 30 m).
+  // Kept: 4 steps around cell (12, 32), near the top. A droplet runs only while it can still
+  // come within 4 + 1.5 (brush) + 1 steps of it, so it starts within 11.5 steps and wears
+  // nothing beyond 11.5 + 5 + 1.5 = 18 steps from it; without the disk the ground there wears.
+  const auto run = [](bool keep, std::vector<float>& height) {
+    SlopePatch s(64, 30.0, 0.5, 1800.0);
+    for (size_t c = 0; c < s.cells.size(); ++c) s.droplets[c] = s.patch.holds(uint32_t(c));
+    erosion::LatticeDropletInput in;
+    in.patch = &s.patch;
+    in.droplets = s.droplets;
+    in.seed = s.seed;
+    in.water_m = 20.0;
+    if (keep) in.keep_radius = 4.0, in.keep_x = 12.0, in.keep_y = 32.0;
+    erosion::LatticeDropletParams params;
+    params.max_length_m = 150.0;
+    const std::vector<float> before = s.height;
+    const erosion::LatticeDropletStats stats =
+        erosion::erodeLatticeDroplets(in, params, s.height, {}, {});
+    height.resize(s.height.size());
+    for (size_t c = 0; c < s.height.size(); ++c) height[c] = s.height[c] - before[c];
+    return stats;
+  };
+  std::vector<float> kept, all;
+  const erosion::LatticeDropletStats with = run(true, kept);
+  const erosion::LatticeDropletStats without = run(false, all);
+  size_t far_changed_kept = 0, far_changed_all = 0, near_changed_kept = 0;
+  for (size_t c = 0; c < kept.size(); ++c) {
+    const double da = double(c % 64) - 12.0, db = double(c / 64) - 32.0;
+    const double steps = std::sqrt(da * da + da * db + db * db);
+    if (steps > 18.0) {
+      far_changed_kept += kept[c] != 0.0f;
+      far_changed_all += all[c] != 0.0f;
+    } else if (steps <= 4.0) {
+      near_changed_kept += kept[c] != 0.0f;
+    }
+  }
+  INFO("steps " << with.steps << " kept, " << without.steps << " all");
+  CHECK(far_changed_kept == 0);
+  CHECK(far_changed_all > 100);
+  CHECK(near_changed_kept > 10);
+  CHECK(with.steps < without.steps / 4);
+}

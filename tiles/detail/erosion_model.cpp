@@ -236,6 +236,7 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
   }
   core_ = t >> params.window_subdivision;
   halo_ = uint32_t(params.halo);
+  disk_ = WindowDisk(1.0 / (bumpRadius() * bumpRadius()));
   river_area_m2_ = params.river_cells * drainage_.cell_m2;
   // Erosion starts one level below the planet's own (the planet eroded at its own spacing) and
   // where a window fits well inside a base face, with the planet's vertices near it in reach.
@@ -251,6 +252,21 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
 }
 
 ErosionModel::~ErosionModel() = default;
+
+WindowDisk::WindowDisk(double inv_r2) {
+  // In chart offsets a disk of radius R reaches 2 R / sqrt(3) along x and along y.
+  reach_ = int64_t(std::ceil(1.1547005383792517 / std::sqrt(inv_r2))) + 1;
+  for (int64_t y = -reach_; y <= reach_; ++y) {
+    int64_t low = 1, high = 0;
+    for (int64_t x = -reach_ - 1; x <= reach_ + 1; ++x) {
+      if (!holds(inv_r2, x, y)) continue;
+      if (low > high) low = x;
+      high = x;
+    }
+    low_.push_back(low), high_.push_back(high), start_.push_back(size_);
+    size_ += size_t(std::max<int64_t>(0, high - low + 1));
+  }
+}
 
 int ErosionModel::windowsAt(int level, const LatticePoint& p, WeightedWindow* out) const {
   const TileLayout& layout = surface_.layout;
@@ -332,46 +348,139 @@ void ErosionModel::sample(int level, std::span<const LatticePoint> points,
   });
 }
 
-void ErosionModel::sampleLevel(int level, std::span<const LatticePoint> points,
-                               std::span<PointErosion> out) const {
-  // The windows the points need, each once, made in parallel (or taken from the cache).
-  constexpr size_t kMost = 6;
-  std::vector<WeightedWindow> weighted(points.size() * kMost);
-  std::vector<uint8_t> counts(points.size());
+ErosionModel::Blend ErosionModel::blendOf(int level, std::span<const LatticePoint> points) const {
+  // The candidates at each point, then each one's bump there, from the point's offset in the
+  // window's own chart (the chart the window keeps: the same offsets, the same weights). A
+  // candidate whose bump is 0 at every point is left out: it would add nothing but its cost.
+  std::vector<WeightedWindow> weighted(points.size() * kMostWindows);
+  Blend blend;
+  blend.counts.assign(points.size(), 0);
   parallelFor(points.size(), 256, [&](size_t k) {
-    counts[k] = uint8_t(windowsAt(level, points[k], &weighted[kMost * k]));
+    blend.counts[k] = uint8_t(windowsAt(level, points[k], &weighted[kMostWindows * k]));
   });
-  std::vector<std::pair<WindowKey, LatticePoint>> needed;
+  std::vector<std::pair<WindowKey, LatticePoint>> candidates;
   for (size_t k = 0; k < points.size(); ++k) {
-    for (int w = 0; w < counts[k]; ++w) {
-      needed.push_back({weighted[kMost * k + w].key, weighted[kMost * k + w].centre});
+    for (int w = 0; w < blend.counts[k]; ++w) {
+      const WeightedWindow& ww = weighted[kMostWindows * k + w];
+      candidates.push_back({ww.key, ww.centre});
     }
   }
-  std::sort(needed.begin(), needed.end(),
+  std::sort(candidates.begin(), candidates.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  needed.erase(std::unique(needed.begin(), needed.end(),
-                           [](const auto& a, const auto& b) { return a.first == b.first; }),
-               needed.end());
-  std::vector<std::shared_ptr<const WindowResult>> windows(needed.size());
-  parallelFor(needed.size(), 1, [&](size_t k) { windows[k] = window(level, needed[k].second); });
-
-  // Each window's bump at the point, from the point's offset in the window's own chart, then
-  // the normalised sum in key order.
+  candidates.erase(std::unique(candidates.begin(), candidates.end(),
+                               [](const auto& a, const auto& b) { return a.first == b.first; }),
+                   candidates.end());
+  std::vector<WindowChart> charts;
+  charts.reserve(candidates.size());
+  const uint64_t f = surface_.layout.levelFrequency(level);
+  for (const auto& candidate : candidates) charts.emplace_back(f, candidate.second, core_);
+  blend.terms.assign(points.size() * kMostWindows, {});
   const double inv_r2 = 1.0 / (bumpRadius() * bumpRadius());
+  parallelFor(points.size(), 256, [&](size_t k) {
+    int count = 0;
+    for (int w = 0; w < blend.counts[k]; ++w) {
+      const WindowKey& key = weighted[kMostWindows * k + w].key;
+      const size_t index =
+          size_t(std::lower_bound(candidates.begin(), candidates.end(), key,
+                                  [](const auto& a, const WindowKey& b) { return a.first < b; }) -
+                 candidates.begin());
+      int64_t x = 0, y = 0;
+      if (!charts[index].offsetOf(points[k], core_, x, y)) continue;
+      const double weight = bump(squaredSteps(double(x), double(y)) * inv_r2);
+      if (weight == 0.0) continue;
+      blend.terms[kMostWindows * k + count++] = {uint32_t(index), uint32_t(disk_.index(x, y)),
+                                                 weight};
+    }
+    blend.counts[k] = uint8_t(count);
+  });
+  // Only the windows with weight, renumbered in key order.
+  std::vector<uint32_t> renumber(candidates.size(), 0);
+  for (size_t k = 0; k < points.size(); ++k) {
+    for (int w = 0; w < blend.counts[k]; ++w)
+      renumber[blend.terms[kMostWindows * k + w].window] = 1;
+  }
+  for (size_t w = 0; w < candidates.size(); ++w) {
+    if (!renumber[w]) continue;
+    renumber[w] = uint32_t(blend.windows.size());
+    blend.windows.push_back(candidates[w]);
+  }
+  for (size_t k = 0; k < points.size(); ++k) {
+    for (int w = 0; w < blend.counts[k]; ++w) {
+      Term& term = blend.terms[kMostWindows * k + w];
+      term.window = renumber[term.window];
+    }
+  }
+  return blend;
+}
+
+std::vector<LatticePoint> ErosionModel::parentPoints(int level, const LatticePoint& centre,
+                                                     std::vector<int32_t>* index) const {
+  const uint64_t f = surface_.layout.levelFrequency(level);
+  const uint32_t radius = core_ + halo_;
+  const WindowChart chart(f, centre, radius);
+  const int64_t ci = centre.i, cj = centre.j;
+  const int64_t reach = int64_t(radius) + 1;
+  const uint32_t pw = uint32_t(2 * reach + 1);
+  if (index) index->assign(size_t(pw) * pw, -1);
+  std::vector<LatticePoint> parents;
+  for (int64_t y = -reach; y <= reach; ++y) {
+    for (int64_t x = -reach; x <= reach; ++x) {
+      if (((ci + x) & 1) || ((cj + y) & 1) || hexDistance(x, y) > reach) continue;
+      const std::optional<LatticePoint> p = chart.unfold(x, y);
+      if (!p) continue;
+      if (index) (*index)[size_t(y + reach) * pw + size_t(x + reach)] = int32_t(parents.size());
+      parents.push_back(canonicalPoint(f / 2, {p->base, p->i / 2, p->j / 2}));
+    }
+  }
+  return parents;
+}
+
+std::vector<std::shared_ptr<const WindowResult>> ErosionModel::makeWindows(
+    int level, std::span<const std::pair<WindowKey, LatticePoint>> windows) const {
+  std::vector<std::shared_ptr<const WindowResult>> out(windows.size());
+  std::vector<size_t> missing;
+  for (size_t k = 0; k < windows.size(); ++k) {
+    out[k] = cache_.find(windows[k].first);
+    if (!out[k]) missing.push_back(k);
+  }
+  // The coarser level's windows that the missing ones read, made first, all of them side by
+  // side: made inside each window, two threads would make the same coarser window at once
+  // (the cache does not wait for a window being made; 19 of a tile's 12 coarser windows were
+  // made so). They stay held until this level's windows are made.
+  std::vector<std::shared_ptr<const WindowResult>> coarser;
+  if (!missing.empty() && level - 1 >= first_level_) {
+    std::vector<std::vector<LatticePoint>> parents(missing.size());
+    parallelFor(missing.size(), 1, [&](size_t k) {
+      parents[k] = parentPoints(level, windows[missing[k]].second, nullptr);
+    });
+    std::vector<LatticePoint> all;
+    for (const auto& p : parents) all.insert(all.end(), p.begin(), p.end());
+    parents.clear();
+    std::sort(all.begin(), all.end(), pointLess);
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    const Blend blend = blendOf(level - 1, all);
+    coarser = makeWindows(level - 1, blend.windows);
+  }
+  parallelFor(missing.size(), 1,
+              [&](size_t k) { out[missing[k]] = window(level, windows[missing[k]].second); });
+  return out;
+}
+
+void ErosionModel::sampleLevel(int level, std::span<const LatticePoint> points,
+                               std::span<PointErosion> out) const {
+  const Blend blend = blendOf(level, points);
+  const std::vector<std::shared_ptr<const WindowResult>> windows =
+      makeWindows(level, blend.windows);
+  // The normalised sum in key order.
   parallelFor(points.size(), 256, [&](size_t k) {
     double sum[5] = {0, 0, 0, 0, 0};
     double total = 0.0;
-    for (int w = 0; w < counts[k]; ++w) {
-      const WeightedWindow& ww = weighted[kMost * k + w];
-      const auto it =
-          std::lower_bound(needed.begin(), needed.end(), ww.key,
-                           [](const auto& a, const WindowKey& b) { return a.first < b; });
-      const WindowResult& win = *windows[size_t(it - needed.begin())];
-      int64_t x = 0, y = 0;
-      if (!win.chart.offsetOf(points[k], win.core, x, y)) continue;
-      const double weight = bump(squaredSteps(double(x), double(y)) * inv_r2);
-      if (weight == 0.0) continue;
-      const size_t c = win.index(x, y);
+    for (int w = 0; w < blend.counts[k]; ++w) {
+      const Term& term = blend.terms[kMostWindows * k + w];
+      assert(term.cell < windows[term.window]->change_m.size());
+      const WindowResult& win = *windows[term.window];
+      const size_t c = term.cell;
+      const double weight = term.weight;
       total += weight;
       sum[0] += weight * win.change_m[c], sum[1] += weight * win.flow_m2[c];
       sum[2] += weight * win.wear_m[c], sum[3] += weight * win.deposition_m[c];
@@ -466,17 +575,8 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
     const int64_t ci = centre.i, cj = centre.j;
     const int64_t reach = int64_t(radius) + 1;
     const uint32_t pw = uint32_t(2 * reach + 1);
-    std::vector<int32_t> parent_index(size_t(pw) * pw, -1);
-    std::vector<LatticePoint> parents;
-    for (int64_t y = -reach; y <= reach; ++y) {
-      for (int64_t x = -reach; x <= reach; ++x) {
-        if (((ci + x) & 1) || ((cj + y) & 1) || hexDistance(x, y) > reach) continue;
-        const std::optional<LatticePoint> p = chart.unfold(x, y);
-        if (!p) continue;
-        parent_index[size_t(y + reach) * pw + size_t(x + reach)] = int32_t(parents.size());
-        parents.push_back(canonicalPoint(f / 2, {p->base, p->i / 2, p->j / 2}));
-      }
-    }
+    std::vector<int32_t> parent_index;
+    const std::vector<LatticePoint> parents = parentPoints(level, centre, &parent_index);
     std::vector<PointErosion> coarse(parents.size());
     sample(level - 1, parents, coarse);
     auto at = [&](int64_t x, int64_t y) -> const PointErosion* {
@@ -644,6 +744,12 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   drop_in.seed = seeds;
   drop_in.base_level = base_level;
   drop_in.water_m = density > 0.0 ? params_.runoff_m / density : 0.0;
+  // Only the disk of the window's bump is read: with droplets_reach_bump, droplets that cannot
+  // reach it stop or do not run.
+  if (params_.droplets_reach_bump) {
+    drop_in.keep_radius = bumpRadius();
+    drop_in.keep_x = drop_in.keep_y = double(radius + 1);
+  }
   // The flow the droplets stand for: the routed area before this level's incision, in cells.
   std::vector<float> flow_cells(n, 1.0f);
   const double inv_cell = 1.0 / erosion::cellAreaM2(patch);
@@ -672,21 +778,20 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
     }
   }
 
-  // The core, kept.
-  WindowResult out(f, centre, core_);
-  const size_t cw = out.width();
-  out.change_m.assign(cw * cw, 0.0f);
-  out.flow_m2.assign(cw * cw, 0.0f);
-  out.wear_m.assign(cw * cw, 0.0f);
-  out.deposition_m.assign(cw * cw, 0.0f);
-  out.water.assign(cw * cw, 0);
+  // The disk where the window's bump is not zero, kept.
+  WindowResult out;
+  const size_t kept = disk_.size();
+  out.change_m.assign(kept, 0.0f);
+  out.flow_m2.assign(kept, 0.0f);
+  out.wear_m.assign(kept, 0.0f);
+  out.deposition_m.assign(kept, 0.0f);
+  out.water.assign(kept, 0);
   out.droplet_steps = stats.steps;
-  for (int64_t y = -int64_t(core_); y <= int64_t(core_); ++y) {
-    for (int64_t x = -int64_t(core_); x <= int64_t(core_); ++x) {
-      if (hexDistance(x, y) > int64_t(core_)) continue;
+  for (int64_t y = -disk_.reach(); y <= disk_.reach(); ++y) {
+    for (int64_t x = disk_.low(y); x <= disk_.high(y); ++x) {
       const size_t c = cellOf(x, y);
       if (cells[c] == erosion::PatchCell::kNone) continue;
-      const size_t o = out.index(x, y);
+      const size_t o = disk_.index(x, y);
       const double delta = double(h[c]) - double(in[c]);
       out.change_m[o] = float(double(carried_change[c]) + delta);
       out.flow_m2[o] = flow.area_m2[c];

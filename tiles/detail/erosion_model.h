@@ -4,10 +4,11 @@
 // Windows. Level L's windows sit at the tile corners of level L + s (s = window_subdivision):
 // lattice points whose coordinates are multiples of the core radius C = T / 2^s. Window w
 // erodes the points within C + halo steps of its centre (its chart: window_chart.h), each a
-// pure function of the window's key, and keeps its core (within C). Its weight at a point p is
-// a smooth bump of p's distance r from the centre in the window's own chart, (1 - r^2/R^2)^3
-// with R the core's inradius (sqrt(3)/2 C: the bump ends inside what the window keeps, and
-// every point is within 0.58 C of some centre), divided by the sum of the bumps of the windows
+// pure function of the window's key, and keeps the disk where its bump is not zero (inside its
+// core, within C). Its weight at a point p is a smooth bump of p's distance r from the centre
+// in the window's own chart, (1 - r^2/R^2)^3 with R one step inside the core's inradius
+// (bumpRadius(): the bump ends inside the core, and every point is within 0.58 C of some
+// centre), divided by the sum of the bumps of the windows
 // around p. The weights sum to 1 and are C2 (the plain barycentric hat of the window lattice is
 // only C0: the slope of the blend would jump along every window line, tile edges among them). A
 // point's erosion is that sum over the (one to six) windows in reach, in the order of their keys:
@@ -27,6 +28,7 @@
 #include <span>
 #include <vector>
 
+#include "tiles/detail/erosion_window.h"
 #include "tiles/detail/planet_drainage.h"
 #include "tiles/detail/surface_model.h"
 #include "tiles/detail/window_cache.h"
@@ -67,9 +69,16 @@ class ErosionModel {
   bool erodes(int level) const { return level >= first_level_ && first_level_ <= last_level_; }
   uint32_t coreRadius() const { return core_; }
   uint32_t windowRadius() const { return core_ + halo_; }
-  // Radius of a window's bump in the partition of unity, lattice steps: the core hexagon's
-  // inradius (sqrt(3)/2 of the core radius), so the bump stays where the window keeps values.
-  double bumpRadius() const { return 0.8660254037844386 * double(core_); }
+  // Radius of a window's bump in the partition of unity, lattice steps: one step inside the
+  // core hexagon's inradius (sqrt(3)/2 of the core radius), so the bump stays where the window
+  // keeps values, and the windows one lattice row beyond a tile's edge have no weight on the
+  // ring of points just outside it that the tile's normals need (at the inradius itself they
+  // had a weight of 4e-6 there and doubled the windows a tile makes). Cores under 4 steps keep
+  // the inradius: every point must stay within the radius of some centre (C / sqrt(3)).
+  double bumpRadius() const {
+    const double inradius = 0.8660254037844386 * double(core_);
+    return core_ >= 4 ? inradius - 1.0 : inradius;
+  }
 
   // Erosion at canonical points of `level`, into out (one per point). Parallel on the caller's
   // oneTBB arena; computes the windows it needs that are not cached.
@@ -83,6 +92,30 @@ class ErosionModel {
   size_t cachedBytes() const { return cache_.bytes(); }
 
  private:
+  // The windows of a level with weight at some of a set of points, in key order, and each
+  // point's terms (window, position in the window's disk, bump), counts[k] of them at
+  // kMostWindows * k.
+  static constexpr size_t kMostWindows = 6;
+  struct Term {
+    uint32_t window = 0;
+    uint32_t cell = 0;
+    double weight = 0.0;
+  };
+  struct Blend {
+    std::vector<std::pair<WindowKey, LatticePoint>> windows;
+    std::vector<uint8_t> counts;
+    std::vector<Term> terms;
+  };
+  Blend blendOf(int level, std::span<const LatticePoint> points) const;
+  // The points of level - 1 whose erosion a window of `level` at `centre` reads (the even
+  // points within its radius + 1), canonical; index (optional) gets, per chart offset (x, y)
+  // within radius + 1 (row (y + r + 1), column (x + r + 1), 2 r + 3 wide), the parent's
+  // position or -1.
+  std::vector<LatticePoint> parentPoints(int level, const LatticePoint& centre,
+                                         std::vector<int32_t>* index) const;
+  // The windows, from the cache or made (the coarser levels' ones they read first).
+  std::vector<std::shared_ptr<const WindowResult>> makeWindows(
+      int level, std::span<const std::pair<WindowKey, LatticePoint>> windows) const;
   WindowResult makeWindow(int level, const LatticePoint& centre) const;
   void sampleLevel(int level, std::span<const LatticePoint> points,
                    std::span<PointErosion> out) const;
@@ -95,6 +128,7 @@ class ErosionModel {
   uint64_t seed_ = 0;
   double river_area_m2_ = 0.0;
   uint32_t core_ = 0, halo_ = 0;
+  WindowDisk disk_;
   int first_level_ = 0, last_level_ = -1;
   mutable WindowCache cache_;
 };

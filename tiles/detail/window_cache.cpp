@@ -22,6 +22,14 @@ size_t WindowCache::bytes() const {
   return bytes_;
 }
 
+std::shared_ptr<const WindowResult> WindowCache::find(const WindowKey& key) {
+  std::lock_guard lock(mutex_);
+  const auto it = entries_.find(key);
+  if (it == entries_.end()) return nullptr;
+  recent_.splice(recent_.begin(), recent_, it->second->position);
+  return it->second->result;
+}
+
 std::shared_ptr<const WindowResult> WindowCache::get(const WindowKey& key,
                                                      const std::function<WindowResult()>& make) {
   {

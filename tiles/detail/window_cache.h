@@ -39,6 +39,9 @@ class WindowCache {
   std::shared_ptr<const WindowResult> get(const WindowKey& key,
                                           const std::function<WindowResult()>& make);
 
+  // The window of `key` if it is kept (counts as a use), else null.
+  std::shared_ptr<const WindowResult> find(const WindowKey& key);
+
   size_t bytes() const;
 
  private:
