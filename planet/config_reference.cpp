@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "planet/config.h"
+#include "planet/detail/number_text.h"
 #include "planet/run_checks.h"
 
 namespace planet {
@@ -26,18 +27,14 @@ key suggested; every value is range-checked, and `--set section.key=value` overr
 on the command line with the same checks.
 )md";
 
-std::string number(double x) {
-  std::ostringstream s;
-  s << x;
-  return s.str();
-}
+using detail::numberText;
 
 // What the checks enforce beyond each key's own range, stated from their own bounds.
 std::string limitsText() {
   return "\nA config file is at most " + std::to_string(kMaxConfigFileBytes) +
          " bytes (a larger one is refused before it is read).\nA number that is not 0 but "
          "closer to 0 than " +
-         number(std::numeric_limits<double>::min()) +
+         numberText(std::numeric_limits<double>::min()) +
          " (`1e-400`, `1e-310`) is refused: it cannot be held\n(it would become 0 or lose "
          "digits). Some keys are also checked together with others, before any\nwork; their "
          "allowed column points to [Constraints between keys](#constraints-between-keys).\n";
@@ -49,8 +46,8 @@ std::vector<JointConstraint> jointConstraints() {
   return {
       {{"planet.radius_m", "terrain.amplitude_m", "terrain.continent_amplitude_m",
         "terrain.ocean_depth_m", "terrain.ridged_amplitude_m"},
-       "`[planet] radius_m` is at least " + number(kRadiusPerRelief) +
-           " × the relief bound: " + number(kReliefMargin) +
+       "`[planet] radius_m` is at least " + numberText(kRadiusPerRelief) +
+           " × the relief bound: " + numberText(kReliefMargin) +
            " × (max(`ocean_depth_m`, `continent_amplitude_m`) + `amplitude_m` + "
            "`ridged_amplitude_m`) of `[terrain]`, or with `--heightmap` the larger of |min_m| "
            "and |max_m| of its sidecar (else of `heightmap_min_m` and `heightmap_max_m`)."},
@@ -58,7 +55,7 @@ std::vector<JointConstraint> jointConstraints() {
        "With `--heightmap` and no sidecar: `[terrain] heightmap_min_m` ≤ `heightmap_max_m`."},
       {{"weather.spawn_rate", "weather.ticks", "weather.spinup_ticks"},
        "With `[weather] mode = \"clouds\"`: `spawn_rate` × 4π × (`ticks` + `spinup_ticks`) ≤ " +
-           number(kMaxClouds) + " clouds."},
+           numberText(kMaxClouds) + " clouds."},
       {{"weather.epochs", "weather.ticks"}, "`[weather] epochs` ≤ `ticks`."},
       {{"weather.band_edge_1_deg", "weather.band_edge_2_deg", "weather.band_blend_deg"},
        "`[weather] band_edge_1_deg` < `band_edge_2_deg`, and `band_blend_deg` ≤ min(2 × "

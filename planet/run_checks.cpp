@@ -10,6 +10,7 @@
 
 #include "export/heightmap_files.h"
 #include "io/file_writer.h"
+#include "planet/detail/number_text.h"
 #include "terrain/heightmap_import.h"
 
 namespace planet {
@@ -17,12 +18,7 @@ namespace {
 
 constexpr uint64_t kMaxHeightmapBytes = uint64_t(1) << 30;
 
-std::string number(double v) {
-  std::ostringstream out;
-  out.precision(6);
-  out << v;
-  return out.str();
-}
+using detail::numberText;
 
 }  // namespace
 
@@ -57,18 +53,18 @@ void checkRun(const Config& config, const std::string& origin) {
     // The sidecar's range is checked so when it is read; the config's the same way (a
     // tester's swapped pair made an upside-down terrain).
     if (!(hm_min <= hm_max)) {
-      throw ConfigError(origin + ": [terrain] heightmap_min_m = " + number(hm_min) +
-                        " with heightmap_max_m = " + number(hm_max) +
+      throw ConfigError(origin + ": [terrain] heightmap_min_m = " + numberText(hm_min) +
+                        " with heightmap_max_m = " + numberText(hm_max) +
                         " is not allowed; allowed: heightmap_min_m <= heightmap_max_m.");
     }
   }
   const double relief = reliefBoundM(config, hm_min, hm_max);
   const double radius = config.planet.radius_m;
   if (!(radius >= kMinRadiusM) || !(radius >= kRadiusPerRelief * relief)) {
-    throw ConfigError(origin + ": [planet] radius_m = " + number(radius) +
-                      " is not allowed with a relief of up to " + number(relief) + " m (from " +
+    throw ConfigError(origin + ": [planet] radius_m = " + numberText(radius) +
+                      " is not allowed with a relief of up to " + numberText(relief) + " m (from " +
                       relief_source + "); allowed: at least " +
-                      number(std::max(kMinRadiusM, kRadiusPerRelief * relief)) +
+                      numberText(std::max(kMinRadiusM, kRadiusPerRelief * relief)) +
                       " m (4 x the relief), or lower the relief.");
   }
   if (config.weather.mode == RainMode::kClouds) {
@@ -76,11 +72,12 @@ void checkRun(const Config& config, const std::string& origin) {
     const double clouds =
         w.spawn_rate * 4.0 * std::numbers::pi * (double(w.ticks) + double(w.spinup_ticks));
     if (clouds > kMaxClouds) {
-      throw ConfigError(origin + ": [weather] spawn_rate = " + number(w.spawn_rate) +
-                        " with ticks = " + std::to_string(w.ticks) + " and spinup_ticks = " +
-                        std::to_string(w.spinup_ticks) + " would spawn up to " + number(clouds) +
+      throw ConfigError(origin + ": [weather] spawn_rate = " + numberText(w.spawn_rate) +
+                        " with ticks = " + std::to_string(w.ticks) +
+                        " and spinup_ticks = " + std::to_string(w.spinup_ticks) +
+                        " would spawn up to " + numberText(clouds) +
                         " clouds (spawn_rate * 4 pi * (ticks + spinup_ticks)); allowed: at most " +
-                        number(kMaxClouds) + ".");
+                        numberText(kMaxClouds) + ".");
     }
   }
 }

@@ -31,7 +31,8 @@ struct RegionSurface {
   std::vector<uint32_t> indices;
 };
 
-RegionSurface surfaceOf(const tiles::TileGenerator& generator, std::span<const tiles::TileId> ids) {
+RegionSurface regionSurface(const tiles::TileGenerator& generator,
+                            std::span<const tiles::TileId> ids) {
   RegionSurface s;
   for (const tiles::TileId& id : ids) {
     const tiles::TileMesh m = generator.generate(id);
@@ -195,9 +196,9 @@ TileCompareResult compareTileRain(const planetgen::Planet& planet, const tiles::
     throw planetgen::ConfigError(message.str());
   }
 
-  const RegionSurface base = surfaceOf(plain, ids);
-  const RegionSurface wet = surfaceOf(weather, ids);
-  const RegionSurface even = surfaceOf(uniform, ids);
+  const RegionSurface base = regionSurface(plain, ids);
+  const RegionSurface wet = regionSurface(weather, ids);
+  const RegionSurface even = regionSurface(uniform, ids);
   result.vertices = base.height_m.size();
   const std::vector<float> rain = rainAt(planet, base.position);
 
