@@ -105,6 +105,10 @@ struct TileErosionParams {
   // at 60,000) along the line, half of it beside; 0: no channel carved.
   double channel_depth_m = 0.5;
   double river_runoff_mm_per_yr = 300.0;
+  // Their width, channel_width_coefficient * Q^0.5 as [rivers] width_coefficient (28 m at 50
+  // m^3/s), sets their meanders: a river's course bends about the planet edge it follows with
+  // a wavelength of 11 widths (tiles/detail/river_course.h).
+  double channel_width_coefficient = 4.0;
   // Bytes of eroded windows kept for reuse by later tiles (results do not depend on it).
   size_t cache_bytes = size_t(256) << 20;
 };

@@ -18,6 +18,7 @@
 //             [--threads 2] [--repeat 5] [--hurst 0.7] [--region-exaggeration 10]
 //             [--erosion 0|1] [--halo 40] [--droplets-per-point 0.3] [--runoff-m 20]
 //             [--rain planet|uniform] [--pictures 0|1] [--levels A,B,C]
+//             [--lat DEG --lon DEG]  (the spot to look at; default the steepest slope)
 //   levels_A_B_C.png             (--erosion 1 --levels A,B,C) the tile's middle at three levels,
 //                                eroded, side by side, each outlining the next one's tile
 
@@ -690,6 +691,13 @@ int main(int argc, char** argv) {
   }
   std::printf("steepest slope at lat %.3f lon %.3f (relief over 2 steps %.0f m)\n",
               std::asin(where.y) * 180 / M_PI, std::atan2(-where.z, where.x) * 180 / M_PI, best);
+  // --lat/--lon: look there instead (degrees, as the spot above is printed).
+  if (const std::string lat = arg(argc, argv, "--lat", ""); !lat.empty()) {
+    const double phi = std::stod(lat) * M_PI / 180.0;
+    const double lambda = std::stod(arg(argc, argv, "--lon", "0")) * M_PI / 180.0;
+    where = {std::cos(phi) * std::cos(lambda), std::sin(phi), -std::cos(phi) * std::sin(lambda)};
+    std::printf("looking at lat %.3f lon %.3f instead\n", std::stod(lat), lambda * 180.0 / M_PI);
+  }
 
   const tiles::TileLayout& layout = generator.layout();
   const int level = layout.levelForSpacing(spacing_m, planet.radius_m);

@@ -18,6 +18,7 @@
 #include "geodesy/lattice_numbering.h"
 #include "tiles/detail/erosion_window.h"
 #include "tiles/detail/level_sampler.h"
+#include "tiles/detail/river_course.h"
 #include "tiles/detail/window_chart.h"
 
 namespace tiles::detail {
@@ -34,6 +35,14 @@ void parallelFor(size_t n, size_t grain, const Body& body) {
                       for (size_t k = r.begin(); k != r.end(); ++k) body(k);
                     });
 }
+
+// A window point on a planet river's course: the river's drainage area there and the floor the
+// channel lies below (the planet's heights at the edge's ends, interpolated along it).
+struct RiverCell {
+  uint32_t cell = 0;
+  float area_m2 = 0.0f;
+  float floor_m = 0.0f;
+};
 
 int64_t hexDistance(int64_t x, int64_t y) {
   return std::max({std::abs(x), std::abs(y), std::abs(x + y)});
@@ -638,7 +647,8 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
 
   // The planet's rivers that cross into the window: their drainage enters where they do.
   std::vector<erosion::PatchInflow> inflows;
-  std::vector<std::pair<uint32_t, float>> river_line;  // (cell, the planet river's area there)
+  std::vector<RiverCell> river_line;
+  const double runoff_m_s = params_.river_runoff_mm_per_yr * 1e-3 / (365.25 * 86400.0);
   if (!drainage_.receiver.empty()) {
     const uint64_t pf = numbering.frequency();
     const uint64_t m = f / pf;
@@ -646,6 +656,7 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
     // The planet chart around the window: centred on the planet point nearest below the centre.
     const LatticePoint pc{centre.base, uint32_t(ci / int64_t(m)), uint32_t(cj / int64_t(m))};
     const uint32_t preach = uint32_t(radius / m) + 3;
+    const double edge_m = surface_.planet_step_rad * surface_.radius_m;
     if (2 * uint64_t(preach) < pf) {
       const WindowChart planet_chart(pf, pc, preach);
       auto offset = [&](int64_t px, int64_t py) {  // planet chart offset -> window chart offset
@@ -662,7 +673,6 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
           const uint32_t r = drainage_.receiver[v];
           if (r == v || drainage_.area_m2[v] < river_area_m2_) continue;
           const auto [ux, uy] = offset(px, py);
-          const bool inside = hexDistance(ux, uy) < int64_t(radius);
           int step = -1;
           for (int d = 0; d < 6 && step < 0; ++d) {
             const std::optional<LatticePoint> w =
@@ -670,25 +680,38 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
             if (w && numbering.vertex(w->base, w->i, w->j) == r) step = d;
           }
           if (step < 0) continue;
-          // Along the receiver edge: the first lattice point of the window inside its edge
-          // takes the river's area as an inflow (when the edge starts outside), and every
-          // point of the edge inside the window carries at least that area (the river's
-          // line: a point next to the window's edge may drain straight out of it, and the
-          // window's own routing need not follow the planet's).
-          bool entered = inside;
-          for (uint64_t s = 0; s <= m; ++s) {
-            const int64_t x = ux + int64_t(s) * kSteps[step][0];
-            const int64_t y = uy + int64_t(s) * kSteps[step][1];
-            if (hexDistance(x, y) >= int64_t(radius)) {
-              if (entered) break;
-              continue;
+          // Along the river's course from v to r (river_course.h; its frame turned by `step`
+          // sixths of a turn onto the chart's): where the course comes in from outside the
+          // window, the first point inside takes the river's area as an inflow, and every
+          // point of it inside the window carries at least that area (the river's line: a
+          // point next to the window's edge may drain straight out of it, and the window's own
+          // routing need not follow the planet's). Its floor: the line between the planet's
+          // heights at v and r, so a bend that leaves the planet's valley floor cuts down to it.
+          const double width_m =
+              params_.channel_width_coefficient * std::sqrt(drainage_.area_m2[v] * runoff_m_s);
+          const RiverCourse course(seed_, v, width_m, edge_m);
+          const double top = surface_.elevation_m[v], drop = surface_.elevation_m[r] - top;
+          bool was_inside = false;
+          bool first = true;
+          for (const auto& [lx, ly] : course.lattice(uint32_t(m))) {
+            int64_t x = lx, y = ly;
+            for (int t = 0; t < step; ++t) {  // a sixth of a turn: (1, 0) -> (0, 1) -> (-1, 1)
+              const int64_t turned_x = -y, turned_y = x + y;
+              x = turned_x, y = turned_y;
             }
-            const size_t c = cellOf(x, y);
-            if (cells[c] == erosion::PatchCell::kNone) break;
-            if (!entered) inflows.push_back({uint32_t(c), drainage_.area_m2[v]});
-            entered = true;
-            if (cells[c] == erosion::PatchCell::kInterior)
-              river_line.push_back({uint32_t(c), float(drainage_.area_m2[v])});
+            x += ux, y += uy;
+            const bool inside = hexDistance(x, y) < int64_t(radius) &&
+                                cells[cellOf(x, y)] != erosion::PatchCell::kNone;
+            if (inside) {
+              const size_t c = cellOf(x, y);
+              if (!was_inside && !first) inflows.push_back({uint32_t(c), drainage_.area_m2[v]});
+              if (cells[c] == erosion::PatchCell::kInterior) {
+                const double along = (double(lx) + 0.5 * double(ly)) / double(m);
+                river_line.push_back({uint32_t(c), float(drainage_.area_m2[v]),
+                                      float(top + drop * std::clamp(along, 0.0, 1.0))});
+              }
+            }
+            was_inside = inside, first = false;
           }
         }
       }
@@ -709,8 +732,8 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
     flow_in.height_m = height;
     erosion::PatchFlow routed = erosion::routePatch(flow_in);
     if (rivers) {
-      for (const auto& [c, area] : river_line)
-        routed.area_m2[c] = std::max(routed.area_m2[c], area);
+      for (const RiverCell& river : river_line)
+        routed.area_m2[river.cell] = std::max(routed.area_m2[river.cell], river.area_m2);
     }
     return routed;
   };
@@ -759,21 +782,22 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   const erosion::LatticeDropletStats stats =
       erosion::erodeLatticeDroplets(drop_in, params_.droplets, h, worn, laid);
 
-  // The planet's rivers as channels: along a river's line the ground lies at least the
-  // channel's depth below this level's plain surface, half of it beside the line. Depth from
-  // downstream hydraulic geometry, depth ~ Q^0.4 (Leopold & Maddock 1953), Q the river's
-  // discharge at the planet's runoff. Against the plain surface, so a level that carries a
-  // coarser level's channel carves no deeper.
+  // The planet's rivers as channels: along a river's course the ground lies at least the
+  // channel's depth below this level's plain surface and below the course's floor, half of it
+  // beside the course. Depth from downstream hydraulic geometry, depth ~ Q^0.4 (Leopold &
+  // Maddock 1953), Q the river's discharge at the planet's runoff. Against the plain surface
+  // and the planet's heights, so a level that carries a coarser level's channel carves no
+  // deeper.
   if (!river_line.empty() && params_.channel_depth_m > 0.0) {
-    const double runoff_m_s = params_.river_runoff_mm_per_yr * 1e-3 / (365.25 * 86400.0);
-    for (const auto& [c, area] : river_line) {
-      const double q = double(area) * runoff_m_s;
+    for (const RiverCell& river : river_line) {
+      const double q = double(river.area_m2) * runoff_m_s;
       const float depth = float(params_.channel_depth_m * std::pow(q, 0.4));
-      h[c] = std::min(h[c], base[c] - depth);
+      const size_t c = river.cell;
+      h[c] = std::min(h[c], std::min(base[c], river.floor_m) - depth);
       for (int d = 0; d < 6; ++d) {
         const size_t b = size_t(int64_t(c) + patch.step(d));
         if (cells[b] != erosion::PatchCell::kInterior) continue;
-        h[b] = std::min(h[b], base[b] - 0.5f * depth);
+        h[b] = std::min(h[b], std::min(base[b], river.floor_m) - 0.5f * depth);
       }
     }
   }
