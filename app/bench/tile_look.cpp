@@ -266,18 +266,19 @@ void lineContrast(const tiles::TileGenerator& generator, const tiles::TileId& id
 // Slope-area exponent: medians of slope in bins of 0.2 decades of area from 10 cells up holding
 // 30 points or more, least squares in log-log; (exponent, R^2, bins).
 std::tuple<double, double, size_t> slopeArea(const std::vector<double>& area,
-                                             const std::vector<double>& slope, double cell) {
+                                             const std::vector<double>& slope, double cell,
+                                             double min_cells = 10.0) {
   std::vector<std::vector<double>> bins(64);
   for (size_t k = 0; k < area.size(); ++k) {
-    if (!(area[k] >= 10.0 * cell) || !(slope[k] > 0.0)) continue;
-    const int b = int(std::floor(std::log10(area[k] / (10.0 * cell)) / 0.2));
+    if (!(area[k] >= min_cells * cell) || !(slope[k] > 0.0)) continue;
+    const int b = int(std::floor(std::log10(area[k] / (min_cells * cell)) / 0.2));
     if (b >= 0 && b < 64) bins[size_t(b)].push_back(slope[k]);
   }
   std::vector<double> lx, ly;
   for (size_t b = 0; b < bins.size(); ++b) {
     if (bins[b].size() < 30) continue;
     std::sort(bins[b].begin(), bins[b].end());
-    lx.push_back(std::log10(10.0 * cell) + 0.2 * (double(b) + 0.5));
+    lx.push_back(std::log10(min_cells * cell) + 0.2 * (double(b) + 0.5));
     ly.push_back(std::log10(bins[b][bins[b].size() / 2]));
   }
   double theta = 0.0, r2 = 0.0;
@@ -352,6 +353,11 @@ void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& pla
   const auto [theta6, r26, bin_count6] = slopeArea(d6_area, d6_slope, cell);
   std::printf("slope-area, steepest descent to a neighbour: exponent %.3f (R^2 %.3f, %zu bins)\n",
               theta6, r26, bin_count6);
+  // The planet's definition: channels of 50 cells or more, steepest descent.
+  const auto [theta50, r250, bin_count50] = slopeArea(d6_area, d6_slope, cell, 50.0);
+  std::printf(
+      "slope-area, steepest descent, 50 cells and more: exponent %.3f (R^2 %.3f, %zu bins)\n",
+      theta50, r250, bin_count50);
   // Spearman of wear against area (average ranks for ties).
   auto ranks = [](const std::vector<double>& x) {
     std::vector<size_t> order(x.size());
@@ -447,6 +453,10 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   ss.enabled = std::stoi(arg(argc, argv, "--steady-state", "0")) != 0;
   params.erosion.droplet_masks = std::stoi(arg(argc, argv, "--droplet-masks", "1")) != 0;
   if (arg(argc, argv, "--steady-mode", "carve") == "lay") ss.mode = erosion::SteadyStateMode::kLay;
+  if (arg(argc, argv, "--steady-mode", "carve") == "hang")
+    ss.mode = erosion::SteadyStateMode::kHang;
+  ss.channel_cells =
+      std::stod(arg(argc, argv, "--hang-channel-cells", std::to_string(ss.channel_cells)));
   ss.steepness_m = std::stod(arg(argc, argv, "--steepness-m", std::to_string(ss.steepness_m)));
   ss.reach_steps = std::stoi(arg(argc, argv, "--reach-steps", std::to_string(ss.reach_steps)));
   d.channel_cells = std::stod(arg(argc, argv, "--channel-cells", std::to_string(d.channel_cells)));
@@ -571,6 +581,29 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
     std::sort(candidates.begin(), candidates.end(),
               [](const Candidate& a, const Candidate& b) { return a.rain < b.rain; });
     const size_t q = std::max<size_t>(1, candidates.size() / 4);
+    // The ground the quarters stand on: the plain tiles' mean slope (rise over run, from the
+    // normals), which the droplets' capacity follows whatever the rain.
+    {
+      const tiles::TileGenerator g(plain_planet, plain_params);
+      std::vector<double> mean_slope;
+      for (const Candidate& c : candidates) {
+        const tiles::TileMesh tm = g.generate(g.tileAt(c.where, int(id.level)));
+        double sum = 0.0;
+        for (size_t v = 0; v < tm.vertexCount(); ++v) {
+          const double cosine =
+              std::min(1.0, glm::dot(glm::normalize(tm.position(v)), glm::dvec3(tm.normals[v])));
+          sum += std::tan(std::acos(cosine));
+        }
+        mean_slope.push_back(sum / double(tm.vertexCount()));
+      }
+      double dry = 0.0, wet = 0.0;
+      for (size_t k = 0; k < q; ++k)
+        dry += mean_slope[k], wet += mean_slope[mean_slope.size() - 1 - k];
+      std::printf(
+          "plain ground over the range tiles: mean slope driest quarter %.4f, wettest %.4f, "
+          "ratio %.2f\n",
+          dry / double(q), wet / double(q), wet / dry);
+    }
     for (const tiles::TileRain mode : {tiles::TileRain::kPlanet, tiles::TileRain::kUniform}) {
       tiles::TileParams p = params;
       p.erosion.rain = mode;
