@@ -153,6 +153,17 @@ void incise(const LatticePatch& patch, const PatchFlow& flow, const StreamPowerP
 
 namespace {
 
+// height_m = h moved by one constant so its mean over the routed points is reference_m's.
+void keepMean(const LatticePatch& patch, const PatchFlow& flow, std::span<const float> reference_m,
+              const std::vector<double>& h, std::span<float> height_m) {
+  double before = 0.0, after = 0.0;
+  size_t count = 0;
+  for (const uint32_t c : flow.order) before += double(reference_m[c]), after += h[c], ++count;
+  const double offset = count ? (before - after) / double(count) : 0.0;
+  for (const uint32_t c : flow.order) height_m[c] = float(h[c] + offset);
+  syncCopies(patch, height_m);
+}
+
 double carve(const LatticePatch& patch, const PatchFlow& flow, const SteadyStateParams& params,
              std::span<const float> reference_m, std::span<float> height_m) {
   const double spacing = patch.spacing_m;
@@ -199,12 +210,58 @@ double carve(const LatticePatch& patch, const PatchFlow& flow, const SteadyState
       h[c] = std::min(h[c], h[r] + fallOf(c));
     }
   }
-  double before = 0.0, after = 0.0;
-  size_t count = 0;
-  for (const uint32_t c : flow.order) before += double(reference_m[c]), after += h[c], ++count;
-  const double offset = count ? (before - after) / double(count) : 0.0;
-  for (const uint32_t c : flow.order) height_m[c] = float(h[c] + offset);
-  syncCopies(patch, height_m);
+  keepMean(patch, flow, reference_m, h, height_m);
+  return params.steepness_m;
+}
+
+double hang(const LatticePatch& patch, const PatchFlow& flow, const SteadyStateParams& params,
+            std::span<const float> reference_m, std::span<float> height_m) {
+  const size_t n = height_m.size();
+  const double spacing = patch.spacing_m;
+  const double cell = cellAreaM2(patch);
+  const double channel_m2 = params.channel_cells * cell;
+  const double cap = params.max_slope * spacing;
+  // Per point: its fall to its receiver on the steady state, 0 for channels and outlets (they
+  // keep the ground).
+  std::vector<double> fall(n, 0.0);
+  std::vector<uint8_t> anchor(n, 1);
+  for (const uint32_t c : flow.order) {
+    const uint32_t r = flow.receiver[c];
+    const double a = std::max(double(flow.area_m2[c]), cell);
+    if (flow.outlet[c] || r == c || a >= channel_m2) continue;
+    anchor[c] = 0;
+    const double s =
+        params.steepness_m *
+        (params.concavity == 0.5 ? 1.0 / std::sqrt(a) : std::pow(a, -params.concavity));
+    fall[c] = std::min(s * spacing, cap);
+  }
+  // The ground's finest relief: its height over the mean of its ring (and itself).
+  const PatchNeighbours neighbours(patch);
+  std::vector<double> fine(n, 0.0);
+  for (const uint32_t c : flow.order) {
+    double sum = double(height_m[c]);
+    int count = 1;
+    neighbours.forEach(c, [&](uint32_t m) { sum += double(height_m[m]), ++count; });
+    fine[c] = double(height_m[c]) - sum / double(count);
+  }
+  std::vector<double> hung(n, 0.0);
+  if (params.reach_steps > 0) {
+    for (const uint32_t c : flow.order) {
+      double rise = 0.0;
+      uint32_t q = c;
+      for (int k = 0; k < params.reach_steps && !anchor[q]; ++k)
+        rise += fall[q], q = flow.receiver[q];
+      hung[c] = double(height_m[q]) + rise;
+    }
+  } else {
+    // From the outlets upstream: a point's receiver is hung (or a channel) before the point.
+    for (const uint32_t c : flow.order)
+      hung[c] = anchor[c] ? double(height_m[c]) : hung[flow.receiver[c]] + fall[c];
+  }
+  for (const uint32_t c : flow.order) {
+    if (!anchor[c]) hung[c] += fine[c];
+  }
+  keepMean(patch, flow, reference_m, hung, height_m);
   return params.steepness_m;
 }
 
@@ -217,6 +274,8 @@ double steadyState(const LatticePatch& patch, const PatchFlow& flow,
   assert(reference_m.size() == n && height_m.size() == n);
   if (params.mode == SteadyStateMode::kCarve)
     return carve(patch, flow, params, reference_m, height_m);
+  if (params.mode == SteadyStateMode::kHang)
+    return hang(patch, flow, params, reference_m, height_m);
   const double inv_cell = 1.0 / cellAreaM2(patch);
   const double spacing = patch.spacing_m;
   // Per point in routing order: its receiver's position in the order, the slope factor

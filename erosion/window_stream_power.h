@@ -91,7 +91,15 @@ void incise(const LatticePatch& patch, const PatchFlow& flow, const StreamPowerP
 // with a fixed steepness k_s in metres (A in m^2): channels are cut down to the steady-state
 // profile, their sides to the threshold slope, the hillslopes above keep the detail; the
 // patch's mean height is then restored by a constant (so the coarse surface's mean stays).
-enum class SteadyStateMode : uint8_t { kLay, kCarve };
+// kHang keeps the ground along channels (drainage area at least channel_cells) and hangs every
+// other point from the first channel point down its path: h = h_q + the steady state's falls
+// from the point to q, min(k_s A^-theta, max_slope) * spacing each step, plus the ground's own
+// finest relief there (its height over the mean of its ring). Hillslopes and small valleys then
+// fall at k_s A^-theta to the channels, which keep the coarser surface's slope; the height of a
+// point is a pure function of its path to its channel (with reach_steps > 0 at most that many
+// steps: from the ground there when no channel is nearer), not of the window's edge. The
+// patch's mean height is then restored by a constant.
+enum class SteadyStateMode : uint8_t { kLay, kCarve, kHang };
 
 struct SteadyStateParams {
   bool enabled = true;
@@ -108,6 +116,9 @@ struct SteadyStateParams {
   // the carve and without breaching: a pure function of the point's downstream path, the
   // same in every window whose routing agrees along it, and no deeper than N steps of fall.
   int reach_steps = 0;
+  // kHang: the drainage area (in lattice cells) from which a point is a channel and keeps the
+  // ground.
+  double channel_cells = 1000.0;
 };
 
 // Lays the steady state of `flow` on height_m (per cell, metres; outlets keep their heights),

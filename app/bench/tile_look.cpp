@@ -30,6 +30,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <queue>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -267,18 +268,19 @@ void lineContrast(const tiles::TileGenerator& generator, const tiles::TileId& id
 // Slope-area exponent: medians of slope in bins of 0.2 decades of area from 10 cells up holding
 // 30 points or more, least squares in log-log; (exponent, R^2, bins).
 std::tuple<double, double, size_t> slopeArea(const std::vector<double>& area,
-                                             const std::vector<double>& slope, double cell) {
+                                             const std::vector<double>& slope, double cell,
+                                             double min_cells = 10.0) {
   std::vector<std::vector<double>> bins(64);
   for (size_t k = 0; k < area.size(); ++k) {
-    if (!(area[k] >= 10.0 * cell) || !(slope[k] > 0.0)) continue;
-    const int b = int(std::floor(std::log10(area[k] / (10.0 * cell)) / 0.2));
+    if (!(area[k] >= min_cells * cell) || !(slope[k] > 0.0)) continue;
+    const int b = int(std::floor(std::log10(area[k] / (min_cells * cell)) / 0.2));
     if (b >= 0 && b < 64) bins[size_t(b)].push_back(slope[k]);
   }
   std::vector<double> lx, ly;
   for (size_t b = 0; b < bins.size(); ++b) {
     if (bins[b].size() < 30) continue;
     std::sort(bins[b].begin(), bins[b].end());
-    lx.push_back(std::log10(10.0 * cell) + 0.2 * (double(b) + 0.5));
+    lx.push_back(std::log10(min_cells * cell) + 0.2 * (double(b) + 0.5));
     ly.push_back(std::log10(bins[b][bins[b].size() / 2]));
   }
   double theta = 0.0, r2 = 0.0;
@@ -297,6 +299,86 @@ std::tuple<double, double, size_t> slopeArea(const std::vector<double>& area,
   for (size_t k = 0; k < lx.size(); ++k) std::printf(" %.1f:%.2f", lx[k] - std::log10(cell), ly[k]);
   std::printf("\n");
   return {theta, r2, lx.size()};
+}
+
+// Slope-area as a DEM's reader finds it, independent of the generator's masks: the 4 x 4
+// block's heights on its lattice rhombus, depressions filled by a priority flood from the
+// rhombus's border (each point at least 1 mm over the one it was reached from, Barnes et al.
+// 2014), each point draining to its steepest lower neighbour on the filled surface, areas
+// accumulated from the highest point down; slope = the ground's fall to that neighbour over
+// the spacing, at points not under a filled depression.
+void demSlopeArea(const tiles::TileGenerator& generator, const tiles::TileId& id, double cell,
+                  double spacing_m) {
+  const tiles::TileLayout& layout = generator.layout();
+  const int64_t t = layout.tileEdge(), n = 4 * t, w = n + 1;
+  const tiles::TileSlot slot = tiles::slotOf(uint64_t(1) << id.level, id.index);
+  const int64_t i0 = int64_t(slot.i) * t, j0 = int64_t(slot.j) * t;
+  std::vector<tiles::LatticePoint> points;
+  for (int64_t j = 0; j <= n; ++j)
+    for (int64_t i = 0; i <= n; ++i)
+      points.push_back({id.base, uint32_t(i0 + i), uint32_t(j0 + j)});
+  const std::vector<float> h = generator.heights(int(id.level), points);
+  const size_t count = h.size();
+  const int steps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
+  std::vector<double> filled(count, 0.0);
+  std::vector<uint8_t> seen(count, 0);
+  using Entry = std::pair<double, size_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+  for (int64_t j = 0; j <= n; ++j) {
+    for (int64_t i = 0; i <= n; ++i) {
+      if (i > 0 && j > 0 && i < n && j < n) continue;
+      const size_t c = size_t(j * w + i);
+      filled[c] = h[c], seen[c] = 1;
+      queue.push({filled[c], c});
+    }
+  }
+  while (!queue.empty()) {
+    const auto [level, c] = queue.top();
+    queue.pop();
+    const int64_t i = int64_t(c) % w, j = int64_t(c) / w;
+    for (const auto& st : steps) {
+      const int64_t a = i + st[0], b = j + st[1];
+      if (a < 0 || b < 0 || a > n || b > n) continue;
+      const size_t m = size_t(b * w + a);
+      if (seen[m]) continue;
+      seen[m] = 1;
+      filled[m] = std::max(double(h[m]), level + 1e-3);
+      queue.push({filled[m], m});
+    }
+  }
+  std::vector<size_t> order(count), receiver(count);
+  for (size_t c = 0; c < count; ++c) order[c] = c;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return filled[a] > filled[b]; });
+  std::vector<double> area(count, cell);
+  for (const size_t c : order) {
+    const int64_t i = int64_t(c) % w, j = int64_t(c) / w;
+    size_t best = c;
+    for (const auto& st : steps) {
+      const int64_t a = i + st[0], b = j + st[1];
+      if (a < 0 || b < 0 || a > n || b > n) continue;
+      const size_t m = size_t(b * w + a);
+      if (filled[m] < filled[best]) best = m;
+    }
+    receiver[c] = best;
+    if (best != c) area[best] += area[c];
+  }
+  std::vector<double> a_in, s_in;
+  for (size_t c = 0; c < count; ++c) {
+    if (receiver[c] == c || filled[c] > double(h[c])) continue;
+    a_in.push_back(area[c]);
+    s_in.push_back((double(h[c]) - double(h[receiver[c]])) / spacing_m);
+  }
+  for (const double min_cells : {10.0, 50.0}) {
+    const auto [theta, r2, bins] = slopeArea(a_in, s_in, cell, min_cells);
+    std::printf(
+        "slope-area of the block's heights routed anew (filled, steepest descent), %.0f cells "
+        "and more: exponent %.3f (R^2 %.3f, %zu bins)\n",
+        min_cells, theta, r2, bins);
+  }
+}
+
+double spacing_m_of(const tiles::TileGenerator& generator, const tiles::TileId& id) {
+  return generator.layout().levelSpacingRad(int(id.level)) * 6371000.0;
 }
 
 // Realism of the eroded 4 x 4 block (32 tiles, every vertex of each): the slope-area exponent
@@ -353,6 +435,11 @@ void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& pla
   const auto [theta6, r26, bin_count6] = slopeArea(d6_area, d6_slope, cell);
   std::printf("slope-area, steepest descent to a neighbour: exponent %.3f (R^2 %.3f, %zu bins)\n",
               theta6, r26, bin_count6);
+  // The planet's definition: channels of 50 cells or more, steepest descent.
+  const auto [theta50, r250, bin_count50] = slopeArea(d6_area, d6_slope, cell, 50.0);
+  std::printf(
+      "slope-area, steepest descent, 50 cells and more: exponent %.3f (R^2 %.3f, %zu bins)\n",
+      theta50, r250, bin_count50);
   // Spearman of wear against area (average ranks for ties).
   auto ranks = [](const std::vector<double>& x) {
     std::vector<size_t> order(x.size());
@@ -448,6 +535,10 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   ss.enabled = std::stoi(arg(argc, argv, "--steady-state", "0")) != 0;
   params.erosion.droplet_masks = std::stoi(arg(argc, argv, "--droplet-masks", "1")) != 0;
   if (arg(argc, argv, "--steady-mode", "carve") == "lay") ss.mode = erosion::SteadyStateMode::kLay;
+  if (arg(argc, argv, "--steady-mode", "carve") == "hang")
+    ss.mode = erosion::SteadyStateMode::kHang;
+  ss.channel_cells =
+      std::stod(arg(argc, argv, "--hang-channel-cells", std::to_string(ss.channel_cells)));
   ss.steepness_m = std::stod(arg(argc, argv, "--steepness-m", std::to_string(ss.steepness_m)));
   ss.reach_steps = std::stoi(arg(argc, argv, "--reach-steps", std::to_string(ss.reach_steps)));
   d.channel_cells = std::stod(arg(argc, argv, "--channel-cells", std::to_string(d.channel_cells)));
@@ -478,6 +569,8 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
       "(cached); most worn %.1f m, most laid %.1f m, change rms %.2f m\n",
       uncached, cached_s, worn, laid, std::sqrt(change / double(first.vertexCount())));
   realism(eroded, plain, id);
+  demSlopeArea(eroded, id, 0.8660254037844386 * std::pow(spacing_m_of(eroded, id), 2),
+               spacing_m_of(eroded, id));
   const tiles::TileLayout& layout = eroded.layout();
   // --levels A,B,C: the tile's middle at three levels, eroded (levels_A_B_C.png).
   if (const std::string levels = arg(argc, argv, "--levels", ""); !levels.empty()) {
@@ -572,6 +665,29 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
     std::sort(candidates.begin(), candidates.end(),
               [](const Candidate& a, const Candidate& b) { return a.rain < b.rain; });
     const size_t q = std::max<size_t>(1, candidates.size() / 4);
+    // The ground the quarters stand on: the plain tiles' mean slope (rise over run, from the
+    // normals), which the droplets' capacity follows whatever the rain.
+    {
+      const tiles::TileGenerator g(plain_planet, plain_params);
+      std::vector<double> mean_slope;
+      for (const Candidate& c : candidates) {
+        const tiles::TileMesh tm = g.generate(g.tileAt(c.where, int(id.level)));
+        double sum = 0.0;
+        for (size_t v = 0; v < tm.vertexCount(); ++v) {
+          const double cosine =
+              std::min(1.0, glm::dot(glm::normalize(tm.position(v)), glm::dvec3(tm.normals[v])));
+          sum += std::tan(std::acos(cosine));
+        }
+        mean_slope.push_back(sum / double(tm.vertexCount()));
+      }
+      double dry = 0.0, wet = 0.0;
+      for (size_t k = 0; k < q; ++k)
+        dry += mean_slope[k], wet += mean_slope[mean_slope.size() - 1 - k];
+      std::printf(
+          "plain ground over the range tiles: mean slope driest quarter %.4f, wettest %.4f, "
+          "ratio %.2f\n",
+          dry / double(q), wet / double(q), wet / dry);
+    }
     for (const tiles::TileRain mode : {tiles::TileRain::kPlanet, tiles::TileRain::kUniform}) {
       tiles::TileParams p = params;
       p.erosion.rain = mode;

@@ -213,6 +213,45 @@ TEST_CASE("steady state: a bounded carve hangs each point from its own path's ne
   CHECK(s.mean(h) == Approx(s.mean(ground)).margin(1e-3));
 }
 
+TEST_CASE("steady state: hung hillslopes fall at k_s A^-theta to channels that keep the ground",
+          "[erosion][window]") {
+  // A smooth plane (its finest relief is 0): every point that drains less than 20 cells falls
+  // to its receiver by exactly the steady state's min(k_s A^-theta, max_slope) * spacing;
+  // channels (20 cells or more) and outlets keep the plane, all moved by one constant that
+  // keeps the mean.
+  PlanePatch s(48, 30.0, 0.05, 0.0);
+  const std::vector<float> ground = s.height;
+  const erosion::PatchFlow flow = s.route(s.height);
+  erosion::SteadyStateParams params;
+  params.mode = erosion::SteadyStateMode::kHang;
+  params.steepness_m = 30.0;
+  params.channel_cells = 20.0;
+  std::vector<float> h = s.height;
+  erosion::steadyState(s.patch, flow, params, ground, h);
+  const double cell = erosion::cellAreaM2(s.patch);
+  double offset = 0.0;
+  bool first = true;
+  size_t hung = 0, channels = 0;
+  for (const uint32_t c : flow.order) {
+    const double a = std::max(double(flow.area_m2[c]), cell);
+    if (flow.outlet[c] || a >= 20.0 * cell) {
+      if (first) offset = double(h[c]) - double(ground[c]), first = false;
+      CHECK(double(h[c]) - double(ground[c]) == Approx(offset).margin(1e-3));
+      ++channels;
+      continue;
+    }
+    const double expected = std::min(30.0 / std::sqrt(a), params.max_slope) * s.patch.spacing_m;
+    CHECK(double(h[c]) - double(h[flow.receiver[c]]) == Approx(expected).margin(1e-3));
+    ++hung;
+  }
+  CHECK(hung > 500);
+  CHECK(channels > 50);
+  // Hillslopes rise above the plane (the steady state is steeper there), so the constant
+  // lowers the channels.
+  CHECK(offset < -1.0);
+  CHECK(s.mean(h) == Approx(s.mean(ground)).margin(1e-3));
+}
+
 TEST_CASE("stream power: keep_mean lifts the incised patch back to its mean height",
           "[erosion][window]") {
   PlanePatch s(48, 30.0, 0.3, 10.0);

@@ -739,8 +739,7 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   };
   std::vector<float> h = in;
   erosion::PatchFlow flow;
-  if (params_.steady_state.enabled &&
-      params_.steady_state.mode == erosion::SteadyStateMode::kCarve) {
+  if (params_.steady_state.enabled && params_.steady_state.mode != erosion::SteadyStateMode::kLay) {
     // Carved on the window's own drainage: the planet's rivers keep the planet's gradient (a
     // river's area would flatten its line from where it leaves the window), their channels
     // cut below.
