@@ -70,6 +70,16 @@ void smoothPass(const geodesy::SphereMesh& mesh, std::vector<float>& x, std::vec
   x.swap(next);
 }
 
+// to[at[i]] = from[i] for every i, in parallel: the entries of `at` are distinct vertices, so
+// each is written by one task.
+void scatter(const std::vector<uint32_t>& at, const std::vector<float>& from,
+             std::vector<float>& to) {
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, at.size(), 8192),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t i = r.begin(); i != r.end(); ++i) to[at[i]] = from[i];
+                    });
+}
+
 struct Stage {
   const geodesy::SphereMesh& mesh;
   const FluvialInput& in;
@@ -411,7 +421,7 @@ std::vector<float> coarseGuide(const Stage& s, int& routings) {
             next[i] = float(0.5 * double(out[v]) + 0.5 * sum / double(e - b));
           }
         });
-    for (size_t i = 0; i < land.size(); ++i) out[land[i]] = next[i];
+    scatter(land, next, out);
   }
   // Where the noise's detail is weak (lowlands), the smoothed coarse valleys still lead the
   // flow straight: a hash-drawn shake of up to kGuideShake / 2 times each vertex's steepest step
@@ -492,7 +502,7 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
                             next[i] = float(sum / double(e - b)) + source[i];
                           }
                         });
-      for (size_t i = 0; i < hills.size(); ++i) h[hills[i]] = next[i];
+      scatter(hills, next, h);
     }
   }
   // Talus: no flow path steeper than the talus angle (landslides), from the outlets upstream.
