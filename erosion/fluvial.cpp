@@ -12,6 +12,7 @@
 
 #include "erosion/detail/negative_power.h"
 #include "geodesy/hash.h"
+#include "geodesy/large_array.h"
 #include "hydrology/flow_routing.h"
 
 namespace erosion {
@@ -47,13 +48,16 @@ constexpr double kGuideWarp = 0.6;
 constexpr uint64_t kWarpStream = 0x77617270ull;  // "warp"
 // Jacobi passes of the hillslope relaxation: hillslopes are a few cells wide.
 constexpr int kHillslopePasses = 20;
+// Per-vertex tables from this size up go on huge pages (geodesy/large_array.h): the routing
+// order jumps across the planet, and on 4 KB pages nearly every step of it costs TLB misses.
+constexpr size_t kLargeBytes = size_t(4) << 20;
 // Lakes of fewer vertices are pits, not lakes (as planet/drainage_metrics.h counts them).
 constexpr uint32_t kMinLakeVertices = 3;
 
 // One Jacobi pass of x <- (x + mean of ring) / 2 over every vertex. Parallel, each vertex
 // written by one task from values read before the pass.
 void smoothPass(const geodesy::SphereMesh& mesh, std::vector<float>& x, std::vector<float>& next) {
-  next.resize(x.size());
+  geodesy::resizeLarge(next, x.size(), kLargeBytes);
   tbb::parallel_for(
       tbb::blocked_range<size_t>(0, x.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t v = r.begin(); v != r.end(); ++v) {
@@ -64,6 +68,16 @@ void smoothPass(const geodesy::SphereMesh& mesh, std::vector<float>& x, std::vec
         }
       });
   x.swap(next);
+}
+
+// to[at[i]] = from[i] for every i, in parallel: the entries of `at` are distinct vertices, so
+// each is written by one task.
+void scatter(const std::vector<uint32_t>& at, const std::vector<float>& from,
+             std::vector<float>& to) {
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, at.size(), 8192),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t i = r.begin(); i != r.end(); ++i) to[at[i]] = from[i];
+                    });
 }
 
 struct Stage {
@@ -94,8 +108,12 @@ struct Network {
   std::vector<uint32_t> place;  // per vertex: index in rt.order, or kOffLand
   std::vector<uint32_t> down;   // per index: the receiver's index, or kOffLand (sea, outlet)
   // Discharge in mean cells for the stream power (rain floored at min_rain), for the lakes'
-  // water budget (the rain as it fell), and plain drainage area.
-  std::vector<double> discharge, water, cells;
+  // water budget (the rain as it fell), and plain drainage area: one record per index, as the
+  // downstream sums add all three at a receiver that may lie anywhere in the order.
+  struct Drained {
+    double discharge, water, cells;
+  };
+  std::vector<Drained> drained;
   // The steady state: base level (m) and rise above it in units of the uplift pattern's time
   // (metres once times the planet's U / K scale). Endorheic lake vertices are `kept` (their
   // floor stays) and are the base level, at the lake's level, of what drains into them.
@@ -108,30 +126,28 @@ constexpr uint32_t kOffLand = std::numeric_limits<uint32_t>::max();
 void drain(const Stage& s, const hydrology::FlowRouting& rt, Network& net) {
   const auto& order = rt.order;
   const size_t land = order.size();
-  net.place.assign(s.mesh.vertexCount(), kOffLand);
+  geodesy::assignLarge(net.place, s.mesh.vertexCount(), kOffLand);
   for (size_t i = 0; i < land; ++i) net.place[order[i]] = uint32_t(i);
-  net.down.resize(land);
-  net.discharge.resize(land);
-  net.water.resize(land);
-  net.cells.resize(land);
+  geodesy::resizeLarge(net.down, land, kLargeBytes);
+  geodesy::resizeLarge(net.drained, land, kLargeBytes);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, land, 4096),
                     [&](const tbb::blocked_range<size_t>& r) {
                       for (size_t i = r.begin(); i != r.end(); ++i) {
                         const uint32_t v = order[i], rv = rt.receiver[v];
                         net.down[i] = rv == v ? kOffLand : net.place[rv];
                         const double a = s.cells(v);
-                        net.discharge[i] = std::max(s.p.min_rain, s.rain(v)) * a;
-                        net.water[i] = s.rain(v) * a;
-                        net.cells[i] = a;
+                        net.drained[i] = {std::max(s.p.min_rain, s.rain(v)) * a, s.rain(v) * a, a};
                       }
                     });
   // Downstream sums in reverse routing order (hydrology::accumulate, three at once).
   for (size_t i = land; i-- > 0;) {
     const uint32_t r = net.down[i];
     if (r == kOffLand) continue;
-    net.discharge[r] += net.discharge[i];
-    net.water[r] += net.water[i];
-    net.cells[r] += net.cells[i];
+    Network::Drained& to = net.drained[r];
+    const Network::Drained& from = net.drained[i];
+    to.discharge += from.discharge;
+    to.water += from.water;
+    to.cells += from.cells;
   }
 }
 
@@ -142,7 +158,7 @@ std::vector<uint8_t> endorheicLakes(const Stage& s, const hydrology::FlowRouting
   std::vector<double> inflow(rt.lakes.size(), 0.0);
   for (size_t i = 0; i < rt.order.size(); ++i) {
     const uint32_t l = rt.lake_of[rt.order[i]];
-    if (l != kNoLake) inflow[l] = std::max(inflow[l], net.water[i]);
+    if (l != kNoLake) inflow[l] = std::max(inflow[l], net.drained[i].water);
   }
   std::vector<uint8_t> endorheic(rt.lakes.size(), 0);
   const double r2 = s.in.radius_m * s.in.radius_m;
@@ -165,9 +181,9 @@ void steadyState(const Stage& s, const hydrology::FlowRouting& rt,
                  const std::vector<uint8_t>& endorheic, std::span<const float> h, Network& net) {
   const auto& order = rt.order;
   const size_t land = order.size();
-  net.base.assign(land, s.sea);
-  net.rise.resize(land);
-  net.kept.resize(land);
+  geodesy::assignLarge(net.base, land, s.sea);
+  geodesy::resizeLarge(net.rise, land, kLargeBytes);
+  geodesy::resizeLarge(net.kept, land, kLargeBytes);
   const detail::NegativePower power(s.p.area_exponent);
   // The rise over each vertex's own step (parallel), then summed from the outlets (serial).
   tbb::parallel_for(
@@ -178,7 +194,7 @@ void steadyState(const Stage& s, const hydrology::FlowRouting& rt,
           // Tzathas et al. 2024, eq. 4 with n = 1: S = (U / K) Q^-m.
           net.rise[i] = net.kept[i] ? 0.0
                                     : double(s.uplift[v]) * arcM(s, v, rt.receiver[v]) *
-                                          power(net.discharge[i]) / s.erodibility(v);
+                                          power(net.drained[i].discharge) / s.erodibility(v);
           if (net.kept[i]) net.base[i] = rt.lakes[l].level_m;
         }
       });
@@ -236,7 +252,7 @@ void setUp(Stage& s) {
   s.sea = float(input.sea_level_m);
   s.cell_m2 = 4.0 * std::numbers::pi * input.radius_m * input.radius_m / double(n);
   s.edge_m = std::sqrt(2.0 * s.cell_m2 / std::numbers::sqrt3);
-  s.land.assign(n, 0);
+  geodesy::assignLarge(s.land, n, uint8_t(0));
   double rain_sum = 0.0, land_area = 0.0;
   for (size_t v = 0; v < n; ++v) {
     s.land[v] = input.noise_m[v] >= s.sea;
@@ -248,10 +264,10 @@ void setUp(Stage& s) {
     }
   }
   if (land_area > 0.0 && rain_sum > 0.0) s.mean_rain = rain_sum / land_area;
-  s.low_pass.assign(input.noise_m.begin(), input.noise_m.end());
+  geodesy::copyLarge(s.low_pass, input.noise_m.begin(), input.noise_m.end());
   std::vector<float> scratch;
   for (int k = 0; k < kUpliftPasses; ++k) smoothPass(mesh, s.low_pass, scratch);
-  s.uplift.assign(n, 0.0f);
+  geodesy::assignLarge(s.uplift, n, 0.0f);
   const float least = float(kMinUpliftShare * s.target_m);
   for (size_t v = 0; v < n; ++v) {
     if (!s.land[v]) continue;
@@ -276,7 +292,7 @@ struct Solved {
 Solved solve(const Stage& s, std::span<const float> guide, int reroutings) {
   Solved out;
   const FluvialInput& input = s.in;
-  out.h.assign(input.noise_m.begin(), input.noise_m.end());
+  geodesy::copyLarge(out.h, input.noise_m.begin(), input.noise_m.end());
   if (!guide.empty()) {
     for (size_t v = 0; v < out.h.size(); ++v)
       if (s.land[v]) out.h[v] = std::max(guide[v], s.sea);
@@ -366,7 +382,8 @@ std::vector<float> coarseGuide(const Stage& s, int& routings) {
     std::vector<float> scratch;
     for (int k = 0; k < 3; ++k) smoothPass(coarse, warp[k], scratch);
   }
-  std::vector<float> out(fine.vertexCount(), s.sea);
+  std::vector<float> out;
+  geodesy::assignLarge(out, fine.vertexCount(), s.sea);
   tbb::parallel_for(
       tbb::blocked_range<size_t>(0, out.size(), 2048), [&](const tbb::blocked_range<size_t>& r) {
         uint32_t hint = 0;
@@ -388,9 +405,11 @@ std::vector<float> coarseGuide(const Stage& s, int& routings) {
   // into troughs, with the noise's detail on them, the first fine routing wanders within the
   // coarse valleys instead (straight runs on earthlike at f = 256: 34 % with the facets, 3 %).
   std::vector<uint32_t> land;
+  geodesy::reserveLarge(land, fine.vertexCount(), kLargeBytes);
   for (uint32_t v = 0; v < fine.vertexCount(); ++v)
     if (s.land[v]) land.push_back(v);
-  std::vector<float> next(land.size());
+  std::vector<float> next;
+  geodesy::resizeLarge(next, land.size(), kLargeBytes);
   for (int k = 0; k < kGuideSmoothPasses; ++k) {
     tbb::parallel_for(
         tbb::blocked_range<size_t>(0, land.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
@@ -402,12 +421,13 @@ std::vector<float> coarseGuide(const Stage& s, int& routings) {
             next[i] = float(0.5 * double(out[v]) + 0.5 * sum / double(e - b));
           }
         });
-    for (size_t i = 0; i < land.size(); ++i) out[land[i]] = next[i];
+    scatter(land, next, out);
   }
   // Where the noise's detail is weak (lowlands), the smoothed coarse valleys still lead the
   // flow straight: a hash-drawn shake of up to kGuideShake / 2 times each vertex's steepest step
   // to a neighbour lets the first fine routing leave them (straight runs on earthlike: 6 %, 3 %).
-  std::vector<float> shaken(out);
+  std::vector<float> shaken;
+  geodesy::copyLarge(shaken, out.begin(), out.end());
   tbb::parallel_for(
       tbb::blocked_range<size_t>(0, land.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t i = r.begin(); i != r.end(); ++i) {
@@ -446,19 +466,24 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   const double scale = solved.scale;
   stats.uplift_over_erodibility = scale * std::pow(s.cell_m2, params.area_exponent);
   const double r2 = input.radius_m * input.radius_m;
-  std::vector<uint8_t> kept(n, 0);
+  std::vector<uint8_t> kept;
+  geodesy::assignLarge(kept, n, uint8_t(0));
   for (size_t i = 0; i < rt.order.size(); ++i) kept[rt.order[i]] = net.kept[i];
 
   // Hillslopes: Jacobi passes of h <- ring mean + source, the discrete steady state of linear
   // diffusion d2h = -U / D between the channels (held), kept lakes and the sea (at its level).
   std::vector<uint32_t> hills;
+  geodesy::reserveLarge(hills, rt.order.size(), kLargeBytes);
   for (uint32_t v = 0; v < n; ++v) {
     const uint32_t i = net.place[v];
-    if (i != kOffLand && !net.kept[i] && net.cells[i] < params.channel_cells) hills.push_back(v);
+    if (i != kOffLand && !net.kept[i] && net.drained[i].cells < params.channel_cells)
+      hills.push_back(v);
   }
   stats.hillslope_share = rt.order.empty() ? 0.0 : double(hills.size()) / rt.order.size();
   if (!hills.empty()) {
-    std::vector<float> source(hills.size()), next(hills.size());
+    std::vector<float> source, next;
+    geodesy::resizeLarge(source, hills.size(), kLargeBytes);
+    geodesy::resizeLarge(next, hills.size(), kLargeBytes);
     for (size_t i = 0; i < hills.size(); ++i) {
       const uint32_t v = hills[i];
       source[i] = float(params.hillslope_curvature * scale * double(s.uplift[v]) * s.edge_m /
@@ -477,7 +502,7 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
                             next[i] = float(sum / double(e - b)) + source[i];
                           }
                         });
-      for (size_t i = 0; i < hills.size(); ++i) h[hills[i]] = next[i];
+      scatter(hills, next, h);
     }
   }
   // Talus: no flow path steeper than the talus angle (landslides), from the outlets upstream.
@@ -498,8 +523,8 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   if (params.texture > 0.0 && params.channel_cells > 1.0) {
     const double fade = std::log(params.channel_cells);
     for (uint32_t v : hills) {
-      const double w =
-          std::clamp(1.0 - std::log(std::max(1.0, net.cells[net.place[v]])) / fade, 0.0, 1.0);
+      const double w = std::clamp(
+          1.0 - std::log(std::max(1.0, net.drained[net.place[v]].cells)) / fade, 0.0, 1.0);
       const double detail = double(input.noise_m[v]) - double(s.low_pass[v]);
       h[v] = std::max(0.5f * (h[v] + s.sea), float(double(h[v]) + params.texture * w * detail));
     }

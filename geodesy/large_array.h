@@ -5,6 +5,7 @@
 // and a fault per 4 KB. Hints only: the values are the same either way.
 
 #include <cstddef>
+#include <iterator>
 #include <vector>
 
 namespace geodesy {
@@ -36,6 +37,23 @@ template <typename T>
 void resizeLarge(std::vector<T>& v, size_t n) {
   reserveLarge(v, n, size_t(32) << 20);
   v.resize(n);
+}
+
+// v.resize(n), from min_bytes up on huge pages.
+template <typename T>
+void resizeLarge(std::vector<T>& v, size_t n, size_t min_bytes) {
+  reserveLarge(v, n, min_bytes);
+  v.resize(n);
+}
+
+// v.assign(first, last), from 4 MB up on huge pages (a copy of a per-vertex array). The old
+// elements are dropped first, so the reserve does not copy them.
+template <typename T, typename It>
+void copyLarge(std::vector<T>& v, It first, It last) {
+  const auto n = size_t(std::distance(first, last));
+  if (v.capacity() < n) std::vector<T>().swap(v);
+  reserveLarge(v, n, size_t(4) << 20);
+  v.assign(first, last);
 }
 
 // v.assign(n, value), from 4 MB up on huge pages (erosion's per-vertex tables). The old
