@@ -65,9 +65,12 @@ struct Sample {
 template <bool kCopies>
 class Runner {
  public:
+  // Erodes height_m in place (only the points are written: a copy's cell keeps its value until
+  // finish()).
   Runner(const LatticeDropletInput& input, const LatticeDropletParams& params,
-         std::span<const float> height_m)
+         std::span<float> height_m)
       : patch_(*input.patch),
+        h_(height_m),
         input_(input),
         brush_(patch_, params.radius),
         width_(patch_.width),
@@ -91,7 +94,6 @@ class Runner {
         // The brush's reach and the triangle under the droplet, one step more.
         keep_reach_(float(input.keep_radius + params.radius + 1.0)) {
     const size_t n = patch_.size();
-    h_.assign(height_m.begin(), height_m.end());
     eroded_.assign(n, 0.0f);
     deposited_.assign(n, 0.0f);
     point_.resize(n);
@@ -100,6 +102,14 @@ class Runner {
       for (size_t c = 0; c < n; ++c) point_[c] = owner_[c] != UINT32_MAX;
     } else {
       for (size_t c = 0; c < n; ++c) point_[c] = patch_.cells[c] != PatchCell::kNone;
+    }
+    // The flow factor of each point, once (a droplet asks for it at every step).
+    if (!input.flow_cells.empty()) {
+      factor_.resize(n);
+      for (size_t c = 0; c < n; ++c) {
+        const float cells = std::clamp(input.flow_cells[c], 1.0f, max_flow_cells_);
+        factor_[c] = flow_exponent_ == 0.5f ? std::sqrt(cells) : std::pow(cells, flow_exponent_);
+      }
     }
     // Brush targets: points that are not base level.
     target_ = point_;
@@ -165,7 +175,6 @@ class Runner {
     double eroded = 0.0, deposited = 0.0;
     for (size_t c = 0; c < n; ++c) {
       if (!patch_.holds(uint32_t(c))) continue;
-      height_m[c] = h_[c];
       eroded += eroded_[c];
       deposited += deposited_[c];
       if (!eroded_m.empty()) eroded_m[c] += eroded_[c];
@@ -278,11 +287,7 @@ class Runner {
   }
 
   // The flow a droplet stands for at `cell` (flow_cells^flow_exponent, capped).
-  float flowFactor(uint32_t cell) const {
-    if (input_.flow_cells.empty()) return 1.0f;
-    const float cells = std::clamp(input_.flow_cells[cell], 1.0f, max_flow_cells_);
-    return flow_exponent_ == 0.5f ? std::sqrt(cells) : std::pow(cells, flow_exponent_);
-  }
+  float flowFactor(uint32_t cell) const { return factor_.empty() ? 1.0f : factor_[cell]; }
 
   bool channel(uint32_t cell) const {
     return channel_cells_ > 0.0f && input_.flow_cells[cell] >= channel_cells_;
@@ -360,6 +365,7 @@ class Runner {
 
   const LatticePatch& patch_;
   const LatticeDropletInput& input_;
+  const std::span<float> h_;
   const Brush brush_;
   const uint32_t width_;
   const float inertia_, inv_spacing_, capacity_, min_slope_, flow_speed_, flow_exponent_;
@@ -368,7 +374,7 @@ class Runner {
   const int max_steps_;
   const bool keep_;
   const float keep_x_, keep_y_, keep_reach_;
-  std::vector<float> h_, eroded_, deposited_;
+  std::vector<float> eroded_, deposited_, factor_;
   std::vector<uint8_t> point_, target_, safe_;
   std::vector<uint32_t> owner_;
 };

@@ -446,6 +446,9 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   erosion::SteadyStateParams& ss = params.erosion.steady_state;
   ss.enabled = std::stoi(arg(argc, argv, "--steady-state", "0")) != 0;
   params.erosion.droplet_masks = std::stoi(arg(argc, argv, "--droplet-masks", "1")) != 0;
+  params.erosion.droplets_reach_bump =
+      std::stoi(arg(argc, argv, "--reach-bump", params.erosion.droplets_reach_bump ? "1" : "0")) !=
+      0;
   if (arg(argc, argv, "--steady-mode", "carve") == "lay") ss.mode = erosion::SteadyStateMode::kLay;
   ss.steepness_m = std::stod(arg(argc, argv, "--steepness-m", std::to_string(ss.steepness_m)));
   ss.reach_steps = std::stoi(arg(argc, argv, "--reach-steps", std::to_string(ss.reach_steps)));
