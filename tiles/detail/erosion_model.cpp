@@ -136,27 +136,6 @@ class WeightTable {
   std::vector<Range> ranges_;
 };
 
-// The position of p in `sorted` (ascending by pointLess, not empty), searched for from `hint`:
-// steps that double from there bound it, then a binary search, so a point near the one before
-// costs a few comparisons.
-size_t gallop(std::span<const LatticePoint> sorted, const LatticePoint& p, size_t hint) {
-  const size_t n = sorted.size();
-  size_t lo = 0, hi = n;  // the first point not below p lies in [lo, hi]
-  hint = std::min(hint, n - 1);
-  size_t step = 1;
-  if (pointLess(sorted[hint], p)) {
-    lo = hint + 1;
-    while (lo + step <= n && pointLess(sorted[lo + step - 1], p)) lo += step, step *= 2;
-    hi = std::min(n, lo + step);
-  } else {
-    hi = hint + 1;
-    while (hi >= step + 1 && !pointLess(sorted[hi - step - 1], p)) hi -= step, step *= 2;
-    lo = hi > step ? hi - step : 0;
-  }
-  return size_t(std::lower_bound(sorted.begin() + lo, sorted.begin() + hi, p, pointLess) -
-                sorted.begin());
-}
-
 // The partition of unity's bump: (1 - r^2 / R^2)^3 inside R, 0 outside; C2 where it ends.
 // r2 is r^2 / R^2.
 double bump(double r2) {
@@ -629,14 +608,12 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre,
   for (size_t k = 0; k < held.size(); ++k) points[k] = point[held[k]];
   std::vector<float> base(n, 0.0f);
   if (surface) {
-    // The window's points in cell order lie near each other in the table's: each is searched
-    // for from where the one before was found.
-    size_t at = 0;
-    for (size_t k = 0; k < points.size(); ++k) {
-      at = gallop(surface->points, points[k], at);
-      assert(at < surface->points.size() && surface->points[at] == points[k]);
-      base[held[k]] = surface->height_m[at];
-    }
+    parallelFor(points.size(), 1024, [&](size_t k) {
+      const auto it =
+          std::lower_bound(surface->points.begin(), surface->points.end(), points[k], pointLess);
+      assert(it != surface->points.end() && *it == points[k]);
+      base[held[k]] = surface->height_m[size_t(it - surface->points.begin())];
+    });
   } else {
     std::vector<float> heights(points.size());
     surfaceHeights(level, points, heights.data());
