@@ -288,47 +288,8 @@ int ErosionModel::windowsAt(int level, const LatticePoint& p, WeightedWindow* ou
 
 std::shared_ptr<const WindowResult> ErosionModel::window(int level,
                                                          const LatticePoint& centre) const {
-  return windowWith(level, centre, nullptr);
-}
-
-std::shared_ptr<const WindowResult> ErosionModel::windowWith(int level, const LatticePoint& centre,
-                                                             const SurfaceTable* surface) const {
   const WindowKey key{uint32_t(level), surface_.layout.latticeId(level, centre)};
-  return cache_.get(key, [&] { return makeWindow(level, centre, surface); });
-}
-
-std::vector<LatticePoint> ErosionModel::windowPoints(int level, const LatticePoint& centre) const {
-  const uint64_t f = surface_.layout.levelFrequency(level);
-  const uint32_t radius = core_ + halo_;
-  const WindowChart chart(f, centre, radius);
-  std::vector<LatticePoint> out;
-  for (int64_t y = -int64_t(radius); y <= int64_t(radius); ++y) {
-    for (int64_t x = -int64_t(radius); x <= int64_t(radius); ++x) {
-      if (hexDistance(x, y) > int64_t(radius)) continue;
-      const std::optional<LatticePoint> p = chart.unfold(x, y);
-      if (p) out.push_back(canonicalPoint(f, *p));
-    }
-  }
-  return out;
-}
-
-void ErosionModel::surfaceHeights(int level, std::span<const LatticePoint> points,
-                                  float* out) const {
-  const uint64_t f = surface_.layout.levelFrequency(level);
-  const LevelSampler sampler(surface_, level, points);
-  const WeightTable table(surface_.spacing, f, points);
-  constexpr size_t kBlock = 256;
-  parallelFor((points.size() + kBlock - 1) / kBlock, 1, [&](size_t block) {
-    const size_t first = block * kBlock, count = std::min(kBlock, points.size() - first);
-    glm::dvec3 units[kBlock];
-    double heights[kBlock];
-    for (size_t k = 0; k < count; ++k) {
-      const LatticePoint& p = points[first + k];
-      units[k] = geodesy::latticePosition(table, f, p.base, p.i, p.j);
-    }
-    sampler.heights(points.subspan(first, count), std::span(units, count), heights);
-    for (size_t k = 0; k < count; ++k) out[first + k] = float(heights[k]);
-  });
+  return cache_.get(key, [&] { return makeWindow(level, centre); });
 }
 
 void ErosionModel::sample(int level, std::span<const LatticePoint> points,
@@ -500,25 +461,8 @@ std::vector<std::shared_ptr<const WindowResult>> ErosionModel::makeWindows(
     const Blend blend = blendOf(level - 1, all);
     coarser = makeWindows(level - 1, blend.windows);
   }
-  // Two or more windows to make: their surface sampled once. A level's windows overlap (an
-  // uncached tile's 6 windows of its level hold 2 points for each of their union's, its 12 of
-  // the coarser level more), and the surface is a third of a window's work.
-  SurfaceTable table;
-  if (missing.size() > 1) {
-    std::vector<std::vector<LatticePoint>> points(missing.size());
-    parallelFor(missing.size(), 1,
-                [&](size_t k) { points[k] = windowPoints(level, windows[missing[k]].second); });
-    for (const auto& p : points) table.points.insert(table.points.end(), p.begin(), p.end());
-    points.clear();
-    std::sort(table.points.begin(), table.points.end(), pointLess);
-    table.points.erase(std::unique(table.points.begin(), table.points.end()), table.points.end());
-    table.height_m.resize(table.points.size());
-    surfaceHeights(level, table.points, table.height_m.data());
-  }
-  const SurfaceTable* surface = table.points.empty() ? nullptr : &table;
-  parallelFor(missing.size(), 1, [&](size_t k) {
-    out[missing[k]] = windowWith(level, windows[missing[k]].second, surface);
-  });
+  parallelFor(missing.size(), 1,
+              [&](size_t k) { out[missing[k]] = window(level, windows[missing[k]].second); });
   return out;
 }
 
@@ -549,8 +493,7 @@ void ErosionModel::sampleLevel(int level, std::span<const LatticePoint> points,
   });
 }
 
-WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre,
-                                      const SurfaceTable* surface) const {
+WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) const {
   const TileLayout& layout = surface_.layout;
   const uint64_t f = layout.levelFrequency(level);
   const uint32_t radius = core_ + halo_;
@@ -607,17 +550,21 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre,
   std::vector<LatticePoint> points(held.size());
   for (size_t k = 0; k < held.size(); ++k) points[k] = point[held[k]];
   std::vector<float> base(n, 0.0f);
-  if (surface) {
-    parallelFor(points.size(), 1024, [&](size_t k) {
-      const auto it =
-          std::lower_bound(surface->points.begin(), surface->points.end(), points[k], pointLess);
-      assert(it != surface->points.end() && *it == points[k]);
-      base[held[k]] = surface->height_m[size_t(it - surface->points.begin())];
+  {
+    const LevelSampler sampler(surface_, level, points);
+    const WeightTable table(surface_.spacing, f, points);
+    constexpr size_t kBlock = 256;
+    parallelFor((points.size() + kBlock - 1) / kBlock, 1, [&](size_t block) {
+      const size_t first = block * kBlock, count = std::min(kBlock, points.size() - first);
+      glm::dvec3 units[kBlock];
+      double heights[kBlock];
+      for (size_t k = 0; k < count; ++k) {
+        const LatticePoint& p = points[first + k];
+        units[k] = geodesy::latticePosition(table, f, p.base, p.i, p.j);
+      }
+      sampler.heights(std::span(points).subspan(first, count), std::span(units, count), heights);
+      for (size_t k = 0; k < count; ++k) base[held[first + k]] = float(heights[k]);
     });
-  } else {
-    std::vector<float> heights(points.size());
-    surfaceHeights(level, points, heights.data());
-    for (size_t k = 0; k < points.size(); ++k) base[held[k]] = heights[k];
   }
 
   // What the coarser levels did here: their change at the even points (the parent level's

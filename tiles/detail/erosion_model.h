@@ -116,21 +116,7 @@ class ErosionModel {
   // The windows, from the cache or made (the coarser levels' ones they read first).
   std::vector<std::shared_ptr<const WindowResult>> makeWindows(
       int level, std::span<const std::pair<WindowKey, LatticePoint>> windows) const;
-  // Heights of canonical points of a level, sorted by pointLess: the surface sampled once for
-  // several windows being made together (a level's windows overlap, and a point's height is a
-  // pure function of the point: level_sampler.h).
-  struct SurfaceTable {
-    std::vector<LatticePoint> points;
-    std::vector<float> height_m;
-  };
-  // The canonical points of the window at `centre` (a point may come twice near a corner).
-  std::vector<LatticePoint> windowPoints(int level, const LatticePoint& centre) const;
-  // The surface's heights at canonical points of `level`, into out (one per point).
-  void surfaceHeights(int level, std::span<const LatticePoint> points, float* out) const;
-  // The window, from the cache or made; `surface` (optional) holds its points' heights.
-  std::shared_ptr<const WindowResult> windowWith(int level, const LatticePoint& centre,
-                                                 const SurfaceTable* surface) const;
-  WindowResult makeWindow(int level, const LatticePoint& centre, const SurfaceTable* surface) const;
+  WindowResult makeWindow(int level, const LatticePoint& centre) const;
   void sampleLevel(int level, std::span<const LatticePoint> points,
                    std::span<PointErosion> out) const;
 
