@@ -62,13 +62,18 @@ struct Sample {
   }
 };
 
-template <bool kCopies>
+// kMasks: each point's loss and gain are kept (the caller asks for them); without, only their
+// totals, and a brush entry is one store fewer.
+template <bool kCopies, bool kMasks>
 class Runner {
  public:
+  // Erodes height_m in place (only the points are written: a copy's cell keeps its value until
+  // finish()).
   Runner(const LatticeDropletInput& input, const LatticeDropletParams& params,
-         std::span<const float> height_m)
+         std::span<float> height_m)
       : patch_(*input.patch),
         input_(input),
+        h_(height_m),
         brush_(patch_, params.radius),
         width_(patch_.width),
         inertia_(float(params.inertia)),
@@ -91,15 +96,24 @@ class Runner {
         // The brush's reach and the triangle under the droplet, one step more.
         keep_reach_(float(input.keep_radius + params.radius + 1.0)) {
     const size_t n = patch_.size();
-    h_.assign(height_m.begin(), height_m.end());
-    eroded_.assign(n, 0.0f);
-    deposited_.assign(n, 0.0f);
+    if constexpr (kMasks) {
+      eroded_.assign(n, 0.0f);
+      deposited_.assign(n, 0.0f);
+    }
     point_.resize(n);
     if constexpr (kCopies) {
       owner_ = cellOwners(patch_);
       for (size_t c = 0; c < n; ++c) point_[c] = owner_[c] != UINT32_MAX;
     } else {
       for (size_t c = 0; c < n; ++c) point_[c] = patch_.cells[c] != PatchCell::kNone;
+    }
+    // The flow factor of each point, once (a droplet asks for it at every step).
+    if (!input.flow_cells.empty()) {
+      factor_.resize(n);
+      for (size_t c = 0; c < n; ++c) {
+        const float cells = std::clamp(input.flow_cells[c], 1.0f, max_flow_cells_);
+        factor_[c] = flow_exponent_ == 0.5f ? std::sqrt(cells) : std::pow(cells, flow_exponent_);
+      }
     }
     // Brush targets: points that are not base level.
     target_ = point_;
@@ -162,10 +176,9 @@ class Runner {
   void finish(std::span<float> height_m, std::span<float> eroded_m, std::span<float> deposited_m,
               LatticeDropletStats& stats) {
     const size_t n = patch_.size();
-    double eroded = 0.0, deposited = 0.0;
-    for (size_t c = 0; c < n; ++c) {
+    double eroded = eroded_total_, deposited = deposited_total_;
+    for (size_t c = 0; kMasks && c < n; ++c) {
       if (!patch_.holds(uint32_t(c))) continue;
-      height_m[c] = h_[c];
       eroded += eroded_[c];
       deposited += deposited_[c];
       if (!eroded_m.empty()) eroded_m[c] += eroded_[c];
@@ -225,7 +238,11 @@ class Runner {
     for (int k = 0; k < 3; ++k) {
       const float share = volume * s.weight[k];
       h_[s.corner[k]] += share;
-      deposited_[s.corner[k]] += share;
+      if constexpr (kMasks) {
+        deposited_[s.corner[k]] += share;
+      } else {
+        deposited_total_ += double(share);
+      }
     }
   }
 
@@ -255,9 +272,10 @@ class Runner {
       const uint32_t o = resolve(c);
       const float t = amount * brush_.weights[k];
       h_[o] -= t;
-      eroded_[o] += t;
+      if constexpr (kMasks) eroded_[o] += t;
       taken += t;
     });
+    if constexpr (!kMasks) eroded_total_ += double(taken);
     return taken;
   }
 
@@ -273,16 +291,16 @@ class Runner {
       const uint32_t o = resolve(c);
       const float share = scale * brush_.weights[k];
       h_[o] += share;
-      deposited_[o] += share;
+      if constexpr (kMasks) {
+        deposited_[o] += share;
+      } else {
+        deposited_total_ += double(share);
+      }
     });
   }
 
   // The flow a droplet stands for at `cell` (flow_cells^flow_exponent, capped).
-  float flowFactor(uint32_t cell) const {
-    if (input_.flow_cells.empty()) return 1.0f;
-    const float cells = std::clamp(input_.flow_cells[cell], 1.0f, max_flow_cells_);
-    return flow_exponent_ == 0.5f ? std::sqrt(cells) : std::pow(cells, flow_exponent_);
-  }
+  float flowFactor(uint32_t cell) const { return factor_.empty() ? 1.0f : factor_[cell]; }
 
   bool channel(uint32_t cell) const {
     return channel_cells_ > 0.0f && input_.flow_cells[cell] >= channel_cells_;
@@ -360,6 +378,7 @@ class Runner {
 
   const LatticePatch& patch_;
   const LatticeDropletInput& input_;
+  const std::span<float> h_;
   const Brush brush_;
   const uint32_t width_;
   const float inertia_, inv_spacing_, capacity_, min_slope_, flow_speed_, flow_exponent_;
@@ -368,17 +387,18 @@ class Runner {
   const int max_steps_;
   const bool keep_;
   const float keep_x_, keep_y_, keep_reach_;
-  std::vector<float> h_, eroded_, deposited_;
+  std::vector<float> eroded_, deposited_, factor_;     // eroded_, deposited_: with kMasks
+  double eroded_total_ = 0.0, deposited_total_ = 0.0;  // without
   std::vector<uint8_t> point_, target_, safe_;
   std::vector<uint32_t> owner_;
 };
 
-template <bool kCopies>
+template <bool kCopies, bool kMasks>
 LatticeDropletStats runAll(const LatticeDropletInput& input, const LatticeDropletParams& params,
                            std::span<float> height_m, std::span<float> eroded_m,
                            std::span<float> deposited_m) {
   LatticeDropletStats stats;
-  Runner<kCopies> runner(input, params, height_m);
+  Runner<kCopies, kMasks> runner(input, params, height_m);
   runner.run(stats);
   runner.finish(height_m, eroded_m, deposited_m, stats);
   return stats;
@@ -391,9 +411,13 @@ LatticeDropletStats erodeLatticeDroplets(const LatticeDropletInput& input,
                                          std::span<float> height_m, std::span<float> eroded_m,
                                          std::span<float> deposited_m) {
   assert(input.patch && height_m.size() == input.patch->size());
-  if (input.patch->copies.empty())
-    return runAll<false>(input, params, height_m, eroded_m, deposited_m);
-  return runAll<true>(input, params, height_m, eroded_m, deposited_m);
+  const bool masks = !eroded_m.empty() || !deposited_m.empty();
+  if (input.patch->copies.empty()) {
+    return masks ? runAll<false, true>(input, params, height_m, eroded_m, deposited_m)
+                 : runAll<false, false>(input, params, height_m, eroded_m, deposited_m);
+  }
+  return masks ? runAll<true, true>(input, params, height_m, eroded_m, deposited_m)
+               : runAll<true, false>(input, params, height_m, eroded_m, deposited_m);
 }
 
 }  // namespace erosion

@@ -534,6 +534,9 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   erosion::SteadyStateParams& ss = params.erosion.steady_state;
   ss.enabled = std::stoi(arg(argc, argv, "--steady-state", "0")) != 0;
   params.erosion.droplet_masks = std::stoi(arg(argc, argv, "--droplet-masks", "1")) != 0;
+  params.erosion.droplets_reach_bump =
+      std::stoi(arg(argc, argv, "--reach-bump", params.erosion.droplets_reach_bump ? "1" : "0")) !=
+      0;
   if (arg(argc, argv, "--steady-mode", "carve") == "lay") ss.mode = erosion::SteadyStateMode::kLay;
   if (arg(argc, argv, "--steady-mode", "carve") == "hang")
     ss.mode = erosion::SteadyStateMode::kHang;

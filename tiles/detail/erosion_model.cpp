@@ -777,7 +777,9 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   const double inv_cell = 1.0 / erosion::cellAreaM2(patch);
   for (size_t c = 0; c < n; ++c) flow_cells[c] = float(double(flow.area_m2[c]) * inv_cell);
   drop_in.flow_cells = flow_cells;
-  std::vector<float> worn(n, 0.0f), laid(n, 0.0f);
+  // The droplets' own wear and deposits, only where the masks take them.
+  std::vector<float> worn, laid;
+  if (params_.droplet_masks) worn.assign(n, 0.0f), laid.assign(n, 0.0f);
   const erosion::LatticeDropletStats stats =
       erosion::erodeLatticeDroplets(drop_in, params_.droplets, h, worn, laid);
 
