@@ -102,7 +102,9 @@ std::vector<float> uniformRainfall(const PlanetState& planet, uint64_t droplets)
 
 // The rivers of the fluvial stage's relief, which the droplets after it hand their load to: the
 // land vertices draining at least channel_cells mean cells (drainage area, not rain-weighted)
-// along steepest descent on the heights the droplets start from. One flag per vertex.
+// along steepest descent on the heights the droplets start from, and whose descent reaches the
+// sea (a river into a closed basin, or on a planet without sea, carries its load nowhere: there
+// the droplets lay it down). One flag per vertex.
 std::vector<uint8_t> fluvialChannels(const PlanetState& planet, double channel_cells) {
   const geodesy::SphereMesh& mesh = *planet.mesh;
   const size_t n = mesh.vertexCount();
@@ -116,8 +118,14 @@ std::vector<uint8_t> fluvialChannels(const PlanetState& planet, double channel_c
     const uint32_t v = descent.order[k];
     if (descent.receiver[v] != v) area[descent.receiver[v]] += area[v];
   }
+  std::vector<uint8_t> to_sea(n, 0);
+  for (size_t v = 0; v < n; ++v) to_sea[v] = double(planet.elevation_m[v]) < planet.sea_level_m;
+  for (const uint32_t v : descent.order) {
+    const uint32_t r = descent.receiver[v];
+    to_sea[v] = r != v && to_sea[r];
+  }
   const double threshold = channel_cells * 4.0 * std::numbers::pi / double(n);
-  for (const uint32_t v : descent.order) channel[v] = area[v] >= threshold;
+  for (const uint32_t v : descent.order) channel[v] = to_sea[v] && area[v] >= threshold;
   return channel;
 }
 
