@@ -139,10 +139,11 @@ void publishBatch(Call& call, bool lanes) {
 
 // The batch's statistics, in droplet order.
 void tallyOutcomes(std::span<const DropletOutcome> outcomes, ErosionStats& stats, double& eroded,
-                   double& deposited) {
+                   double& deposited, double& carried_out) {
   for (const DropletOutcome& o : outcomes) {
     eroded += o.eroded;
     deposited += o.deposited;
+    carried_out += o.carried_out;
     stats.droplet_steps += o.steps;
     switch (o.end) {
       case DropletEnd::kLifetime:
@@ -156,6 +157,9 @@ void tallyOutcomes(std::span<const DropletOutcome> outcomes, ErosionStats& stats
         break;
       case DropletEnd::kFlat:
         ++stats.ended_flat;
+        break;
+      case DropletEnd::kChannel:
+        ++stats.ended_channel;
         break;
     }
   }
@@ -205,7 +209,7 @@ MassBalance applyChange(Call& call, const geodesy::SphereMesh& mesh, double blur
     }
   });
   if (blur) {
-    blendBlurredChange(mesh, blur_factor, change);
+    blendBlurredChange(mesh, blur_factor, change, call.context.channel);
     tbb::parallel_for(size_t(0), nets.size(), [&](size_t k) {
       for (size_t v = k * kBlock; v < std::min(n, (k + 1) * kBlock); ++v)
         apply(v, change[v], nets[k], grosses[k]);
@@ -221,7 +225,7 @@ MassBalance applyChange(Call& call, const geodesy::SphereMesh& mesh, double blur
 
 // Volumes in m³, the mean steps and the mass error from the tallies.
 void finishStats(const ErosionInput& input, size_t droplets, double eroded, double deposited,
-                 const MassBalance& balance, ErosionStats& stats) {
+                 double carried_out, const MassBalance& balance, ErosionStats& stats) {
   const geodesy::SphereMesh& mesh = *input.mesh;
   const double m3_per_volume =
       mesh.mean_edge_length * input.radius_m *
@@ -229,8 +233,12 @@ void finishStats(const ErosionInput& input, size_t droplets, double eroded, doub
   stats.droplets = droplets;
   stats.eroded_volume_m3 = eroded * m3_per_volume;
   stats.deposited_volume_m3 = deposited * m3_per_volume;
+  stats.carried_out_volume_m3 = carried_out * m3_per_volume;
   stats.mean_steps = double(stats.droplet_steps) / double(stats.droplets);
-  stats.mass_error = balance.gross > 0.0 ? std::abs(balance.net) / balance.gross : 0.0;
+  // In the balance's m * sr: what the channels carried out is volume moved, out of the call.
+  const double carried_m_sr = carried_out * m3_per_volume / (input.radius_m * input.radius_m);
+  const double moved = balance.gross + carried_m_sr;
+  stats.mass_error = moved > 0.0 ? std::abs(balance.net + carried_m_sr) / moved : 0.0;
 }
 
 }  // namespace
@@ -262,7 +270,7 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
   const double height_scale = heightScale(input);
   // Droplets read the heights in the node table. elevation_m keeps the heights of the call's
   // start until the end, when the call's change is applied to it once.
-  w.prepare(elevation_m, height_scale, input.erodibility);
+  w.prepare(elevation_m, height_scale, input.erodibility, input.channel);
   const DropletContext context = makeDropletContext(input, params, w);
   const double metres_per_height = mesh.mean_edge_length * input.radius_m;
   const double quantum_m = metres_per_height * (1.0 / ChangeAccumulator::kScale);
@@ -272,15 +280,15 @@ ErosionStats erodeDroplets(const ErosionInput& input, std::span<const geodesy::D
   const size_t batch = batchSize(params, n);
   std::vector<DropletOutcome> outcomes(std::min(batch, spawns.size()));
   const std::vector<uint32_t> order = batchOrders(spawns, batch);
-  double eroded = 0.0, deposited = 0.0;
+  double eroded = 0.0, deposited = 0.0, carried_out = 0.0;
   for (size_t start = 0; start < spawns.size(); start += batch) {
     const size_t end = std::min(spawns.size(), start + batch);
     runBatch(call, spawns, order, start, end, first_droplet_id, outcomes);
     publishBatch(call, lanes);
-    tallyOutcomes(std::span(outcomes).first(end - start), stats, eroded, deposited);
+    tallyOutcomes(std::span(outcomes).first(end - start), stats, eroded, deposited, carried_out);
   }
   const MassBalance balance = applyChange(call, mesh, params.blur, elevation_m, change_m);
-  finishStats(input, spawns.size(), eroded, deposited, balance, stats);
+  finishStats(input, spawns.size(), eroded, deposited, carried_out, balance, stats);
   return stats;
 }
 
@@ -290,7 +298,7 @@ DropletTrace traceDroplet(const ErosionInput& input, const geodesy::DropletSpawn
   assert(input.mesh && elevation_m.size() == input.mesh->vertexCount());
   ErosionWorkspace workspace(*input.mesh, params.radius);
   ErosionWorkspace::Impl& w = WorkspaceAccess::impl(workspace);
-  w.prepare(elevation_m, heightScale(input), input.erodibility);
+  w.prepare(elevation_m, heightScale(input), input.erodibility, input.channel);
   const DropletContext context = makeDropletContext(input, params, w);
   // On the heap: its trap-test sets are too large for a stack.
   const auto slot = std::make_unique<ThreadSlot>(w.nodes.points.size());

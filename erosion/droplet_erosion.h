@@ -39,12 +39,18 @@ struct ErosionParams {
 
 struct ErosionStats {
   double eroded_volume_m3 = 0.0;     // taken by droplets (before the blur)
-  double deposited_volume_m3 = 0.0;  // given back by droplets (equals eroded up to rounding)
-  double mass_error = 0.0;           // |sum dh*A| / sum |dh*A| over this call's change
+  double deposited_volume_m3 = 0.0;  // given back by droplets
+  // Taken by droplets that reached a channel (ErosionInput::channel) and handed their load to
+  // its water, which carries it out of the call's reach, as the sea takes what reaches it:
+  // eroded = deposited + carried out, up to rounding.
+  double carried_out_volume_m3 = 0.0;
+  // |sum dh*A + carried out| / (sum |dh*A| + carried out) over this call's change
+  double mass_error = 0.0;
   uint64_t droplets = 0;
   uint64_t droplet_steps = 0;
   double mean_steps = 0.0;
   uint64_t ended_dried = 0, ended_lifetime = 0, ended_sea = 0, ended_flat = 0;
+  uint64_t ended_channel = 0;
 };
 
 // How the brush of eq. 5.9 is found at each erosion step (docs/erosion.md, "The brush", compares
@@ -96,6 +102,12 @@ struct ErosionInput {
   double radius_m = 6371000.0;
   double sea_level_m = 0.0;
   std::span<const float> erodibility;  // per vertex in [0,1]; empty = 1 everywhere
+  // Per vertex, nonzero = a channel of the river network (e.g. the fluvial stage's); empty = none.
+  // Droplets neither take from a channel vertex nor lay anything down on it: a droplet ends
+  // when it steps onto a face with a channel corner (or spawns on one), and its load goes with
+  // the channel's water (ErosionStats::carried_out_volume_m3). The rivers' long profiles are
+  // then the channels' own (docs/erosion.md, "Channels").
+  std::span<const uint8_t> channel;
   uint64_t seed = 0;
   // Reused across calls if set (same mesh and radius as the params); null = a temporary one
   // is built for the call (see docs/erosion.md for its cost).

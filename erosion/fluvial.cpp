@@ -300,6 +300,7 @@ Solved solve(const Stage& s, std::span<const float> guide, int reroutings) {
   hydrology::RoutingParams rp;
   rp.seed = input.seed;
   rp.random_lake_paths = true;
+  rp.flood = hydrology::RoutingParams::Flood::kWhereNeeded;
   for (int it = 0; it <= std::max(0, reroutings); ++it) {
     rp.receiver_jitter = it == 0 ? kNoiseJitter : s.p.receiver_jitter;
     out.rt = hydrology::routeFlow(s.mesh, out.h, input.sea_level_m, rp);

@@ -256,7 +256,8 @@ void orderFromOutlets(FlowRouting& routing, const std::vector<uint8_t>& land, bo
     const uint32_t v = canonical ? i : listed[i];
     if (!land[v]) continue;
     const uint32_t r = rcv[v];
-    if (r == v || rcv[r] == r) {
+    // The outlet of a planet without sea drains to itself, and is land: its donors come after it.
+    if (r == v || (rcv[r] == r && !land[r])) {
       order.push_back(v);  // drains to the sea (or is the outlet of a planet without one)
     } else {
       donors[next[r]++] = v;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numbers>
 
 #include <tbb/parallel_invoke.h>
 #include <tbb/parallel_reduce.h>
@@ -99,6 +100,35 @@ std::vector<float> uniformRainfall(const PlanetState& planet, uint64_t droplets)
   return rainfall;
 }
 
+// The rivers of the fluvial stage's relief, which the droplets after it hand their load to: the
+// land vertices draining at least channel_cells mean cells (drainage area, not rain-weighted)
+// along steepest descent on the heights the droplets start from, and whose descent reaches the
+// sea (a river into a closed basin, or on a planet without sea, carries its load nowhere: there
+// the droplets lay it down). One flag per vertex.
+std::vector<uint8_t> fluvialChannels(const PlanetState& planet, double channel_cells) {
+  const geodesy::SphereMesh& mesh = *planet.mesh;
+  const size_t n = mesh.vertexCount();
+  std::vector<uint8_t> channel(n, 0);
+  if (!(channel_cells > 0.0)) return channel;
+  const metrics::SteepestDescent descent =
+      metrics::steepestDescent(mesh, planet.elevation_m, planet.sea_level_m);
+  std::vector<double> area(mesh.vertex_areas.begin(), mesh.vertex_areas.end());
+  // order rises in height: every donor comes after its receiver.
+  for (size_t k = descent.order.size(); k-- > 0;) {
+    const uint32_t v = descent.order[k];
+    if (descent.receiver[v] != v) area[descent.receiver[v]] += area[v];
+  }
+  std::vector<uint8_t> to_sea(n, 0);
+  for (size_t v = 0; v < n; ++v) to_sea[v] = double(planet.elevation_m[v]) < planet.sea_level_m;
+  for (const uint32_t v : descent.order) {
+    const uint32_t r = descent.receiver[v];
+    to_sea[v] = r != v && to_sea[r];
+  }
+  const double threshold = channel_cells * 4.0 * std::numbers::pi / double(n);
+  for (const uint32_t v : descent.order) channel[v] = to_sea[v] && area[v] >= threshold;
+  return channel;
+}
+
 }  // namespace
 
 void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
@@ -174,6 +204,11 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     input.sea_level_m = planet.sea_level_m;
     input.erodibility = erodibility;
     input.seed = config.planet.seed;
+    // After the fluvial stage, droplets are the detail pass of the hillslopes: its channels
+    // carry their load away and keep their long profiles (docs/erosion.md, "Channels").
+    std::vector<uint8_t> channel;
+    if (fluvial) channel = fluvialChannels(planet, metrics::kChannelAreaCells);
+    input.channel = channel;
     planet.erosion_stats = erosion::erodeDroplets(input, spawns, config.erosion, planet.elevation_m,
                                                   planet.change_m, 0);
     std::vector<geodesy::DropletSpawn>().swap(spawns);
@@ -348,13 +383,15 @@ Json summaryJson(const PlanetState& planet, const Config& config, const StageTim
   s["erosion"] = {{"droplets", e.droplets},
                   {"eroded_volume_m3", e.eroded_volume_m3},
                   {"deposited_volume_m3", e.deposited_volume_m3},
+                  {"carried_out_volume_m3", e.carried_out_volume_m3},
                   {"mass_conservation_error", e.mass_error},
                   {"mean_steps_per_droplet", e.mean_steps},
                   {"ended",
                    {{"dried", e.ended_dried},
                     {"lifetime", e.ended_lifetime},
                     {"sea", e.ended_sea},
-                    {"flat", e.ended_flat}}}};
+                    {"flat", e.ended_flat},
+                    {"channel", e.ended_channel}}}};
   s["erosion"]["droplet_steps"] = e.droplet_steps;
   s["erosion"]["pit_fill_m3"] = planet.pit_fill_m3;
   s["fluvial"] = statsJson(planet.fluvial_stats);

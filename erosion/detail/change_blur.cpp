@@ -8,7 +8,8 @@
 
 namespace erosion {
 
-void blendBlurredChange(const geodesy::SphereMesh& mesh, double b, std::span<double> change) {
+void blendBlurredChange(const geodesy::SphereMesh& mesh, double b, std::span<double> change,
+                        const uint8_t* channel) {
   if (b <= 0.0) return;
   const std::vector<double> before(change.begin(), change.end());
   tbb::parallel_for(
@@ -19,6 +20,8 @@ void blendBlurredChange(const geodesy::SphereMesh& mesh, double b, std::span<dou
           double flux = 0.0;
           for (uint32_t k = mesh.neighbour_offsets[i]; k < mesh.neighbour_offsets[i + 1]; ++k) {
             const uint32_t j = mesh.neighbours[k];
+            // Nothing flows into or out of a channel vertex, whose change is 0.
+            if (channel && (channel[i] || channel[j])) continue;
             // Symmetric in i and j, so what i gains j loses: volume is preserved.
             const double conductance = std::min(area_i, double(mesh.vertex_areas[j])) / 7.0;
             flux += conductance * (before[j] - before[i]);

@@ -222,14 +222,20 @@ inline float erode(const DropletContext& c, Writer& changes, DropletScratch scra
 // in the brush).
 inline float spreadOnLand(const DropletContext& c, Writer& changes, DropletScratch scratch, Lanes p,
                           uint32_t centre, float volume, bool capped) {
-  if (c.brush_lanes && c.brush_mode == BrushMode::kLattice && c.links[centre].rowBrush())
+  // The row brush in AVX2 knows no channels; with them, the loop below.
+  if (c.brush_lanes && !c.channel && c.brush_mode == BrushMode::kLattice &&
+      c.links[centre].rowBrush())
     return spreadRowBrush8(rowBrushTarget(c, changes), *c.lattice, RowBrushFrame(c.links, centre),
                            volume, capped);
+  // Land that takes a share: above the sea and not a channel (ErosionInput::channel).
+  auto takes = [&](uint32_t v, float h) {
+    return h >= c.sea_level && !(c.channel && c.channel[v]);
+  };
   return withBrush(c, scratch, p, centre, [&](const uint32_t* ids, const float* w, size_t n) {
     float land = 0.0f, ceiling = c.sea_level;
     for (size_t k = 0; k < n; ++k) {
       const float h = c.height[ids[k]];
-      if (h >= c.sea_level) land += w[k];
+      if (takes(ids[k], h)) land += w[k];
       ceiling = std::max(ceiling, h);
     }
     if (!(land > 0.0f)) return 0.0f;
@@ -240,7 +246,7 @@ inline float spreadOnLand(const DropletContext& c, Writer& changes, DropletScrat
     float laid = 0.0f;
     for (size_t k = 0; k < n; ++k) {
       const float h = c.height[ids[k]];
-      if (h < c.sea_level) continue;
+      if (!takes(ids[k], h)) continue;
       const float inv_area = c.inv_area[ids[k]];
       const float share = capped ? std::min(scale * w[k], (ceiling - h) / inv_area) : scale * w[k];
       if (share > 0.0f) {
@@ -294,6 +300,7 @@ DropletContext makeDropletContext(const ErosionInput& input, const ErosionParams
   c.links = w.nodes.links.data();
   c.height = w.nodes.height.data();
   c.erodibility = w.nodes.erodibility.data();
+  c.channel = input.channel.empty() ? nullptr : input.channel.data();
   c.area = w.nodes.area.data();
   c.inv_area = w.nodes.inv_area.data();
   c.brush_mode = w.mode;
@@ -341,6 +348,10 @@ DropletRun::DropletRun(const DropletContext& context, DropletScratch scratch,
   if (trace_) record(0.0f, 0.0f, 0.0f);
   if (s_.h < c_.sea_level) {
     endLand(DropletEnd::kSea);
+    return;
+  }
+  if (onChannel()) {
+    endInChannel();
     return;
   }
   previous_ = s_.heaviestCorner();
@@ -494,6 +505,7 @@ void DropletRun::stepLand(const SurfaceSample& s_new) {
   for (uint32_t v : s_.v) __builtin_prefetch(&c.inv_area[v]);
   ++out_.steps;
   if (trace_) record(eroded, deposited, dh);
+  if (onChannel()) return endInChannel();
   if (s_.h < c.sea_level) return endLand(DropletEnd::kSea);
   if (water_ < c.min_water) return endLand(DropletEnd::kDried);
   // Trapped: back near a vertex it was nearest to two or more steps ago (a one-edge step may
@@ -508,6 +520,22 @@ void DropletRun::stepLand(const SurfaceSample& s_new) {
   previous_ = nearest;
   if (int(out_.steps) >= c.max_lifetime) return endLand(DropletEnd::kLifetime);
   plan();
+}
+
+bool DropletRun::onChannel() const {
+  const uint8_t* channel = c_.channel;
+  return channel && (channel[s_.v[0]] | channel[s_.v[1]] | channel[s_.v[2]]);
+}
+
+// Overland flow has reached a river: the droplet's water joins it and its load goes with the
+// river's (which the fluvial stage's channels carry through to the sea), so nothing settles on
+// the channel and its long profile stays the rivers' own. The face before this one had no
+// channel corner, so no deposit of this droplet touched a channel either.
+void DropletRun::endInChannel() {
+  out_.end = DropletEnd::kChannel;
+  out_.carried_out = sediment_;
+  sediment_ = 0.0f;
+  finish();
 }
 
 // At the sea the sediment settles as a submarine fan (planFan, stepFan); whatever is left, and

@@ -33,8 +33,9 @@ struct DropletContext {
   uint32_t vertex_count = 0;
   const VertexPoint* points = nullptr;  // heights frozen during a batch
   const VertexLinks* links = nullptr;
-  const float* height = nullptr;  // the brush's copies, see NodeTable
-  const float* erodibility = nullptr;
+  const float* height = nullptr;       // the brush's copies, see NodeTable
+  const float* erodibility = nullptr;  // 0 on channel vertices (refreshNodeTable)
+  const uint8_t* channel = nullptr;    // ErosionInput::channel; null = none
   const float* area = nullptr;
   const float* inv_area = nullptr;
   BrushMode brush_mode = BrushMode::kLattice;
@@ -60,8 +61,9 @@ DropletContext makeDropletContext(const ErosionInput& input, const ErosionParams
 double heightScale(const ErosionInput& input);
 
 struct DropletOutcome {
-  float eroded = 0.0f;     // normalised volume taken from the terrain
-  float deposited = 0.0f;  // normalised volume given back (all of it by the end)
+  float eroded = 0.0f;       // normalised volume taken from the terrain
+  float deposited = 0.0f;    // normalised volume given back (all of it by the end, but for:)
+  float carried_out = 0.0f;  // the load handed to a channel's water (DropletEnd::kChannel)
   uint32_t steps = 0;
   DropletEnd end = DropletEnd::kLifetime;
 };
@@ -113,6 +115,8 @@ class DropletRun {
   void aim(Lanes d);
   void stepLand(const SurfaceSample& s_new);
   void endLand(DropletEnd how);
+  bool onChannel() const;  // a corner of the face under the droplet is a channel vertex
+  void endInChannel();
   void planFan();
   void stepFan(const SurfaceSample& s_new);
   void endFan();

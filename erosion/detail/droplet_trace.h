@@ -21,6 +21,7 @@ enum class DropletEnd : uint8_t {
   kSea,       // reached a point below sea level (or spawned there)
   kFlat,      // stalled two steps in a row (no direction, or no speed and no slope), or trapped
               // in a pit (back near a vertex it passed a few steps before)
+  kChannel,   // stepped onto (or spawned on) a face with a channel corner (ErosionInput::channel)
 };
 
 // A droplet dries up below this fraction of initial_water (eq. 5.8 never reaches 0).

@@ -60,7 +60,7 @@ NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth) {
 
 void refreshNodeTable(NodeTable& t, const geodesy::SphereMesh& mesh,
                       std::span<const float> elevation_m, double height_scale,
-                      std::span<const float> erodibility) {
+                      std::span<const float> erodibility, std::span<const uint8_t> channel) {
   const size_t n = t.points.size();
   assert(mesh.vertexCount() == n && elevation_m.size() == n);
   if (t.area.size() != n + kBrushPadding) {  // first call, or after releaseCallArrays
@@ -85,7 +85,9 @@ void refreshNodeTable(NodeTable& t, const geodesy::SphereMesh& mesh,
                       for (size_t v = range.begin(); v < range.end(); ++v) {
                         t.start_m[v] = elevation_m[v];
                         t.setHeight(v, float(double(elevation_m[v]) * height_scale));
-                        t.erodibility[v] = erodibility.empty() ? 1.0f : erodibility[v];
+                        t.erodibility[v] = !channel.empty() && channel[v] ? 0.0f
+                                           : erodibility.empty()          ? 1.0f
+                                                                          : erodibility[v];
                       }
                     });
 }

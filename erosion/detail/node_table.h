@@ -87,10 +87,11 @@ NodeTable buildNodeTable(const geodesy::SphereMesh& mesh, int ring_depth);
 
 // Per call: the per-call arrays of the table built for mesh, made (with the areas) where a
 // release freed them: heights from elevation_m (metres; h = metres * height_scale),
-// erodibility (empty = 1), start heights. Parallel.
+// erodibility (empty = 1; 0 where channel is nonzero, so the brush takes nothing from a
+// channel: ErosionInput::channel), start heights. Parallel.
 void refreshNodeTable(NodeTable& table, const geodesy::SphereMesh& mesh,
                       std::span<const float> elevation_m, double height_scale,
-                      std::span<const float> erodibility);
+                      std::span<const float> erodibility, std::span<const uint8_t> channel = {});
 
 // Frees what refreshNodeTable made (the points keep their last heights).
 void releaseCallArrays(NodeTable& table);

@@ -46,8 +46,8 @@ struct ErosionWorkspace::Impl {
 
   // Per call: node heights, erodibility and areas (made again after release()).
   void prepare(std::span<const float> elevation_m, double height_scale,
-               std::span<const float> erodibility) {
-    refreshNodeTable(nodes, *mesh, elevation_m, height_scale, erodibility);
+               std::span<const float> erodibility, std::span<const uint8_t> channel = {}) {
+    refreshNodeTable(nodes, *mesh, elevation_m, height_scale, erodibility, channel);
   }
   // ErosionWorkspace::releaseCallMemory.
   void release() {

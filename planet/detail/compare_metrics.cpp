@@ -48,6 +48,7 @@ ModeMetrics metricsOf(const PlanetState& run, const Config& config, std::span<co
   m.json["droplets"] = e.droplets;
   m.json["eroded_volume_m3"] = e.eroded_volume_m3;
   m.json["deposited_volume_m3"] = e.deposited_volume_m3;
+  m.json["carried_out_volume_m3"] = e.carried_out_volume_m3;
   m.json["mass_conservation_error"] = e.mass_error;
   m.json["mean_steps_per_droplet"] = e.mean_steps;
   m.json["elevation_hash"] = hashFloats(run.elevation_m);

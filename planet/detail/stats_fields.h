@@ -17,6 +17,7 @@ void forEachStatsField(Stats& e, Visit&& visit) requires
     std::is_same_v<std::remove_const_t<Stats>, erosion::ErosionStats> {
   visit("eroded_volume_m3", e.eroded_volume_m3);
   visit("deposited_volume_m3", e.deposited_volume_m3);
+  visit("carried_out_volume_m3", e.carried_out_volume_m3);
   visit("mass_error", e.mass_error);
   visit("droplets", e.droplets);
   visit("droplet_steps", e.droplet_steps);
@@ -25,6 +26,7 @@ void forEachStatsField(Stats& e, Visit&& visit) requires
   visit("ended_lifetime", e.ended_lifetime);
   visit("ended_sea", e.ended_sea);
   visit("ended_flat", e.ended_flat);
+  visit("ended_channel", e.ended_channel);
 }
 
 template <typename Stats, typename Visit>

@@ -92,6 +92,63 @@ TEST_CASE("erosion: volume is conserved on unequal dual areas", "[erosion]") {
   }
 }
 
+TEST_CASE("erosion: channels are left as they are and carry out what reaches them", "[erosion]") {
+  const auto& mesh = meshOf(64);
+  const auto h0 = rough(mesh, 21);
+  const auto spawns = weather::uniformRain(mesh, h0, 0.0, 40000, 4);
+  const auto e = hardness(mesh);
+  // A scattered mask: one vertex in 40, so that droplets both cross hillslopes and end in it.
+  std::vector<uint8_t> channel(mesh.vertexCount(), 0);
+  size_t marked = 0;
+  for (uint32_t v = 0; v < channel.size(); ++v) {
+    channel[v] = h0[v] >= 0.0f && geodesy::hash3(77, v, 0) % 40 == 0;
+    marked += channel[v];
+  }
+  REQUIRE(marked > 100);
+  tbb::global_control allow(tbb::global_control::max_allowed_parallelism, 4);
+  for (double blur : {0.0, 0.5}) {
+    auto run = [&](int threads) {
+      std::pair<std::vector<float>, erosion::ErosionStats> r{h0, {}};
+      std::vector<float> change(h0.size(), 0.0f);
+      tbb::task_arena(threads).execute([&] {
+        auto input = inputFor(mesh, 0.0);
+        input.erodibility = e;
+        input.channel = channel;
+        erosion::ErosionParams params;
+        params.blur = blur;
+        r.second = erosion::erodeDroplets(input, spawns, params, r.first, change);
+      });
+      return r;
+    };
+    const auto [h, stats] = run(1);
+    INFO("blur " << blur << " eroded " << stats.eroded_volume_m3 << " m3, carried out "
+                 << stats.carried_out_volume_m3 << " m3");
+    size_t changed = 0, channel_changed = 0;
+    for (size_t v = 0; v < h.size(); ++v) {
+      changed += h[v] != h0[v];
+      channel_changed += channel[v] && h[v] != h0[v];
+    }
+    CHECK(changed > 1000);
+    CHECK(channel_changed == 0);
+    CHECK(stats.ended_channel > 0);
+    CHECK(stats.ended_dried + stats.ended_lifetime + stats.ended_sea + stats.ended_flat +
+              stats.ended_channel ==
+          stats.droplets);
+    // Volume: what was taken was laid down or left with a channel, and the heights say the same.
+    CHECK(stats.carried_out_volume_m3 > 0.01 * stats.eroded_volume_m3);
+    CHECK(stats.deposited_volume_m3 + stats.carried_out_volume_m3 ==
+          Approx(stats.eroded_volume_m3).epsilon(1e-5));
+    CHECK(stats.mass_error <= 1e-5);
+    const double r = inputFor(mesh, 0.0).radius_m;
+    double net_m3 = 0.0;
+    for (size_t v = 0; v < h.size(); ++v)
+      net_m3 += (double(h[v]) - double(h0[v])) * mesh.vertex_areas[v] * r * r;
+    CHECK(-net_m3 == Approx(stats.carried_out_volume_m3).epsilon(1e-4));
+    const auto four = run(4);
+    CHECK(std::memcmp(four.first.data(), h.data(), h.size() * sizeof(float)) == 0);
+  }
+}
+
 TEST_CASE("erosion: bit-identical for 1, 2 and 4 threads", "[erosion]") {
   const auto& mesh = meshOf(48);
   const auto h0 = rough(mesh, 8);

@@ -58,6 +58,36 @@ TEST_CASE("routing: every land vertex drains to the sea through a topological or
   CHECK(at_sea == Approx(land_area).epsilon(1e-9));
 }
 
+TEST_CASE("routing: without sea the lowest vertex is the outlet and comes first, in every mode",
+          "[hydrology]") {
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(32);
+  std::vector<float> h = roughPlanet(mesh);
+  const double sea = -1e6;  // all land
+  // The lowest vertex the last one, so that the vertices draining to it have lower indices.
+  const uint32_t lowest = uint32_t(mesh.vertexCount() - 1);
+  h[lowest] = *std::min_element(h.begin(), h.end()) - 100.0f;
+  using Flood = hydrology::RoutingParams::Flood;
+  for (const Flood mode : {Flood::kWhole, Flood::kCanonical, Flood::kWhereNeeded}) {
+    INFO("mode " << int(mode));
+    hydrology::RoutingParams rp;
+    rp.seed = 3;
+    rp.flood = mode;
+    const hydrology::FlowRouting routing = hydrology::routeFlow(mesh, h, sea, rp);
+    REQUIRE(routing.order.size() == mesh.vertexCount());
+    CHECK(routing.order[0] == lowest);
+    CHECK(routing.receiver[lowest] == lowest);
+    // Every vertex after its receiver (the order the stages sum heights and areas in).
+    std::vector<size_t> position(mesh.vertexCount(), SIZE_MAX);
+    for (size_t i = 0; i < routing.order.size(); ++i) position[routing.order[i]] = i;
+    size_t before_receiver = 0;
+    for (uint32_t v : routing.order) {
+      const uint32_t r = routing.receiver[v];
+      before_receiver += r != v && position[r] > position[v];
+    }
+    CHECK(before_receiver == 0);
+  }
+}
+
 TEST_CASE("routing: a hand-made pit is a lake that spills at its rim", "[hydrology]") {
   const geodesy::SphereMesh mesh = geodesy::buildIcosphere(16);
   // A cone rising from the south pole sea to the north pole, with one vertex dug 50 m below
