@@ -382,13 +382,13 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
   routing.order.resize(routing.land_vertices);
   orderFromOutlets(routing, land, true);
   if (!descent.pit) return true;
-  // The region: land whose descent ends in a pit (a pit's donors come after it in the order;
-  // a vertex draining to a pit is listed among the outlets, as is the pit).
+  // The region: land whose descent ends in a pit (the order lists every vertex after its
+  // receiver, a pit among the outlets; sea outlets are not in it and stay 0).
   const std::vector<uint32_t>& rcv = routing.receiver;
   std::vector<uint8_t> region(n, 0);
   for (const uint32_t v : routing.order) {
     const uint32_t r = rcv[v];
-    region[v] = r == v || (rcv[r] == r ? land[r] : region[r]);
+    region[v] = r == v || region[r];
   }
   FlowRouting flooded;
   flooded.water_level_m = std::move(routing.water_level_m);

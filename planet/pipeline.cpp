@@ -126,6 +126,9 @@ std::vector<uint8_t> fluvialChannels(const PlanetState& planet, double channel_c
   }
   const double threshold = channel_cells * 4.0 * std::numbers::pi / double(n);
   for (const uint32_t v : descent.order) channel[v] = to_sea[v] && area[v] >= threshold;
+  // No channel (no sea): no mask, so the droplets keep their vector brush (it knows no mask).
+  if (std::none_of(channel.begin(), channel.end(), [](uint8_t c) { return c != 0; }))
+    channel.clear();
   return channel;
 }
 

@@ -130,8 +130,13 @@ tiles::TileGenerator makeTileGenerator(const Planet& planet, const tiles::TilePa
     input.receiver = drainage.routing.receiver;
     input.rainfall = planet.rainfall();
   }
+  // The rivers the tiles carry on are rivers.geojson's: its threshold, runoff and widths.
+  tiles::TileParams tile_params = params;
+  tile_params.erosion.river_cells = config.rivers.min_drainage_cells;
+  tile_params.erosion.river_runoff_mm_per_yr = config.rivers.runoff_mm_per_yr;
+  tile_params.erosion.channel_width_coefficient = config.rivers.width_coefficient;
   try {
-    return tiles::TileGenerator(input, params);
+    return tiles::TileGenerator(input, tile_params);
   } catch (const std::invalid_argument& e) {
     throw ConfigError(std::string("[tiles] ") + e.what());
   }

@@ -132,7 +132,8 @@ Planet loadPlanet(const std::filesystem::path& file, const Config& expected);
 // generator.generate(id) is a const, thread-safe call a game makes from its own worker threads,
 // the same bits for a generated planet and for the same planet saved and loaded. Building it
 // takes 0.1-0.3 s at f = 512. Throws ConfigError for params the planet cannot use (a tile edge
-// out of range) or an empty planet.
+// out of range) or an empty planet. The tiles' erosion takes its rivers' threshold, runoff and
+// widths from the config's [rivers], as rivers.geojson does (over those of `params`).
 tiles::TileGenerator makeTileGenerator(const Planet& planet);
 tiles::TileGenerator makeTileGenerator(const Planet& planet, const tiles::TileParams& params);
 

@@ -377,8 +377,8 @@ void demSlopeArea(const tiles::TileGenerator& generator, const tiles::TileId& id
   }
 }
 
-double spacing_m_of(const tiles::TileGenerator& generator, const tiles::TileId& id) {
-  return generator.layout().levelSpacingRad(int(id.level)) * 6371000.0;
+double spacingMOf(const tiles::TileGenerator& generator, const tiles::TileId& id) {
+  return generator.layout().levelSpacingRad(int(id.level)) * generator.radiusM();
 }
 
 // Realism of the eroded 4 x 4 block (32 tiles, every vertex of each): the slope-area exponent
@@ -399,7 +399,7 @@ void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& pla
         const tiles::TileId t{id.base, id.level, tiles::slotIndex(n, {i, j, down})};
         const tiles::TileMesh m = eroded.generate(t);
         const tiles::TileMesh b = plain.generate(t);
-        const double s = eroded.layout().levelSpacingRad(int(id.level)) * 6371000.0;
+        const double s = spacingMOf(eroded, id);
         cell = 0.8660254037844386 * s * s;
         // The steepest descent to a lattice neighbour (the D8 slope of slope-area plots, on
         // the lattice's six neighbours), inner vertices only.
@@ -572,8 +572,8 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
       "(cached); most worn %.1f m, most laid %.1f m, change rms %.2f m\n",
       uncached, cached_s, worn, laid, std::sqrt(change / double(first.vertexCount())));
   realism(eroded, plain, id);
-  demSlopeArea(eroded, id, 0.8660254037844386 * std::pow(spacing_m_of(eroded, id), 2),
-               spacing_m_of(eroded, id));
+  demSlopeArea(eroded, id, 0.8660254037844386 * std::pow(spacingMOf(eroded, id), 2),
+               spacingMOf(eroded, id));
   const tiles::TileLayout& layout = eroded.layout();
   // --levels A,B,C: the tile's middle at three levels, eroded (levels_A_B_C.png).
   if (const std::string levels = arg(argc, argv, "--levels", ""); !levels.empty()) {

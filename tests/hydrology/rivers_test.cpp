@@ -180,8 +180,7 @@ TEST_CASE("rivers: every river flows downhill on the surface and ends at sea, la
 TEST_CASE("rivers: lakes have closed shorelines at their level and a water surface",
           "[river_data]") {
   // The default config at f = 64 with seed 5: a kept (endorheic) lake and a lake with an
-  // outflow. (The default seed's lakes at f = 64 were dams the droplets built in the river beds;
-  // droplets leave the fluvial stage's rivers as they are, and it has none.)
+  // outflow (the default seed has no lake at f = 64).
   Fixture f;
   f.config = configAt("default.toml", 64);
   f.config.planet.seed = 5;

@@ -691,7 +691,9 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
               params_.channel_width_coefficient * std::sqrt(drainage_.area_m2[v] * runoff_m_s);
           const RiverCourse course(seed_, v, width_m, edge_m);
           const double top = surface_.elevation_m[v], drop = surface_.elevation_m[r] - top;
-          bool was_inside = false;
+          // Its area enters once, where the course first comes in: a course that leaves the
+          // window and comes back carries the same water (its points keep at least the area).
+          bool entered = false;
           bool first = true;
           for (const auto& [lx, ly] : course.lattice(uint32_t(m))) {
             int64_t x = lx, y = ly;
@@ -704,14 +706,15 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
                                 cells[cellOf(x, y)] != erosion::PatchCell::kNone;
             if (inside) {
               const size_t c = cellOf(x, y);
-              if (!was_inside && !first) inflows.push_back({uint32_t(c), drainage_.area_m2[v]});
+              if (!entered && !first) inflows.push_back({uint32_t(c), drainage_.area_m2[v]});
+              entered = true;
               if (cells[c] == erosion::PatchCell::kInterior) {
                 const double along = (double(lx) + 0.5 * double(ly)) / double(m);
                 river_line.push_back({uint32_t(c), float(drainage_.area_m2[v]),
                                       float(top + drop * std::clamp(along, 0.0, 1.0))});
               }
             }
-            was_inside = inside, first = false;
+            first = false;
           }
         }
       }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "geodesy/hash.h"
 
@@ -9,7 +10,7 @@ namespace tiles::detail {
 namespace {
 
 constexpr uint64_t kCourseStream = 0x74696c65436f7572ull;  // "tileCour"
-constexpr double kPi = 3.14159265358979323846;
+constexpr double kPi = std::numbers::pi;
 // Meander wavelength over channel width (Leopold & Wolman 1960: 10.9 w^1.01).
 constexpr double kWavelengthWidths = 11.0;
 // Meander amplitude over wavelength, before the slow modulation (0.7 to 1 of it) and the
@@ -20,6 +21,22 @@ constexpr double kAmplitudeWavelengths = 0.35;
 // follows the line's floor, so it cuts a gorge there).
 constexpr double kMostMeander = 0.08;
 constexpr double kMostWander = 0.03;
+
+constexpr double kRowHeight = 0.8660254037844386;  // sqrt(3) / 2
+
+// The lattice point nearest (x, y) in lattice coordinates: cube coordinates (x, y, -x - y)
+// rounded, the one rounded furthest recomputed from the other two.
+std::array<int64_t, 2> nearestPoint(double x, double y) {
+  const double z = -x - y;
+  double rx = std::round(x), ry = std::round(y);
+  const double rz = std::round(z);
+  const double dx = std::abs(rx - x), dy = std::abs(ry - y), dz = std::abs(rz - z);
+  if (dx > dy && dx > dz)
+    rx = -ry - rz;
+  else if (dy > dz)
+    ry = -rx - rz;
+  return {int64_t(rx), int64_t(ry)};
+}
 
 double smoothstep(double x) {
   x = std::clamp(x, 0.0, 1.0);
@@ -70,25 +87,28 @@ double RiverCourse::offset(double s) const {
 std::vector<std::array<int64_t, 2>> RiverCourse::lattice(uint32_t steps) const {
   std::vector<std::array<int64_t, 2>> out;
   out.push_back({0, 0});
-  // Samples a quarter step apart: the nearest lattice points of two points closer than half a
-  // step are the same or neighbours (their hexagonal cells touch).
+  // The curve sampled a quarter step apart along the edge, each sample to its nearest lattice
+  // point; where the curve runs steeply across the edge two samples' points may be apart, and
+  // the line between them fills the gap (the nearest points of the line's samples, a step
+  // apart: two points closer than half a step are the same or neighbours, their hexagonal
+  // cells touching).
   const uint64_t samples = 4 * uint64_t(steps);
-  constexpr double kRowHeight = 0.8660254037844386;  // sqrt(3) / 2
   for (uint64_t k = 1; k <= samples; ++k) {
     const double s = k == samples ? 1.0 : double(k) / double(samples);
     const double across = k == samples ? 0.0 : offset(s) * double(steps);
-    // Cartesian (along, across) -> lattice (x, y): along = x + y / 2, across = y sqrt(3) / 2;
-    // then the nearest lattice point (cube coordinates x, y, -x - y, rounded).
-    const double y = across / kRowHeight, x = s * double(steps) - 0.5 * y, z = -x - y;
-    double rx = std::round(x), ry = std::round(y);
-    const double rz = std::round(z);
-    const double dx = std::abs(rx - x), dy = std::abs(ry - y), dz = std::abs(rz - z);
-    if (dx > dy && dx > dz)
-      rx = -ry - rz;
-    else if (dy > dz)
-      ry = -rx - rz;
-    const std::array<int64_t, 2> p{int64_t(rx), int64_t(ry)};
-    if (p != out.back()) out.push_back(p);
+    // Cartesian (along, across) -> lattice (x, y): along = x + y / 2, across = y sqrt(3) / 2.
+    const double y = across / kRowHeight, x = s * double(steps) - 0.5 * y;
+    const std::array<int64_t, 2> p = nearestPoint(x, y);
+    const std::array<int64_t, 2> from = out.back();
+    const int64_t dx = p[0] - from[0], dy = p[1] - from[1];
+    const int64_t apart = std::max({std::abs(dx), std::abs(dy), std::abs(dx + dy)});
+    for (int64_t t = 1; t <= apart; ++t) {
+      const double f = double(t) / double(apart);
+      const std::array<int64_t, 2> q = t == apart ? p
+                                                  : nearestPoint(double(from[0]) + f * double(dx),
+                                                                 double(from[1]) + f * double(dy));
+      if (q != out.back()) out.push_back(q);
+    }
   }
   return out;
 }
