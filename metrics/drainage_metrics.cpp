@@ -342,6 +342,17 @@ StraightRuns straightRuns(const geodesy::SphereMesh& mesh, std::span<const uint3
   return runs;
 }
 
+std::vector<double> steepestArea(const geodesy::SphereMesh& mesh, const SteepestDescent& descent,
+                                 double scale) {
+  std::vector<double> area(mesh.vertexCount(), 0.0);
+  for (const uint32_t v : descent.order) area[v] = mesh.vertex_areas[v] * scale;
+  for (size_t i = descent.order.size(); i-- > 0;) {
+    const uint32_t v = descent.order[i];
+    if (descent.receiver[v] != v) area[descent.receiver[v]] += area[v];
+  }
+  return area;
+}
+
 SteepestMetrics steepestMetrics(const DrainageInput& in, const DrainageNetwork& d) {
   const geodesy::SphereMesh& mesh = *in.mesh;
   const size_t n = mesh.vertexCount();
@@ -356,7 +367,6 @@ SteepestMetrics steepestMetrics(const DrainageInput& in, const DrainageNetwork& 
   SteepestMetrics m;
   // Where each walk ends, receivers first: a vertex ends where its receiver ends.
   std::vector<uint8_t> arrives(n, 0);
-  std::vector<double> area(n, 0.0);
   const double r2 = in.radius_m * in.radius_m;
   double land_area = 0.0, arriving_area = 0.0;
   uint64_t sinks = 0;
@@ -370,14 +380,10 @@ SteepestMetrics steepestMetrics(const DrainageInput& in, const DrainageNetwork& 
     }
     land_area += mesh.vertex_areas[v];
     if (arrives[v]) arriving_area += mesh.vertex_areas[v];
-    area[v] = mesh.vertex_areas[v] * r2;
   }
   m.reaches_sea_or_lake = land_area > 0.0 ? arriving_area / land_area : 0.0;
   m.sinks_per_10k = sd.order.empty() ? 0.0 : 1e4 * double(sinks) / double(sd.order.size());
-  for (size_t i = sd.order.size(); i-- > 0;) {
-    const uint32_t v = sd.order[i];
-    if (sd.receiver[v] != v) area[sd.receiver[v]] += area[v];
-  }
+  const std::vector<double> area = steepestArea(mesh, sd, r2);
   const double threshold = kChannelAreaCells * meanCellAreaM2(mesh, in.radius_m);
   std::vector<uint8_t> channel(n, 0);
   std::vector<double> log_area, log_slope;

@@ -143,6 +143,11 @@ struct SteepestDescent {
 };
 SteepestDescent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
                                 double sea_level_m);
+// Drainage area along `descent`: a land vertex's area (mesh.vertex_areas times `scale`, r^2 for
+// m^2) plus its donors', summed from the highest land down; sea vertices hold what flows into
+// them.
+std::vector<double> steepestArea(const geodesy::SphereMesh& mesh, const SteepestDescent& descent,
+                                 double scale);
 
 // A channel runs straight when each step continues the previous one within this angle: the
 // lattice's neighbours are 60 deg apart, so a straight continuation is the one opposite.

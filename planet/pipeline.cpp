@@ -112,12 +112,7 @@ std::vector<uint8_t> fluvialChannels(const PlanetState& planet, double channel_c
   if (!(channel_cells > 0.0)) return channel;
   const metrics::SteepestDescent descent =
       metrics::steepestDescent(mesh, planet.elevation_m, planet.sea_level_m);
-  std::vector<double> area(mesh.vertex_areas.begin(), mesh.vertex_areas.end());
-  // order rises in height: every donor comes after its receiver.
-  for (size_t k = descent.order.size(); k-- > 0;) {
-    const uint32_t v = descent.order[k];
-    if (descent.receiver[v] != v) area[descent.receiver[v]] += area[v];
-  }
+  const std::vector<double> area = metrics::steepestArea(mesh, descent, 1.0);
   std::vector<uint8_t> to_sea(n, 0);
   for (size_t v = 0; v < n; ++v) to_sea[v] = double(planet.elevation_m[v]) < planet.sea_level_m;
   for (const uint32_t v : descent.order) {
