@@ -13,6 +13,8 @@
 //                                around the tile, without and with the tiles' erosion (the
 //                                planet's rivers entering the windows; uniform rain when the
 //                                planet comes from --cache, which keeps no rain)
+//   erosion_<s>m_tile_flow.png, erosion_<s>m_flow.png  (--erosion 1) the eroded tile and block,
+//                                blue where they drain 10^3 cells or more, red from 10^6.5
 //
 //   tile_look --config configs/earthlike.toml --out DIR [--cache FILE] [--spacing-m 30]
 //             [--threads 2] [--repeat 5] [--hurst 0.7] [--region-exaggeration 10]
@@ -128,6 +130,38 @@ planet_export::RgbImage hillshade(const std::vector<glm::dvec3>& position,
   return image;
 }
 
+// A hillshade tinted blue where the flow mask drains 10^3 cells or more (darker with more) and
+// red from 10^6.5 cells (about a planet river's threshold at f = 512, T = 256): where the
+// planet's rivers and the tiles' own valleys run. `cells`: drainage area in lattice cells.
+planet_export::RgbImage flowHillshade(const std::vector<glm::dvec3>& position,
+                                      const std::vector<glm::dvec3>& normal,
+                                      const std::vector<float>& cells,
+                                      const std::vector<uint32_t>& indices, int size) {
+  const planet_export::TopDownView view = planet_export::fitTopDown(position, size);
+  planet_export::RgbImage image = planet_export::hillshadeTopDown(view, position, normal, indices);
+  std::vector<float> decades(cells.size());
+  for (size_t v = 0; v < cells.size(); ++v)
+    decades[v] = float(std::log10(std::max(1.0, double(cells[v]))));
+  // Decades carried in the red channel (8 bits over 0..8 decades); green marks no triangle.
+  const planet_export::RgbImage flow =
+      planet_export::valuesTopDown(view, position, decades, indices, [](double c) {
+        return planet_export::Rgb{float(c / 8.0), 0, 0};
+      });
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) {
+      const planet_export::Rgb f = flow.get(x, y);
+      const double c = f.r * 8.0;
+      if (f.g > 0.5f || c < 3.0) continue;
+      const float depth = float(std::min(1.0, (c - 3.0) / 3.0));
+      const float shade = image.get(x, y).r;
+      image.set(x, y,
+                c >= 6.5 ? planet_export::Rgb{0.9f, 0.1f, 0.1f}
+                         : planet_export::Rgb{shade * (0.35f - 0.3f * depth),
+                                              shade * (0.55f - 0.3f * depth), 0.95f});
+    }
+  return image;
+}
+
 // The same place at three levels, side by side (each panel 640 pixels, hillshades without
 // exaggeration): the tiles at levels[0..2] that hold `where`, each panel outlining the next
 // one's tile.
@@ -202,12 +236,15 @@ std::string arg(int argc, char** argv, const char* name, const std::string& fall
 }
 
 // Draws a block of 4 x 4 tile pairs (the rhombus of 4 x 4 tile slots from the tile's own) as
-// one hillshade, 1024 pixels.
+// one hillshade, 1024 pixels; with a flow_path, also its flowHillshade (cell_m2: a lattice
+// cell's area).
 void drawBlock(const tiles::TileGenerator& generator, const tiles::TileId& id,
-               const std::filesystem::path& path) {
+               const std::filesystem::path& path, const std::filesystem::path& flow_path = {},
+               double cell_m2 = 1.0) {
   const uint64_t n = uint64_t(1) << id.level;
   const tiles::TileSlot slot = tiles::slotOf(n, id.index);
   std::vector<glm::dvec3> p, nn;
+  std::vector<float> cells;
   std::vector<uint32_t> indices;
   for (uint64_t dj = 0; dj < 4; ++dj) {
     for (uint64_t di = 0; di < 4; ++di) {
@@ -220,12 +257,15 @@ void drawBlock(const tiles::TileGenerator& generator, const tiles::TileId& id,
         for (size_t v = 0; v < m.vertexCount(); ++v) {
           p.push_back(m.position(v));
           nn.push_back(glm::dvec3(m.normals[v]));
+          if (!m.masks.flow_m2.empty()) cells.push_back(float(m.masks.flow_m2[v] / cell_m2));
         }
         for (uint32_t k : m.topology->indices) indices.push_back(first + k);
       }
     }
   }
   planet_export::writePngRgb8(path, hillshade(p, nn, indices, 1024));
+  if (!flow_path.empty() && cells.size() == p.size())
+    planet_export::writePngRgb8(flow_path, flowHillshade(p, nn, cells, indices, 1024));
 }
 
 // Mean |second difference| across the lattice lines of the 4T x 4T rhombus drawBlock draws,
@@ -722,11 +762,24 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   };
   drawTile(before, "off");
   drawTile(first, "on");
+  {
+    std::vector<glm::dvec3> p(first.vertexCount()), n(first.vertexCount());
+    std::vector<float> cells(first.vertexCount());
+    for (size_t v = 0; v < first.vertexCount(); ++v) {
+      p[v] = first.position(v), n[v] = glm::dvec3(first.normals[v]);
+      cells[v] = float(double(first.masks.flow_m2[v]) / cell_m2);
+    }
+    std::snprintf(name, sizeof(name), "erosion_%.0fm_tile_flow.png", spacing_m);
+    planet_export::writePngRgb8(out_dir / name,
+                                flowHillshade(p, n, cells, first.topology->indices, 768));
+  }
   std::snprintf(name, sizeof(name), "erosion_%.0fm_off.png", spacing_m);
   drawBlock(plain, id, out_dir / name);
   t0 = Clock::now();
   std::snprintf(name, sizeof(name), "erosion_%.0fm_on.png", spacing_m);
-  drawBlock(eroded, id, out_dir / name);
+  char flow_name[64];
+  std::snprintf(flow_name, sizeof(flow_name), "erosion_%.0fm_flow.png", spacing_m);
+  drawBlock(eroded, id, out_dir / name, out_dir / flow_name, cell_m2);
   std::printf("eroded 4 x 4 block (32 tiles) drawn in %.1f s\n", secondsSince(t0));
   lineContrast(plain, id, cached.frequency, "4 x 4 block, erosion off");
   lineContrast(eroded, id, cached.frequency, "4 x 4 block, erosion on");
