@@ -21,6 +21,9 @@
 //             [--erosion 0|1] [--halo 40] [--droplets-per-point 0.3] [--runoff-m 20]
 //             [--rain planet|uniform] [--pictures 0|1] [--levels A,B,C]
 //             [--lat DEG --lon DEG]  (the spot to look at; default the steepest slope)
+//   --range-tiles N [--uniform-planet 1]  (--erosion 1) gully density of the range's wettest
+//                                quarter of N tiles against the driest's, under the planet's
+//                                rain, uniform rain, and on the planet made under uniform rain
 //   levels_A_B_C.png             (--erosion 1 --levels A,B,C) the tile's middle at three levels,
 //                                eroded, side by side, each outlining the next one's tile
 
@@ -515,28 +518,92 @@ void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& pla
       change.back(), std::sqrt(rms / double(change.size())));
 }
 
-// Gully density of a tile: the share of its inner vertices (all six lattice neighbours in the
-// tile) whose drainage area is at least min_cells lattice cells and that lie at least depth_m
-// below the mean of their six neighbours: points in a channel cut into the ground.
-double gullyDensity(const tiles::TileMesh& m, uint32_t t, double cell_m2, double min_cells,
-                    double depth_m) {
+// Gullies of a tile: for each of its inner vertices (all six lattice neighbours in the tile),
+// in lattice order, 1 when its drainage area is at least min_cells lattice cells and it lies at
+// least depth_m below the mean of its six neighbours: a point in a channel cut into the ground.
+std::vector<uint8_t> gullyFlags(const tiles::TileMesh& m, uint32_t t, double cell_m2,
+                                double min_cells, double depth_m) {
   auto index = [&](int u, int v) {
     return size_t(v) * (t + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + size_t(u);
   };
   const int steps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
-  size_t inner = 0, gullies = 0;
+  std::vector<uint8_t> flags;
   for (int v = 1; v < int(t); ++v) {
     for (int u = 1; u + v < int(t); ++u) {
       const size_t c = index(u, v);
       double ring = 0.0;
       for (const auto& s : steps) ring += double(m.height_m[index(u + s[0], v + s[1])]);
-      ++inner;
-      if (double(m.masks.flow_m2[c]) >= min_cells * cell_m2 &&
-          ring / 6.0 - double(m.height_m[c]) >= depth_m)
-        ++gullies;
+      flags.push_back(double(m.masks.flow_m2[c]) >= min_cells * cell_m2 &&
+                      ring / 6.0 - double(m.height_m[c]) >= depth_m);
     }
   }
-  return inner ? double(gullies) / double(inner) : 0.0;
+  return flags;
+}
+
+// Gully density of a tile: the share of its inner vertices that are gullies (gullyFlags).
+double gullyDensity(const tiles::TileMesh& m, uint32_t t, double cell_m2, double min_cells,
+                    double depth_m) {
+  const std::vector<uint8_t> flags = gullyFlags(m, t, cell_m2, min_cells, depth_m);
+  size_t gullies = 0;
+  for (uint8_t g : flags) gullies += g;
+  return flags.empty() ? 0.0 : double(gullies) / double(flags.size());
+}
+
+// Slope (rise over run, from the normal) of each inner vertex of a tile, in gullyFlags' order.
+std::vector<float> innerSlopes(const tiles::TileMesh& m, uint32_t t) {
+  auto index = [&](int u, int v) {
+    return size_t(v) * (t + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + size_t(u);
+  };
+  std::vector<float> slope;
+  for (int v = 1; v < int(t); ++v) {
+    for (int u = 1; u + v < int(t); ++u) {
+      const size_t c = index(u, v);
+      const double cosine =
+          std::min(1.0, glm::dot(glm::normalize(m.position(c)), glm::dvec3(m.normals[c])));
+      slope.push_back(float(std::tan(std::acos(cosine))));
+    }
+  }
+  return slope;
+}
+
+// Gully density of the wettest quarter of tiles against the driest's, at matched ground: the
+// inner vertices of both quarters binned by the slope of the tiles without erosion (deciles of
+// the pooled slopes), each quarter's density per bin weighted by the bin's share of the pooled
+// vertices (direct standardisation), so ground that is steeper on one side does not count as
+// rain. `wet`, `dry`: the tiles of each quarter (gully flags and plain slopes, per vertex).
+double slopeMatchedRatio(const std::vector<std::vector<uint8_t>>& wet_flags,
+                         const std::vector<std::vector<float>>& wet_slopes,
+                         const std::vector<std::vector<uint8_t>>& dry_flags,
+                         const std::vector<std::vector<float>>& dry_slopes) {
+  std::vector<float> pooled;
+  for (const auto* side : {&wet_slopes, &dry_slopes})
+    for (const auto& tile : *side) pooled.insert(pooled.end(), tile.begin(), tile.end());
+  if (pooled.empty()) return 0.0;
+  std::sort(pooled.begin(), pooled.end());
+  constexpr int kBins = 10;
+  std::array<float, kBins - 1> edges;
+  for (int b = 1; b < kBins; ++b) edges[b - 1] = pooled[pooled.size() * size_t(b) / kBins];
+  auto bin = [&](float slope) {
+    return int(std::upper_bound(edges.begin(), edges.end(), slope) - edges.begin());
+  };
+  std::array<double, kBins> wet_n{}, wet_g{}, dry_n{}, dry_g{};
+  auto tally = [&](const auto& flags, const auto& slopes, auto& n, auto& g) {
+    for (size_t t = 0; t < flags.size(); ++t)
+      for (size_t k = 0; k < flags[t].size(); ++k) {
+        const int b = bin(slopes[t][k]);
+        n[b] += 1.0, g[b] += flags[t][k];
+      }
+  };
+  tally(wet_flags, wet_slopes, wet_n, wet_g);
+  tally(dry_flags, dry_slopes, dry_n, dry_g);
+  double wet = 0.0, dry = 0.0;
+  for (int b = 0; b < kBins; ++b) {
+    if (wet_n[b] == 0.0 || dry_n[b] == 0.0) continue;  // a slope one side does not have
+    const double weight = wet_n[b] + dry_n[b];
+    wet += weight * wet_g[b] / wet_n[b];
+    dry += weight * dry_g[b] / dry_n[b];
+  }
+  return dry > 0.0 ? wet / dry : 0.0;
 }
 
 // The tiles' erosion on the tile: its cost (its own level's windows not cached, then cached),
@@ -710,6 +777,8 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
     const size_t q = std::max<size_t>(1, candidates.size() / 4);
     // The ground the quarters stand on: the plain tiles' mean slope (rise over run, from the
     // normals), which the droplets' capacity follows whatever the rain.
+    const uint32_t t = uint32_t(layout.tileEdge());
+    std::vector<std::vector<float>> plain_slopes;  // per candidate, per inner vertex
     {
       const tiles::TileGenerator g(plain_planet, plain_params);
       std::vector<double> mean_slope;
@@ -722,6 +791,7 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
           sum += std::tan(std::acos(cosine));
         }
         mean_slope.push_back(sum / double(tm.vertexCount()));
+        plain_slopes.push_back(innerSlopes(tm, t));
       }
       double dry = 0.0, wet = 0.0;
       for (size_t k = 0; k < q; ++k)
@@ -731,25 +801,61 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
           "ratio %.2f\n",
           dry / double(q), wet / double(q), wet / dry);
     }
-    for (const tiles::TileRain mode : {tiles::TileRain::kPlanet, tiles::TileRain::kUniform}) {
-      tiles::TileParams p = params;
-      p.erosion.rain = mode;
-      const tiles::TileGenerator g(planet, p);
+    // One run: the candidates' tiles made by g, their gully density's wettest quarter against
+    // the driest, as they are and at matched ground (slopes: g's tiles without erosion).
+    auto rainRun = [&](const tiles::TileGenerator& g, const std::vector<std::vector<float>>& slopes,
+                       const char* what) {
       std::vector<double> density;
+      std::vector<std::vector<uint8_t>> flags;
       for (const Candidate& c : candidates) {
         const tiles::TileMesh tm = g.generate(g.tileAt(c.where, int(id.level)));
-        density.push_back(
-            gullyDensity(tm, uint32_t(layout.tileEdge()), cell_m2, gully_cells, gully_depth_m));
+        flags.push_back(gullyFlags(tm, t, cell_m2, gully_cells, gully_depth_m));
+        density.push_back(double(std::count(flags.back().begin(), flags.back().end(), 1)) /
+                          double(std::max<size_t>(1, flags.back().size())));
       }
       double dry = 0.0, wet = 0.0;
       for (size_t k = 0; k < q; ++k) dry += density[k], wet += density[density.size() - 1 - k];
+      const auto quarter = std::ptrdiff_t(q);
+      const double matched = slopeMatchedRatio(
+          {flags.end() - quarter, flags.end()}, {slopes.end() - quarter, slopes.end()},
+          {flags.begin(), flags.begin() + quarter}, {slopes.begin(), slopes.begin() + quarter});
       std::printf(
-          "gully density over %zu range tiles, %s rain: driest quarter %.4f (rain %.3g), "
-          "wettest %.4f (rain %.3g), ratio %.2f\n",
-          candidates.size(), mode == tiles::TileRain::kPlanet ? "planet" : "uniform",
-          dry / double(q), candidates.front().rain, wet / double(q), candidates.back().rain,
-          dry > 0.0 ? wet / dry : 0.0);
+          "gully density over %zu range tiles, %s: driest quarter %.4f (rain %.3g), "
+          "wettest %.4f (rain %.3g), ratio %.2f; at matched ground slope %.2f\n",
+          candidates.size(), what, dry / double(q), candidates.front().rain, wet / double(q),
+          candidates.back().rain, dry > 0.0 ? wet / dry : 0.0, matched);
       std::fflush(stdout);
+    };
+    for (const tiles::TileRain mode : {tiles::TileRain::kPlanet, tiles::TileRain::kUniform}) {
+      tiles::TileParams p = params;
+      p.erosion.rain = mode;
+      rainRun(tiles::TileGenerator(planet, p), plain_slopes,
+              mode == tiles::TileRain::kPlanet ? "planet rain" : "uniform rain");
+    }
+    // --uniform-planet 1: compare's uniform side, as `planetgen compare` makes it: the planet
+    // made again from the same config under uniform rain ([weather] mode), its tiles eroded
+    // under its own (uniform) rain; the quarters stay the cloud planet's wettest and driest.
+    if (std::stoi(arg(argc, argv, "--uniform-planet", "0")) != 0) {
+      planet::Config config = planet::loadConfig(arg(argc, argv, "--config", ""));
+      config.weather.mode = planet::RainMode::kUniform;
+      planet::StageTimer timer;
+      const auto quiet = [](const std::string&) {};
+      planet::PlanetState state = planet::buildPlanet(config, timer, quiet);
+      planet::erodePlanet(state, config, timer, quiet);
+      const hydrology::FlowRouting uniform_routing =
+          hydrology::routeFlow(*state.mesh, state.elevation_m, state.sea_level_m);
+      tiles::TilePlanet uniform_plain = plain_planet;
+      uniform_plain.elevation_m = state.elevation_m;
+      uniform_plain.water_level_m = uniform_routing.water_level_m;
+      tiles::TilePlanet uniform_planet = uniform_plain;
+      uniform_planet.receiver = uniform_routing.receiver;
+      uniform_planet.rainfall = state.rainfall;
+      std::vector<std::vector<float>> uniform_slopes;
+      const tiles::TileGenerator g(uniform_plain, plain_params);
+      for (const Candidate& c : candidates)
+        uniform_slopes.push_back(innerSlopes(g.generate(g.tileAt(c.where, int(id.level))), t));
+      rainRun(tiles::TileGenerator(uniform_planet, params), uniform_slopes,
+              "the planet made under uniform rain");
     }
   }
   char name[64];
