@@ -55,10 +55,14 @@ struct Sample {
   float weight[3] = {0.0f, 0.0f, 0.0f};
   float h = 0.0f;
   float ga = 0.0f, gb = 0.0f;
-  uint32_t nearest() const {
-    const int k = weight[0] >= weight[1] ? (weight[0] >= weight[2] ? 0 : 2)
-                                         : (weight[1] >= weight[2] ? 1 : 2);
-    return corner[k];
+  uint32_t near = 0;  // the corner of the largest weight, the first of equal ones
+  uint32_t nearest() const { return near; }
+  void findNearest() {
+    // Selects, not branches: which corner is nearest is as good as random from step to step.
+    const bool first = weight[0] >= weight[1];
+    const float w = first ? weight[0] : weight[1];
+    const uint32_t c = first ? corner[0] : corner[1];
+    near = w >= weight[2] ? c : corner[2];
   }
 };
 
@@ -113,6 +117,14 @@ class Runner {
       for (size_t c = 0; c < n; ++c) {
         const float cells = std::clamp(input.flow_cells[c], 1.0f, max_flow_cells_);
         factor_[c] = flow_exponent_ == 0.5f ? std::sqrt(cells) : std::pow(cells, flow_exponent_);
+      }
+    }
+    // Cells whose four corners (both triangles of the cell) are points.
+    quad_.assign(n, 0);
+    for (uint32_t y = 0; y + 1 < patch_.rows; ++y) {
+      for (uint32_t x = 0; x + 1 < width_; ++x) {
+        const size_t c = size_t(y) * width_ + x;
+        quad_[c] = point_[c] && point_[c + 1] && point_[c + width_] && point_[c + width_ + 1];
       }
     }
     // Brush targets: points that are not base level.
@@ -216,10 +228,13 @@ class Runner {
       s.corner[0] = c + 1 + width_, s.corner[1] = c + 1, s.corner[2] = c + width_;
       s.weight[0] = fa + fb - 1.0f, s.weight[1] = 1.0f - fb, s.weight[2] = 1.0f - fa;
     }
-    for (int k = 0; k < 3; ++k) {
-      if (!point_[s.corner[k]]) return s;
-      s.corner[k] = resolve(s.corner[k]);
+    // A cell whose four corners are points (the common case) needs no check per corner.
+    if (!quad_[c]) {
+      for (int k = 0; k < 3; ++k) {
+        if (!point_[s.corner[k]]) return s;
+      }
     }
+    for (int k = 0; k < 3; ++k) s.corner[k] = resolve(s.corner[k]);
     const float h0 = h_[s.corner[0]], h1 = h_[s.corner[1]], h2 = h_[s.corner[2]];
     if (fa + fb <= 1.0f) {
       s.ga = h1 - h0, s.gb = h2 - h0;
@@ -229,6 +244,7 @@ class Runner {
       s.ga = h0 - h2, s.gb = h0 - h1;
       s.h = h0 - (1.0f - fa) * s.ga - (1.0f - fb) * s.gb;
     }
+    s.findNearest();
     s.valid = true;
     return s;
   }
@@ -389,7 +405,7 @@ class Runner {
   const float keep_x_, keep_y_, keep_reach_;
   std::vector<float> eroded_, deposited_, factor_;     // eroded_, deposited_: with kMasks
   double eroded_total_ = 0.0, deposited_total_ = 0.0;  // without
-  std::vector<uint8_t> point_, target_, safe_;
+  std::vector<uint8_t> point_, target_, safe_, quad_;
   std::vector<uint32_t> owner_;
 };
 
