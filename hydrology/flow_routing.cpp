@@ -386,16 +386,36 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
   routing.lakes.clear();
   routing.land_vertices = size_t(std::count(land.begin(), land.end(), 1));
   geodesy::resizeLarge(routing.order, routing.land_vertices);
-  orderFromOutlets(routing, land, true, scratch);
-  if (!descent.pit) return true;
-  // The region: land whose descent ends in a pit (the order lists every vertex after its
-  // receiver, a pit among the outlets; sea outlets are not in it and stay 0).
+  if (!descent.pit) {
+    orderFromOutlets(routing, land, true, scratch);
+    return true;
+  }
+  // The region: land whose descent ends in a pit. Each path is walked down to a vertex already
+  // known (or a pit, or the sea) and marked with its end on the way back, so every vertex is
+  // passed once; the order is built once, after the flood has changed the receivers.
   const std::vector<uint32_t>& rcv = routing.receiver;
   std::vector<uint8_t>& region = scratch.region;
   geodesy::assignLarge(region, n, uint8_t(0));
-  for (const uint32_t v : routing.order) {
-    const uint32_t r = rcv[v];
-    region[v] = r == v || region[r];
+  {
+    constexpr uint8_t kUnknown = 0, kPit = 1, kSea = 2;
+    std::vector<uint32_t>& path = scratch.redo;
+    for (uint32_t v = 0; v < n; ++v) {
+      if (!land[v] || region[v] != kUnknown) continue;
+      path.clear();
+      uint32_t u = v;
+      uint8_t end = kSea;
+      while (land[u] && region[u] == kUnknown) {
+        path.push_back(u);
+        if (rcv[u] == u) break;
+        u = rcv[u];
+      }
+      if (land[u]) end = region[u] != kUnknown ? region[u] : kPit;
+      for (const uint32_t w : path) region[w] = end;
+    }
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 8192),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                        for (size_t v = r.begin(); v != r.end(); ++v) region[v] = region[v] == kPit;
+                      });
   }
   // The flood fills its own order (the region's vertices) in a table lent by the scratch.
   FlowRouting flooded;
@@ -416,14 +436,23 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
   // Outside the region the flood ranks come first (rank 0): they were reached before it.
   const auto& off = mesh.neighbour_offsets;
   const auto& nb = mesh.neighbours;
+  // Which land vertices are near (parallel, each flag written by its own vertex's task), then
+  // listed in vertex order.
+  std::vector<uint8_t>& near = scratch.land_near;
+  geodesy::resizeLarge(near, n);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 8192),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t v = r.begin(); v != r.end(); ++v) {
+                        bool is_near = land[v] && region[v];
+                        for (uint32_t k = off[v]; k < off[v + 1] && land[v] && !is_near; ++k)
+                          is_near = routing.lake_of[nb[k]] != kNoLake;
+                        near[v] = is_near;
+                      }
+                    });
   std::vector<uint32_t>& redo = scratch.redo;
   redo.clear();
   for (uint32_t v = 0; v < n; ++v) {
-    if (!land[v]) continue;
-    bool near = region[v];
-    for (uint32_t k = off[v]; k < off[v + 1] && !near; ++k)
-      near = routing.lake_of[nb[k]] != kNoLake;
-    if (!near) continue;
+    if (!near[v]) continue;
     redo.push_back(v);
     if (!region[v]) f.parent[v] = rcv[v], f.rank[v] = 0;
   }

@@ -84,7 +84,7 @@ FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> el
 // they hold between calls means nothing.
 struct RoutingScratch {
   std::vector<uint32_t> parent, rank, surface, first, donors, next, listed, redo, chosen;
-  std::vector<uint8_t> seen, land, region;
+  std::vector<uint8_t> seen, land, region, land_near;
 };
 
 // routing = routeFlow(mesh, elevation_m, sea_level_m, params), bit for bit, into routing's
