@@ -48,16 +48,13 @@ constexpr double kGuideWarp = 0.6;
 constexpr uint64_t kWarpStream = 0x77617270ull;  // "warp"
 // Jacobi passes of the hillslope relaxation: hillslopes are a few cells wide.
 constexpr int kHillslopePasses = 20;
-// Per-vertex tables from this size up go on huge pages (geodesy/large_array.h): the routing
-// order jumps across the planet, and on 4 KB pages nearly every step of it costs TLB misses.
-constexpr size_t kLargeBytes = size_t(4) << 20;
 // Lakes of fewer vertices are pits, not lakes (as planet/drainage_metrics.h counts them).
 constexpr uint32_t kMinLakeVertices = 3;
 
 // One Jacobi pass of x <- (x + mean of ring) / 2 over every vertex. Parallel, each vertex
 // written by one task from values read before the pass.
 void smoothPass(const geodesy::SphereMesh& mesh, std::vector<float>& x, std::vector<float>& next) {
-  geodesy::resizeLarge(next, x.size(), kLargeBytes);
+  geodesy::resizeLarge(next, x.size());
   tbb::parallel_for(
       tbb::blocked_range<size_t>(0, x.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t v = r.begin(); v != r.end(); ++v) {
@@ -128,8 +125,8 @@ void drain(const Stage& s, const hydrology::FlowRouting& rt, Network& net) {
   const size_t land = order.size();
   geodesy::assignLarge(net.place, s.mesh.vertexCount(), kOffLand);
   for (size_t i = 0; i < land; ++i) net.place[order[i]] = uint32_t(i);
-  geodesy::resizeLarge(net.down, land, kLargeBytes);
-  geodesy::resizeLarge(net.drained, land, kLargeBytes);
+  geodesy::resizeLarge(net.down, land);
+  geodesy::resizeLarge(net.drained, land);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, land, 4096),
                     [&](const tbb::blocked_range<size_t>& r) {
                       for (size_t i = r.begin(); i != r.end(); ++i) {
@@ -182,8 +179,8 @@ void steadyState(const Stage& s, const hydrology::FlowRouting& rt,
   const auto& order = rt.order;
   const size_t land = order.size();
   geodesy::assignLarge(net.base, land, s.sea);
-  geodesy::resizeLarge(net.rise, land, kLargeBytes);
-  geodesy::resizeLarge(net.kept, land, kLargeBytes);
+  geodesy::resizeLarge(net.rise, land);
+  geodesy::resizeLarge(net.kept, land);
   const detail::NegativePower power(s.p.area_exponent);
   // The rise over each vertex's own step (parallel), then summed from the outlets (serial).
   tbb::parallel_for(
@@ -301,9 +298,10 @@ Solved solve(const Stage& s, std::span<const float> guide, int reroutings) {
   rp.seed = input.seed;
   rp.random_lake_paths = true;
   rp.flood = hydrology::RoutingParams::Flood::kWhereNeeded;
+  hydrology::RoutingScratch scratch;  // one routing's tables lent to the next
   for (int it = 0; it <= std::max(0, reroutings); ++it) {
     rp.receiver_jitter = it == 0 ? kNoiseJitter : s.p.receiver_jitter;
-    out.rt = hydrology::routeFlow(s.mesh, out.h, input.sea_level_m, rp);
+    hydrology::routeFlow(s.mesh, out.h, input.sea_level_m, rp, out.rt, scratch);
     drain(s, out.rt, out.net);
     const std::vector<uint8_t> endorheic = endorheicLakes(s, out.rt, out.net);
     steadyState(s, out.rt, endorheic, out.h, out.net);
@@ -406,11 +404,11 @@ std::vector<float> coarseGuide(const Stage& s, int& routings) {
   // into troughs, with the noise's detail on them, the first fine routing wanders within the
   // coarse valleys instead (straight runs on earthlike at f = 256: 34 % with the facets, 3 %).
   std::vector<uint32_t> land;
-  geodesy::reserveLarge(land, fine.vertexCount(), kLargeBytes);
+  geodesy::reserveLarge(land, fine.vertexCount());
   for (uint32_t v = 0; v < fine.vertexCount(); ++v)
     if (s.land[v]) land.push_back(v);
   std::vector<float> next;
-  geodesy::resizeLarge(next, land.size(), kLargeBytes);
+  geodesy::resizeLarge(next, land.size());
   for (int k = 0; k < kGuideSmoothPasses; ++k) {
     tbb::parallel_for(
         tbb::blocked_range<size_t>(0, land.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
@@ -474,7 +472,7 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   // Hillslopes: Jacobi passes of h <- ring mean + source, the discrete steady state of linear
   // diffusion d2h = -U / D between the channels (held), kept lakes and the sea (at its level).
   std::vector<uint32_t> hills;
-  geodesy::reserveLarge(hills, rt.order.size(), kLargeBytes);
+  geodesy::reserveLarge(hills, rt.order.size());
   for (uint32_t v = 0; v < n; ++v) {
     const uint32_t i = net.place[v];
     if (i != kOffLand && !net.kept[i] && net.drained[i].cells < params.channel_cells)
@@ -483,8 +481,8 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   stats.hillslope_share = rt.order.empty() ? 0.0 : double(hills.size()) / rt.order.size();
   if (!hills.empty()) {
     std::vector<float> source, next;
-    geodesy::resizeLarge(source, hills.size(), kLargeBytes);
-    geodesy::resizeLarge(next, hills.size(), kLargeBytes);
+    geodesy::resizeLarge(source, hills.size());
+    geodesy::resizeLarge(next, hills.size());
     for (size_t i = 0; i < hills.size(); ++i) {
       const uint32_t v = hills[i];
       source[i] = float(params.hillslope_curvature * scale * double(s.uplift[v]) * s.edge_m /

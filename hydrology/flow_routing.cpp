@@ -21,10 +21,6 @@ namespace {
 constexpr uint64_t kJitterStream = 0x72637672ull;  // "rcvr"
 constexpr uint64_t kLakeStream = 0x6c616b65ull;    // "lake"
 constexpr uint64_t kFillStream = 0x66696c6cull;    // "fill"
-// Per-vertex arrays from this size up go on huge pages (geodesy/large_array.h): the flood
-// visits vertices level by level, all over the planet, and on 4 KB pages nearly every visit
-// costs a TLB miss in each array it touches (at f = 1024 the flood took 2.3x as long).
-constexpr size_t kLargeBytes = size_t(4) << 20;
 
 // Great-circle angle between two unit vectors from their chord c: 2 asin(c / 2), by its series
 // c + c^3/24 + 3c^5/640 for mesh neighbours (relative error < 1e-13 below 0.05 rad).
@@ -50,7 +46,7 @@ struct Flood {
 // unflagged land must drain as it lies (water level = height), and record's entries of
 // unflagged vertices are left for the caller.
 void flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
-           FlowRouting& routing, Flood* record, const uint64_t* lake_seed,
+           FlowRouting& routing, Flood* record, const uint64_t* lake_seed, RoutingScratch& scratch,
            const std::vector<uint8_t>* region = nullptr) {
   const size_t n = mesh.vertexCount();
   if (record) {
@@ -65,7 +61,7 @@ void flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
     }
     routing.order.push_back(m);
   };
-  std::vector<uint8_t> seen;
+  std::vector<uint8_t>& seen = scratch.seen;
   geodesy::assignLarge(seen, n, uint8_t(0));
   detail::FloodQueue queue;  // lowest level first, then first pushed
   std::deque<uint32_t> pits;
@@ -83,7 +79,7 @@ void flood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
   };
   geodesy::copyLarge(routing.water_level_m, h.begin(), h.end());
   geodesy::assignLarge(routing.lake_of, n, kNoLake);
-  std::vector<uint32_t> surface;
+  std::vector<uint32_t>& surface = scratch.surface;
   geodesy::assignLarge(surface, n, kNoLake);  // see below: the lake a vertex at its level touches
 
   const auto& off = mesh.neighbour_offsets;
@@ -218,16 +214,24 @@ void summariseLakes(const geodesy::SphereMesh& mesh, std::span<const float> h, F
 
 namespace {
 
-// The flood's part of routeFlow: order, water levels and lakes, no receivers; f, when given,
-// gets the flood's parents and ranks, which the receivers are chosen with.
-FlowRouting floodLakes(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
-                       double sea_level_m, Flood* f, const uint64_t* lake_seed = nullptr,
-                       bool canonical = false) {
-  FlowRouting routing;
-  geodesy::reserveLarge(routing.order, mesh.vertexCount(), kLargeBytes);
-  flood(mesh, elevation_m, float(sea_level_m), routing, f, lake_seed);
+// The flood's part of routeFlow into routing: order, water levels and lakes, no receivers; f,
+// when given, gets the flood's parents and ranks, which the receivers are chosen with.
+void floodLakes(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
+                double sea_level_m, Flood* f, const uint64_t* lake_seed, bool canonical,
+                FlowRouting& routing, RoutingScratch& scratch) {
+  routing.order.clear();
+  routing.lakes.clear();
+  geodesy::reserveLarge(routing.order, mesh.vertexCount());
+  flood(mesh, elevation_m, float(sea_level_m), routing, f, lake_seed, scratch);
   routing.land_vertices = routing.order.size();
   summariseLakes(mesh, elevation_m, routing, canonical);
+}
+
+FlowRouting floodLakes(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
+                       double sea_level_m) {
+  FlowRouting routing;
+  RoutingScratch scratch;
+  floodLakes(mesh, elevation_m, sea_level_m, nullptr, nullptr, false, routing, scratch);
   return routing;
 }
 
@@ -236,16 +240,17 @@ FlowRouting floodLakes(const geodesy::SphereMesh& mesh, std::span<const float> e
 // outlets, and each vertex's donors, come in vertex order, so the order depends on the receivers
 // alone (the flood's order does not show through, and routing without the flood gives the same).
 // `land` flags the vertices of routing.order. Serial, O(n).
-void orderFromOutlets(FlowRouting& routing, const std::vector<uint8_t>& land, bool canonical) {
+void orderFromOutlets(FlowRouting& routing, const std::vector<uint8_t>& land, bool canonical,
+                      RoutingScratch& scratch) {
   const std::vector<uint32_t>& rcv = routing.receiver;
   const size_t n = rcv.size();
-  std::vector<uint32_t> first;
+  std::vector<uint32_t>& first = scratch.first;
   geodesy::assignLarge(first, n + 1, 0u);
   for (uint32_t v = 0; v < n; ++v)
     if (land[v] && rcv[v] != v) first[rcv[v] + 1] += 1;
   for (size_t v = 0; v < n; ++v) first[v + 1] += first[v];
-  std::vector<uint32_t> donors, next, listed;
-  geodesy::resizeLarge(donors, first[n], kLargeBytes);
+  std::vector<uint32_t>&donors = scratch.donors, &next = scratch.next, &listed = scratch.listed;
+  geodesy::resizeLarge(donors, first[n]);
   geodesy::copyLarge(next, first.begin(), first.end() - 1);
   // Not canonical: the outlets and donors in the order routing.order lists them (the flood's).
   if (!canonical) geodesy::copyLarge(listed, routing.order.begin(), routing.order.end());
@@ -300,8 +305,8 @@ Descent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> 
   const size_t n = mesh.vertexCount();
   const auto& off = mesh.neighbour_offsets;
   const auto& nb = mesh.neighbours;
-  receiver.resize(n);
-  land.resize(n);
+  geodesy::resizeLarge(receiver, n);
+  geodesy::resizeLarge(land, n);
   std::atomic<bool> tie{false}, any_sea{false}, pit{false};
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096),
                     [&](const tbb::blocked_range<size_t>& r) {
@@ -369,60 +374,99 @@ uint32_t floodReceiver(const geodesy::SphereMesh& mesh, std::span<const float> h
 // rims reads the flood's parents and ranks. Returns false when the heights have ties or no sea
 // (then the whole flood decides).
 bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
-                           double jitter, const RoutingParams& params, FlowRouting& routing) {
+                           double jitter, const RoutingParams& params, FlowRouting& routing,
+                           RoutingScratch& scratch) {
   const size_t n = mesh.vertexCount();
-  std::vector<uint8_t> land;
+  std::vector<uint8_t>& land = scratch.land;
   const Descent descent =
       steepestDescent(mesh, h, sea, jitter, params.seed, routing.receiver, land);
   if (descent.tie || !descent.sea) return false;
-  routing.water_level_m.assign(h.begin(), h.end());
-  routing.lake_of.assign(n, kNoLake);
+  geodesy::copyLarge(routing.water_level_m, h.begin(), h.end());
+  geodesy::assignLarge(routing.lake_of, n, kNoLake);
   routing.lakes.clear();
   routing.land_vertices = size_t(std::count(land.begin(), land.end(), 1));
-  routing.order.resize(routing.land_vertices);
-  orderFromOutlets(routing, land, true);
-  if (!descent.pit) return true;
-  // The region: land whose descent ends in a pit (the order lists every vertex after its
-  // receiver, a pit among the outlets; sea outlets are not in it and stay 0).
-  const std::vector<uint32_t>& rcv = routing.receiver;
-  std::vector<uint8_t> region(n, 0);
-  for (const uint32_t v : routing.order) {
-    const uint32_t r = rcv[v];
-    region[v] = r == v || region[r];
+  geodesy::resizeLarge(routing.order, routing.land_vertices);
+  if (!descent.pit) {
+    orderFromOutlets(routing, land, true, scratch);
+    return true;
   }
+  // The region: land whose descent ends in a pit. Each path is walked down to a vertex already
+  // known (or a pit, or the sea) and marked with its end on the way back, so every vertex is
+  // passed once; the order is built once, after the flood has changed the receivers.
+  const std::vector<uint32_t>& rcv = routing.receiver;
+  std::vector<uint8_t>& region = scratch.region;
+  geodesy::assignLarge(region, n, uint8_t(0));
+  {
+    constexpr uint8_t kUnknown = 0, kPit = 1, kSea = 2;
+    std::vector<uint32_t>& path = scratch.redo;
+    for (uint32_t v = 0; v < n; ++v) {
+      if (!land[v] || region[v] != kUnknown) continue;
+      path.clear();
+      uint32_t u = v;
+      uint8_t end = kSea;
+      while (land[u] && region[u] == kUnknown) {
+        path.push_back(u);
+        if (rcv[u] == u) break;
+        u = rcv[u];
+      }
+      if (land[u]) end = region[u] != kUnknown ? region[u] : kPit;
+      for (const uint32_t w : path) region[w] = end;
+    }
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 8192),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                        for (size_t v = r.begin(); v != r.end(); ++v) region[v] = region[v] == kPit;
+                      });
+  }
+  // The flood fills its own order (the region's vertices) in a table lent by the scratch.
   FlowRouting flooded;
   flooded.water_level_m = std::move(routing.water_level_m);
   flooded.lake_of = std::move(routing.lake_of);
-  Flood f;
+  flooded.order = std::move(scratch.listed);
+  flooded.order.clear();
+  Flood f{std::move(scratch.parent), std::move(scratch.rank)};
   const uint64_t* lake_seed = params.random_lake_paths ? &params.seed : nullptr;
-  flood(mesh, h, sea, flooded, &f, lake_seed, &region);
+  flood(mesh, h, sea, flooded, &f, lake_seed, scratch, &region);
   summariseLakes(mesh, h, flooded, true);
   routing.water_level_m = std::move(flooded.water_level_m);
   routing.lake_of = std::move(flooded.lake_of);
   routing.lakes = std::move(flooded.lakes);
+  scratch.listed = std::move(flooded.order);
   // The flood's rule where it can differ from steepest descent: in the region (lake vertices
   // follow the flood's parents) and next to a lake (its vertices may stand below their water).
   // Outside the region the flood ranks come first (rank 0): they were reached before it.
   const auto& off = mesh.neighbour_offsets;
   const auto& nb = mesh.neighbours;
-  std::vector<uint32_t> redo;
+  // Which land vertices are near (parallel, each flag written by its own vertex's task), then
+  // listed in vertex order.
+  std::vector<uint8_t>& near = scratch.land_near;
+  geodesy::resizeLarge(near, n);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 8192),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t v = r.begin(); v != r.end(); ++v) {
+                        bool is_near = land[v] && region[v];
+                        for (uint32_t k = off[v]; k < off[v + 1] && land[v] && !is_near; ++k)
+                          is_near = routing.lake_of[nb[k]] != kNoLake;
+                        near[v] = is_near;
+                      }
+                    });
+  std::vector<uint32_t>& redo = scratch.redo;
+  redo.clear();
   for (uint32_t v = 0; v < n; ++v) {
-    if (!land[v]) continue;
-    bool near = region[v];
-    for (uint32_t k = off[v]; k < off[v + 1] && !near; ++k)
-      near = routing.lake_of[nb[k]] != kNoLake;
-    if (!near) continue;
+    if (!near[v]) continue;
     redo.push_back(v);
     if (!region[v]) f.parent[v] = rcv[v], f.rank[v] = 0;
   }
-  std::vector<uint32_t> chosen(redo.size());
+  std::vector<uint32_t>& chosen = scratch.chosen;
+  chosen.resize(redo.size());
   tbb::parallel_for(
       tbb::blocked_range<size_t>(0, redo.size(), 1024), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t i = r.begin(); i != r.end(); ++i)
           chosen[i] = floodReceiver(mesh, h, sea, jitter, params.seed, routing, f, redo[i]);
       });
   for (size_t i = 0; i < redo.size(); ++i) routing.receiver[redo[i]] = chosen[i];
-  orderFromOutlets(routing, land, true);
+  scratch.parent = std::move(f.parent);
+  scratch.rank = std::move(f.rank);
+  orderFromOutlets(routing, land, true, scratch);
   return true;
 }
 
@@ -430,22 +474,30 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
 
 FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
                       double sea_level_m, const RoutingParams& params) {
+  FlowRouting routing;
+  RoutingScratch scratch;
+  routeFlow(mesh, elevation_m, sea_level_m, params, routing, scratch);
+  return routing;
+}
+
+void routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
+               double sea_level_m, const RoutingParams& params, FlowRouting& routing,
+               RoutingScratch& scratch) {
   const size_t n = mesh.vertexCount();
   const float sea = float(sea_level_m);
   const double jitter = std::clamp(params.receiver_jitter, 0.0, 0.999);
   const bool canonical = params.flood != RoutingParams::Flood::kWhole;
-  if (params.flood == RoutingParams::Flood::kWhereNeeded) {
-    FlowRouting routing;
-    if (routeWithoutFullFlood(mesh, elevation_m, sea, jitter, params, routing)) return routing;
-  }
-  Flood f;
-  FlowRouting routing = floodLakes(mesh, elevation_m, sea_level_m, &f,
-                                   params.random_lake_paths ? &params.seed : nullptr, canonical);
+  if (params.flood == RoutingParams::Flood::kWhereNeeded &&
+      routeWithoutFullFlood(mesh, elevation_m, sea, jitter, params, routing, scratch))
+    return;
+  Flood f{std::move(scratch.parent), std::move(scratch.rank)};
+  floodLakes(mesh, elevation_m, sea_level_m, &f, params.random_lake_paths ? &params.seed : nullptr,
+             canonical, routing, scratch);
   // Each receiver depends on its vertex alone: chosen in vertex order (neighbours in nearby
   // memory), not the flood's order, which jumps across the planet from level to level.
-  geodesy::resizeLarge(routing.receiver, n, kLargeBytes);
-  std::vector<uint8_t> land;
-  geodesy::resizeLarge(land, n, kLargeBytes);
+  geodesy::resizeLarge(routing.receiver, n);
+  std::vector<uint8_t>& land = scratch.land;
+  geodesy::resizeLarge(land, n);
   tbb::parallel_for(
       tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t i = r.begin(); i != r.end(); ++i) {
@@ -458,8 +510,9 @@ FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> el
                   : floodReceiver(mesh, elevation_m, sea, jitter, params.seed, routing, f, v);
         }
       });
-  orderFromOutlets(routing, land, canonical);
-  return routing;
+  scratch.parent = std::move(f.parent);
+  scratch.rank = std::move(f.rank);
+  orderFromOutlets(routing, land, canonical, scratch);
 }
 
 std::vector<double> accumulate(const FlowRouting& routing, std::span<const double> local) {
@@ -474,7 +527,7 @@ std::vector<double> accumulate(const FlowRouting& routing, std::span<const doubl
 
 double fillSmallDepressions(const geodesy::SphereMesh& mesh, std::span<float> elevation_m,
                             double sea_level_m, uint32_t max_vertices) {
-  const FlowRouting routing = floodLakes(mesh, elevation_m, sea_level_m, nullptr);
+  const FlowRouting routing = floodLakes(mesh, elevation_m, sea_level_m);
   double added = 0.0;
   for (uint32_t v : routing.order) {
     const uint32_t l = routing.lake_of[v];
@@ -492,7 +545,7 @@ double fillDepressionsEpsilon(const geodesy::SphereMesh& mesh, std::span<float> 
   const float sea = float(sea_level_m);
   std::vector<uint8_t> outlet(n, 0);
   {
-    const FlowRouting lakes = floodLakes(mesh, h, sea_level_m, nullptr);
+    const FlowRouting lakes = floodLakes(mesh, h, sea_level_m);
     std::vector<uint8_t> kept(lakes.lakes.size(), 0);
     for (size_t l = 0; l < lakes.lakes.size(); ++l)
       kept[l] = keep_vertices > 0 && lakes.lakes[l].vertex_count >= keep_vertices && keep.empty();

@@ -78,6 +78,21 @@ struct FlowRouting {
 FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
                       double sea_level_m, const RoutingParams& params = {});
 
+// Per-vertex tables routeFlow works in (its flood's and its ordering's), kept by a caller that
+// routes the same mesh again and again, so that each routing neither maps nor zeroes fresh
+// memory (at f = 512 a fresh table's page faults and zeroing cost more than filling it). What
+// they hold between calls means nothing.
+struct RoutingScratch {
+  std::vector<uint32_t> parent, rank, surface, first, donors, next, listed, redo, chosen;
+  std::vector<uint8_t> seen, land, region, land_near;
+};
+
+// routing = routeFlow(mesh, elevation_m, sea_level_m, params), bit for bit, into routing's
+// tables and scratch's (their old contents are replaced; their memory is reused).
+void routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
+               double sea_level_m, const RoutingParams& params, FlowRouting& routing,
+               RoutingScratch& scratch);
+
 // Sums a per-vertex quantity downstream: total[v] = local[v] + the totals of every vertex that
 // drains to v, over land (sea vertices keep local[v] plus what reaches them). With local =
 // dual area this is the drainage area; with rain x area, the discharge. Serial, in reverse
