@@ -25,6 +25,24 @@ DEFAULT_CASES = [
     "seed3_ocean0.8:configs/default.toml:planet.seed=3,ocean.fraction=0.8",
     "r1000km:configs/default.toml:planet.seed=21,planet.radius_m=1000000",
     "r300km_f256:configs/smallworld.toml:planet.seed=4,planet.frequency=256",
+    "seed5_f128:configs/default.toml:planet.seed=5,planet.frequency=128",
+    "seed1_f64_ocean0.5:configs/default.toml:planet.seed=1,planet.frequency=64,ocean.fraction=0.5",
+    "seed11_f64_r1000km:configs/default.toml:planet.seed=11,planet.frequency=64,"
+    "planet.radius_m=1000000",
+    "seed11_f128_r1000km:configs/default.toml:planet.seed=11,planet.frequency=128,"
+    "planet.radius_m=1000000",
+    "seed10_f64_ocean0.8_r2x:configs/default.toml:planet.seed=10,planet.frequency=64,"
+    "ocean.fraction=0.8,planet.radius_m=12742000",
+    "seed10_f128_ocean0.8_r2x:configs/default.toml:planet.seed=10,planet.frequency=128,"
+    "ocean.fraction=0.8,planet.radius_m=12742000",
+    "seed2_f128_ocean0.3:configs/default.toml:planet.seed=2,planet.frequency=128,ocean.fraction=0.3",
+    "seed7_f128_ocean0.8:configs/default.toml:planet.seed=7,planet.frequency=128,ocean.fraction=0.8",
+    "seed7_f256_ocean0.8:configs/default.toml:planet.seed=7,planet.frequency=256,ocean.fraction=0.8",
+    "seed12_f128_r2x:configs/default.toml:planet.seed=12,planet.frequency=128,"
+    "planet.radius_m=12742000",
+    "seed8_f128_ocean0.3_r1000km:configs/default.toml:planet.seed=8,planet.frequency=128,"
+    "ocean.fraction=0.3,planet.radius_m=1000000",
+    "seed6_f256_ocean0.5:configs/default.toml:planet.seed=6,planet.frequency=256,ocean.fraction=0.5",
 ]
 
 COLUMNS = [
@@ -45,6 +63,7 @@ COLUMNS = [
                                    d["elevation_matched_quarters"]["driest"]["mean_channel_depth_m"]),
      "{:.2f}"),
     ("unif w/d", lambda d, u: u, "{:.2f}"),
+    ("channels", lambda d, u: d["after"]["steepest_descent"]["channel_vertices"], "{}"),
     ("straight", lambda d, u: d["after"]["steepest_descent"]["straight_run_share"], "{:.3f}"),
     ("longest", lambda d, u: d["after"]["steepest_descent"]["longest_straight_run"], "{}"),
 ]
@@ -104,6 +123,7 @@ def main():
                          "{:.3f}".format(sd["reaches_sea_or_lake"]),
                          "{:.2f}".format(b["pits_per_10k_land_vertices"]),
                          "{:.2f}".format(sd["sinks_per_10k_land_vertices"]), "", "", "", "", "",
+                         "{}".format(sd["channel_vertices"]),
                          "{:.3f}".format(sd["straight_run_share"]),
                          "{}".format(sd["longest_straight_run"]), ""])
         print(" | ".join(row), file=sys.stderr, flush=True)
