@@ -66,8 +66,27 @@ double secondsSince(Clock::time_point t0) {
 struct CachedPlanet {
   int frequency = 0;
   std::vector<float> elevation, water;
-  std::vector<float> rainfall;  // empty when the cache holds none
+  std::vector<float> rainfall;     // empty when the cache holds none
+  std::vector<uint32_t> receiver;  // where each vertex drains; not cached (empty when read)
 };
+
+// The planet of a config, generated and eroded, routed once (its lakes' water levels and where
+// each vertex drains).
+CachedPlanet makePlanet(const planet::Config& config) {
+  planet::StageTimer timer;
+  const auto quiet = [](const std::string&) {};
+  planet::PlanetState state = planet::buildPlanet(config, timer, quiet);
+  planet::erodePlanet(state, config, timer, quiet);
+  hydrology::FlowRouting routing =
+      hydrology::routeFlow(*state.mesh, state.elevation_m, state.sea_level_m);
+  CachedPlanet out;
+  out.frequency = config.planet.frequency;
+  out.elevation = state.elevation_m;
+  out.water = std::move(routing.water_level_m);
+  out.rainfall = state.rainfall;
+  out.receiver = std::move(routing.receiver);
+  return out;
+}
 
 bool readCache(const std::filesystem::path& path, int frequency, CachedPlanet& out) {
   std::ifstream in(path, std::ios::binary);
@@ -838,18 +857,13 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
     if (std::stoi(arg(argc, argv, "--uniform-planet", "0")) != 0) {
       planet::Config config = planet::loadConfig(arg(argc, argv, "--config", ""));
       config.weather.mode = planet::RainMode::kUniform;
-      planet::StageTimer timer;
-      const auto quiet = [](const std::string&) {};
-      planet::PlanetState state = planet::buildPlanet(config, timer, quiet);
-      planet::erodePlanet(state, config, timer, quiet);
-      const hydrology::FlowRouting uniform_routing =
-          hydrology::routeFlow(*state.mesh, state.elevation_m, state.sea_level_m);
+      const CachedPlanet made = makePlanet(config);
       tiles::TilePlanet uniform_plain = plain_planet;
-      uniform_plain.elevation_m = state.elevation_m;
-      uniform_plain.water_level_m = uniform_routing.water_level_m;
+      uniform_plain.elevation_m = made.elevation;
+      uniform_plain.water_level_m = made.water;
       tiles::TilePlanet uniform_planet = uniform_plain;
-      uniform_planet.receiver = uniform_routing.receiver;
-      uniform_planet.rainfall = state.rainfall;
+      uniform_planet.receiver = made.receiver;
+      uniform_planet.rainfall = made.rainfall;
       std::vector<std::vector<float>> uniform_slopes;
       const tiles::TileGenerator g(uniform_plain, plain_params);
       for (const Candidate& c : candidates)
@@ -909,16 +923,7 @@ int main(int argc, char** argv) {
   CachedPlanet cached;
   if (cache.empty() || !readCache(cache, f, cached)) {
     const auto t0 = Clock::now();
-    planet::StageTimer timer;
-    const auto quiet = [](const std::string&) {};
-    planet::PlanetState state = planet::buildPlanet(config, timer, quiet);
-    planet::erodePlanet(state, config, timer, quiet);
-    const hydrology::FlowRouting routing =
-        hydrology::routeFlow(*state.mesh, state.elevation_m, state.sea_level_m);
-    cached.frequency = f;
-    cached.elevation = state.elevation_m;
-    cached.water = routing.water_level_m;
-    cached.rainfall = state.rainfall;
+    cached = makePlanet(config);
     std::printf("planet f = %d made in %.1f s\n", f, secondsSince(t0));
     if (!cache.empty()) writeCache(cache, cached);
   }
