@@ -50,14 +50,22 @@ RiverCourse::RiverCourse(uint64_t seed, uint32_t vertex, double width_m, double 
   const double wavelength_m = std::max(kWavelengthWidths * width_m, 1e-9);
   half_waves_ = int(std::clamp(std::round(2.0 * edge_m / wavelength_m), 1.0, 4096.0));
   const double h = double(half_waves_);
-  meander_ =
-      std::min(kAmplitudeWavelengths * (2.0 / h) * (0.6 + 0.4 * random.uniform()), kMostMeander);
+  // Loops leaning up or down the valley and flattened or pointed (the third harmonic of
+  // Kinoshita's curve, Parker et al. 1983), by river.
+  skew_ = 0.2 * (2.0 * random.uniform() - 1.0);
+  flat_ = 0.1 * (2.0 * random.uniform() - 1.0);
+  const double shape = 1.0 + std::abs(skew_) + std::abs(flat_);  // the most |shape(phase)|
+  meander_ = std::min(kAmplitudeWavelengths * (2.0 / h) * (0.6 + 0.4 * random.uniform()),
+                      kMostMeander / shape);
   // Bends of uneven length: the phase drifts with three waves of 3 to 8 meander wavelengths,
-  // each changing the phase's rate by at most a sixth of the meanders' (pi h), so the phase
-  // always advances.
-  for (Wave& wave : drift_) {
-    wave.cycles = h / (6.0 + 10.0 * random.uniform());
-    wave.amplitude = (2.0 * random.uniform() - 1.0) * h / (12.0 * wave.cycles);
+  // each changing the phase's rate by at most a sixth of the meanders' (pi h), and one of 1 to
+  // 2 wavelengths changing it by at most 0.3 (one bend longer than the next, as on real
+  // rivers), so the phase always advances (the rates' changes add to at most 0.8).
+  for (int k = 0; k < 4; ++k) {
+    Wave& wave = drift_[k];
+    const bool bend = k == 3;
+    wave.cycles = h / (bend ? 2.0 + 2.0 * random.uniform() : 6.0 + 10.0 * random.uniform());
+    wave.amplitude = (2.0 * random.uniform() - 1.0) * h * (bend ? 0.15 : 1.0 / 12.0) / wave.cycles;
     wave.phase = 2.0 * kPi * random.uniform();
   }
   // and of uneven height: the amplitude swells and shrinks over 5 to 10 wavelengths.
@@ -79,7 +87,9 @@ double RiverCourse::offset(double s) const {
       1.0 - swell_.amplitude * (0.5 + 0.5 * std::sin(2.0 * kPi * swell_.cycles * s + swell_.phase));
   // The meanders die out over the first and last half-wave: the course meets the edge's ends.
   const double taper = smoothstep(std::min(s, 1.0 - s) * h);
-  double w = meander_ * swell * taper * std::sin(phase);
+  const double shape =
+      std::sin(phase) + flat_ * std::sin(3.0 * phase) + skew_ * std::cos(3.0 * phase);
+  double w = meander_ * swell * taper * shape;
   for (int k = 0; k < 2; ++k) w += wander_[k] * std::sin(double(k + 1) * kPi * s);
   return w;
 }
