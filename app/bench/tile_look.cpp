@@ -63,6 +63,11 @@ double secondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// A tile's vertex (u, v) in TileMesh order: rows v = 0..T, row v holding u = 0..T - v.
+size_t tileVertex(uint32_t t, int u, int v) {
+  return size_t(v) * (t + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + size_t(u);
+}
+
 struct CachedPlanet {
   int frequency = 0;
   std::vector<float> elevation, water;
@@ -229,9 +234,7 @@ void drawLevels(const tiles::TileGenerator& generator, double radius_m, const gl
 // Per-vertex normals of a tile grid from its own positions (ring of lattice neighbours inside
 // the tile; one-sided at the tile's edges): for surfaces the generator did not make.
 std::vector<glm::dvec3> gridNormals(const std::vector<glm::dvec3>& position, uint32_t t) {
-  auto index = [&](int u, int v) {
-    return size_t(v) * (t + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + u;
-  };
+  auto index = [&](int u, int v) { return tileVertex(t, u, v); };
   std::vector<glm::dvec3> normal(position.size());
   const int steps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
   for (int v = 0; v <= int(t); ++v) {
@@ -466,9 +469,7 @@ void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& pla
         // The steepest descent to a lattice neighbour (the D8 slope of slope-area plots, on
         // the lattice's six neighbours), inner vertices only.
         const int te = int(eroded.layout().tileEdge());
-        auto index = [&](int u, int v) {
-          return size_t(v) * size_t(te + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + size_t(u);
-        };
+        auto index = [&](int u, int v) { return tileVertex(uint32_t(te), u, v); };
         const int steps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
         for (int v = 1; v < te; ++v) {
           for (int u = 1; u + v < te; ++u) {
@@ -542,9 +543,7 @@ void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& pla
 // least depth_m below the mean of its six neighbours: a point in a channel cut into the ground.
 std::vector<uint8_t> gullyFlags(const tiles::TileMesh& m, uint32_t t, double cell_m2,
                                 double min_cells, double depth_m) {
-  auto index = [&](int u, int v) {
-    return size_t(v) * (t + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + size_t(u);
-  };
+  auto index = [&](int u, int v) { return tileVertex(t, u, v); };
   const int steps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
   std::vector<uint8_t> flags;
   for (int v = 1; v < int(t); ++v) {
@@ -559,20 +558,15 @@ std::vector<uint8_t> gullyFlags(const tiles::TileMesh& m, uint32_t t, double cel
   return flags;
 }
 
-// Gully density of a tile: the share of its inner vertices that are gullies (gullyFlags).
-double gullyDensity(const tiles::TileMesh& m, uint32_t t, double cell_m2, double min_cells,
-                    double depth_m) {
-  const std::vector<uint8_t> flags = gullyFlags(m, t, cell_m2, min_cells, depth_m);
-  size_t gullies = 0;
-  for (uint8_t g : flags) gullies += g;
-  return flags.empty() ? 0.0 : double(gullies) / double(flags.size());
+// The share of flags set (0 for none).
+double shareSet(const std::vector<uint8_t>& flags) {
+  return flags.empty() ? 0.0
+                       : double(std::count(flags.begin(), flags.end(), 1)) / double(flags.size());
 }
 
 // Slope (rise over run, from the normal) of each inner vertex of a tile, in gullyFlags' order.
 std::vector<float> innerSlopes(const tiles::TileMesh& m, uint32_t t) {
-  auto index = [&](int u, int v) {
-    return size_t(v) * (t + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + size_t(u);
-  };
+  auto index = [&](int u, int v) { return tileVertex(t, u, v); };
   std::vector<float> slope;
   for (int v = 1; v < int(t); ++v) {
     for (int u = 1; u + v < int(t); ++u) {
@@ -717,10 +711,10 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
                          std::pow(layout.levelSpacingRad(int(id.level)) * plain_planet.radius_m, 2);
   const double gully_cells = std::stod(arg(argc, argv, "--gully-cells", "20"));
   const double gully_depth_m = std::stod(arg(argc, argv, "--gully-depth-m", "0.5"));
-  std::printf(
-      "gully density of the tile (area >= %.0f cells, >= %.2f m below its ring): %.4f\n",
-      gully_cells, gully_depth_m,
-      gullyDensity(first, uint32_t(layout.tileEdge()), cell_m2, gully_cells, gully_depth_m));
+  std::printf("gully density of the tile (area >= %.0f cells, >= %.2f m below its ring): %.4f\n",
+              gully_cells, gully_depth_m,
+              shareSet(gullyFlags(first, uint32_t(layout.tileEdge()), cell_m2, gully_cells,
+                                  gully_depth_m)));
   // Consistency: the eroded surface's mean over the planet triangles inside the block against
   // the planet's surface (no detail), over the planet's local relief there.
   {
@@ -829,8 +823,7 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
       for (const Candidate& c : candidates) {
         const tiles::TileMesh tm = g.generate(g.tileAt(c.where, int(id.level)));
         flags.push_back(gullyFlags(tm, t, cell_m2, gully_cells, gully_depth_m));
-        density.push_back(double(std::count(flags.back().begin(), flags.back().end(), 1)) /
-                          double(std::max<size_t>(1, flags.back().size())));
+        density.push_back(shareSet(flags.back()));
       }
       double dry = 0.0, wet = 0.0;
       for (size_t k = 0; k < q; ++k) dry += density[k], wet += density[density.size() - 1 - k];
@@ -1128,7 +1121,7 @@ int main(int argc, char** argv) {
       } else {
         height = (1 - fj) * h(i + 1, j) + (fi + fj - 1) * h(i + 1, j + 1) + (1 - fi) * h(i, j + 1);
       }
-      const size_t k = size_t(v) * (t + 1) - size_t(v) * (v ? v - 1 : 0) / 2 + u;
+      const size_t k = tileVertex(t, int(u), int(v));
       linear_p[k] = generator.surfacePosition(region_level, q, float(exaggeration * height));
       ct_p[k] = generator.surfacePosition(region_level, q, float(exaggeration * ct.height_m[k]));
     }
