@@ -285,6 +285,7 @@ const std::vector<KeySpec>& schema() {
       realKey("tiles", "erosion_droplets_per_point",
               FIELD(tiles.generator.erosion.droplets_per_point), 0, 100),
       realKey("tiles", "erosion_runoff_m", FIELD(tiles.generator.erosion.runoff_m), 0, 10000),
+      boolKey("tiles", "erosion_relief", FIELD(tiles.generator.erosion.relief)),
 
       realKey("limits", "memory_cap_gib", FIELD(limits.memory_cap_gib), 0, kBig),
   };

@@ -668,6 +668,20 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   ss.passes = std::stoi(arg(argc, argv, "--passes", std::to_string(ss.passes)));
   ss.max_slope = std::stod(arg(argc, argv, "--max-slope", std::to_string(ss.max_slope)));
   ss.concavity = std::stod(arg(argc, argv, "--concavity", std::to_string(ss.concavity)));
+  params.erosion.relief = std::stoi(arg(argc, argv, "--relief", "0")) != 0;
+  params.erosion.relief_min_spacing_m = std::stod(arg(
+      argc, argv, "--relief-min-spacing-m", std::to_string(params.erosion.relief_min_spacing_m)));
+  params.erosion.relief_max_spacing_m = std::stod(arg(
+      argc, argv, "--relief-max-spacing-m", std::to_string(params.erosion.relief_max_spacing_m)));
+  erosion::SteadyStateParams& rs = params.erosion.relief_steady_state;
+  rs.steepness_m =
+      std::stod(arg(argc, argv, "--relief-steepness-m", std::to_string(rs.steepness_m)));
+  rs.channel_cells =
+      std::stod(arg(argc, argv, "--relief-channel-cells", std::to_string(rs.channel_cells)));
+  rs.reach_steps =
+      std::stoi(arg(argc, argv, "--relief-reach-steps", std::to_string(rs.reach_steps)));
+  rs.max_slope = std::stod(arg(argc, argv, "--relief-max-slope", std::to_string(rs.max_slope)));
+  rs.concavity = std::stod(arg(argc, argv, "--relief-concavity", std::to_string(rs.concavity)));
   if (arg(argc, argv, "--rain", "planet") == "uniform")
     params.erosion.rain = tiles::TileRain::kUniform;
   if (cached.rainfall.empty()) std::printf("the planet has no rain: uniform rain\n");

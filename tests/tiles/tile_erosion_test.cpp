@@ -117,7 +117,7 @@ bool sameBits(const TileMesh& a, const TileMesh& b) {
 
 // Every lattice point held by more than one tile gets the same height, parent height, normal,
 // position (centre + offset, in double) and masks from each. Returns the comparisons made.
-size_t checkSeams(const std::vector<TileId>& ids) {
+size_t checkSeams(const std::vector<TileId>& ids, const TileGenerator& generator = eroded()) {
   struct Seen {
     float height, parent, flow, wear, deposition, water;
     glm::vec3 normal;
@@ -127,7 +127,7 @@ size_t checkSeams(const std::vector<TileId>& ids) {
   std::map<uint64_t, Seen> seen;
   size_t compared = 0;
   for (const TileId& id : ids) {
-    const TileMesh mesh = eroded().generate(id);
+    const TileMesh mesh = generator.generate(id);
     REQUIRE(mesh.masks.flow_m2.size() == mesh.vertexCount());
     for (size_t v = 0; v < mesh.vertexCount(); ++v) {
       const Seen here{mesh.height_m[v],
@@ -383,4 +383,57 @@ TEST_CASE("tile erosion: a hillshade of 4 x 4 tiles cannot find their edges", "[
   INFO("change: tile edges " << change.edges << " m, inside " << change.interior << " m");
   CHECK(change.interior > 0.0);
   CHECK(change.edges <= 1.2 * change.interior);
+}
+
+namespace {
+
+// Relief levels (TileErosionParams::relief): the three coarsest levels of the small planet
+// (220, 110 and 55 km) build the drained relief, the finer ones erode as above.
+tiles::TileParams reliefParams() {
+  tiles::TileParams params = erodedParams();
+  params.erosion.relief = true;
+  params.erosion.relief_min_spacing_m = 30000.0;
+  params.erosion.relief_max_spacing_m = 1e9;
+  return params;
+}
+
+const TileGenerator& relief() {
+  static const TileGenerator generator(smallPlanet().planet, reliefParams());
+  return generator;
+}
+
+}  // namespace
+
+TEST_CASE("tile erosion: relief levels keep the seams and the bits, and build relief",
+          "[tiles][erosion]") {
+  // Seams inside a base face and around an icosahedron corner.
+  CHECK(checkSeams(blockAround(middleTile(5, 3)), relief()) >= 9 * kTileEdge);
+  const auto fan = relief().layout().cornerTiles(0, 3);
+  CHECK(checkSeams({fan.begin(), fan.end()}, relief()) == 5 * (kTileEdge + 1) - 5 + 4);
+  // The same bits from fresh generators on 1, 2 and 4 threads, neighbours asked first.
+  const TileId id = middleTile(12, 2);
+  const TileMesh first = relief().generate(id);
+  for (int threads : {1, 2, 4}) {
+    const TileGenerator fresh(smallPlanet().planet, reliefParams());
+    tbb::task_arena arena(threads);
+    TileMesh mesh;
+    arena.execute([&] {
+      for (const auto& nb : relief().layout().neighbours(id)) (void)fresh.generate(nb.id);
+      mesh = fresh.generate(id);
+    });
+    CHECK(sameBits(first, mesh));
+  }
+  // The relief moves the ground by more than the erosion without it.
+  const TileId tile = middleTile(5, 3);
+  const TileMesh with = relief().generate(tile), without = eroded().generate(tile),
+                 before = plain().generate(tile);
+  double sum2 = 0.0, sum2_without = 0.0;
+  for (size_t v = 0; v < with.vertexCount(); ++v) {
+    const double d = double(with.height_m[v]) - double(before.height_m[v]);
+    const double e = double(without.height_m[v]) - double(before.height_m[v]);
+    sum2 += d * d, sum2_without += e * e;
+  }
+  INFO("change rms " << std::sqrt(sum2 / double(with.vertexCount())) << " m with relief levels, "
+                     << std::sqrt(sum2_without / double(with.vertexCount())) << " m without");
+  CHECK(sum2 > 4.0 * sum2_without);
 }

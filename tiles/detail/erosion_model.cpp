@@ -16,6 +16,7 @@
 #include "geodesy/hash.h"
 #include "geodesy/icosahedron.h"
 #include "geodesy/lattice_numbering.h"
+#include "tiles/detail/butterfly.h"
 #include "tiles/detail/erosion_window.h"
 #include "tiles/detail/level_sampler.h"
 #include "tiles/detail/river_course.h"
@@ -239,6 +240,14 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
         "tile erosion spacings min " + std::to_string(params.min_spacing_m) + " m, max " +
         std::to_string(params.max_spacing_m) + " m; allowed: 0 < min <= max");
   }
+  if (params.relief && (!(params.relief_min_spacing_m >= params.min_spacing_m) ||
+                        !(params.relief_max_spacing_m >= params.relief_min_spacing_m) ||
+                        !std::isfinite(params.relief_max_spacing_m))) {
+    throw std::invalid_argument("tile erosion relief spacings min " +
+                                std::to_string(params.relief_min_spacing_m) + " m, max " +
+                                std::to_string(params.relief_max_spacing_m) +
+                                " m; allowed: the erosion's min_spacing_m <= min <= max, finite");
+  }
   if (params.halo < 4 || params.halo > 4096) {
     throw std::invalid_argument("tile erosion halo " + std::to_string(params.halo) +
                                 " is out of range; allowed: 4 to 4096 lattice steps");
@@ -252,7 +261,8 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
   first_level_ = layout.planetLevel() + 1;
   while (first_level_ <= layout.deepestLevel() &&
          (2 * (uint64_t(core_ + halo_) + 2) >= layout.levelFrequency(first_level_) ||
-          layout.levelSpacingRad(first_level_) * surface.radius_m > params.max_spacing_m))
+          layout.levelSpacingRad(first_level_) * surface.radius_m >
+              (params.relief ? params.relief_max_spacing_m : params.max_spacing_m)))
     ++first_level_;
   last_level_ = first_level_ - 1;
   while (last_level_ + 1 <= layout.deepestLevel() &&
@@ -554,6 +564,7 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   patch.spacing_m = layout.levelSpacingRad(level) * surface_.radius_m;
   patch.cells = cells;
   patch.copies = copies;
+  const bool relief_level = params_.relief && patch.spacing_m > params_.relief_min_spacing_m;
 
   // The surface before erosion at this level: the generator's own heights of the points.
   std::vector<LatticePoint> points(held.size());
@@ -613,6 +624,20 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
           return float(half * (double(a->*field) + (b ? double(b->*field) : 0.0)));
         };
         carried_change[c] = mean(&PointErosion::change_m);
+        if (b && params_.relief) {
+          // a = here + e, b = here - e: the edge from a in direction -e.
+          const int64_t ex = odd_i ? 1 : 0, ey = odd_i && odd_j ? -1 : (odd_j ? 1 : 0);
+          static constexpr int64_t kUnit[6][2] = {{1, 0},  {0, 1},  {-1, 1},
+                                                  {-1, 0}, {0, -1}, {1, -1}};
+          int k = 0;
+          while (kUnit[k][0] != -ex || kUnit[k][1] != -ey) ++k;
+          const auto change = [&](int64_t px, int64_t py) -> std::optional<double> {
+            const PointErosion* e = at(px, py);
+            return e ? std::optional<double>(double(e->change_m)) : std::nullopt;
+          };
+          if (const std::optional<double> v = butterflyMidpoint(change, x + ex, y + ey, k, 2))
+            carried_change[c] = float(*v);
+        }
         carried_wear[c] = mean(&PointErosion::wear_m);
         carried_deposit[c] = mean(&PointErosion::deposition_m);
       }
@@ -742,7 +767,23 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   };
   std::vector<float> h = in;
   erosion::PatchFlow flow;
-  if (params_.steady_state.enabled && params_.steady_state.mode != erosion::SteadyStateMode::kLay) {
+  if (relief_level) {
+    // A relief level: the drained relief on the level's own routing, and nothing else.
+    flow = route(in, false);
+    erosion::steadyState(patch, flow, params_.relief_steady_state, in, h);
+    // The relief's change at the planet's scale taken away (what varies over more than about a
+    // quarter of a planet edge): the planet's surface stays the mean the tiles keep (with half
+    // an edge, 0.058 of the local relief off over a planet triangle at earthlike's steepest
+    // range; 0.024 with a quarter).
+    std::vector<float> change(n, 0.0f);
+    for (const uint32_t c : held) change[c] = h[c] - in[c];
+    const uint64_t steps_per_edge = f / numbering.frequency();
+    erosion::subtractLowPass(patch, uint32_t(std::max<uint64_t>(1, steps_per_edge / 4)), change);
+    for (const uint32_t c : held) h[c] = in[c] + change[c];
+    for (const erosion::CellCopy& copy : copies) h[copy.cell] = h[copy.owner];
+    flow = route(h);
+  } else if (params_.steady_state.enabled &&
+             params_.steady_state.mode != erosion::SteadyStateMode::kLay) {
     // Carved on the window's own drainage: the planet's rivers keep the planet's gradient (a
     // river's area would flatten its line from where it leaves the window), their channels
     // cut below.
@@ -762,7 +803,7 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
     flow = route(in);
     erosion::incise(patch, flow, params_.stream_power, h);
   }
-  erosion::relaxHillslopes(patch, flow.outlet, params_.hillslope, h);
+  if (!relief_level) erosion::relaxHillslopes(patch, flow.outlet, params_.hillslope, h);
   erosion::LatticeDropletInput drop_in;
   drop_in.patch = &patch;
   drop_in.droplets = droplets;
@@ -784,7 +825,8 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   std::vector<float> worn, laid;
   if (params_.droplet_masks) worn.assign(n, 0.0f), laid.assign(n, 0.0f);
   const erosion::LatticeDropletStats stats =
-      erosion::erodeLatticeDroplets(drop_in, params_.droplets, h, worn, laid);
+      relief_level ? erosion::LatticeDropletStats{}
+                   : erosion::erodeLatticeDroplets(drop_in, params_.droplets, h, worn, laid);
 
   // The planet's rivers as channels: along a river's course the ground lies at least the
   // channel's depth below this level's plain surface and below the course's floor, half of it
@@ -792,7 +834,7 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   // Maddock 1953), Q the river's discharge at the planet's runoff. Against the plain surface
   // and the planet's heights, so a level that carries a coarser level's channel carves no
   // deeper.
-  if (!river_line.empty() && params_.channel_depth_m > 0.0) {
+  if (!relief_level && !river_line.empty() && params_.channel_depth_m > 0.0) {
     for (const RiverCell& river : river_line) {
       const double q = double(river.area_m2) * runoff_m_s;
       const float depth = float(params_.channel_depth_m * std::pow(q, 0.4));
