@@ -130,6 +130,7 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
       tiles::TileParams eroding;
       eroding.erosion.enabled = true;
       eroding.erosion.cache_bytes = size_t(options.tiles_cache_mib * 1048576.0);
+      eroding.erosion.relief = options.tiles_relief;
       const tiles::TileGenerator eroded(tile_planet, eroding);
       // Each also as the process's CPU time (user + system, every thread): on a shared machine
       // the wall time follows the load, this much less.
@@ -195,6 +196,7 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
         tiles::TileParams eroding;
         eroding.erosion.enabled = true;
         eroding.erosion.cache_bytes = size_t(options.tiles_cache_mib * 1048576.0);
+        eroding.erosion.relief = options.tiles_relief;
         bakeRegion(tiles::TileGenerator(tile_planet, eroding), "tiles_region_eroded");
       }
     }

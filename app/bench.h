@@ -24,6 +24,8 @@ struct BenchOptions {
   bool tiles_region_erosion = false;
   // The eroding generators' window cache, MiB (TileErosionParams::cache_bytes).
   double tiles_cache_mib = 256.0;
+  // The eroding generators with relief levels (TileErosionParams::relief).
+  bool tiles_relief = false;
 };
 
 void runBench(const BenchOptions& options);

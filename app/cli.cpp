@@ -336,6 +336,8 @@ int runCommand(int argc, char** argv) {
                    "Window cache of the eroding tile generators, MiB (tile_eroded_*, "
                    "tiles_region_eroded_*)")
       ->check(CLI::Range(0.0, 1048576.0));
+  bench_cmd->add_flag("--tiles-relief", bench.tiles_relief,
+                      "Erode the tiles with relief levels (tile_eroded_*, tiles_region_eroded_*)");
 
   // -q and -v may come after the subcommand too.
   for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();

@@ -76,21 +76,20 @@ struct TileErosionParams {
   // whole valleys (change rms 389 m on a 30 m tile eroded from level 2 down).
   double min_spacing_m = 1.0;
   double max_spacing_m = 100.0;
-  // Relief levels (an option, off): with `relief`, the levels whose spacing lies in
-  // (relief_min_spacing_m, relief_max_spacing_m] build the ground's drained relief and nothing
-  // else: `relief_steady_state`, hung hillslopes (erosion/window_stream_power.h), on the
-  // level's own routing, its change at the planet's scale taken away (the planet's surface
-  // stays the mean); no incision, hillslopes, droplets or river channels. The levels of
-  // relief_min_spacing_m and finer (instead of max_spacing_m) erode as without it, on the
-  // relief, and what a level carries down to the next is smooth (the butterfly stencil,
+  // Relief levels (an option, off): with `relief`, the levels coarser than max_spacing_m whose
+  // spacing is at most relief_max_spacing_m build the ground's drained relief and nothing else:
+  // `relief_steady_state`, hung hillslopes (erosion/window_stream_power.h), on the level's own
+  // routing, hung from the planet's rivers, its change at the planet's scale taken away (the
+  // planet's surface stays the mean) and smoothed; no incision, hillslopes, droplets or river
+  // channels. What a level carries down to the next is then smooth (the butterfly stencil,
   // tiles/detail/butterfly.h, instead of the parent edge's mean, which is linear over the
   // parent's triangles and creases along coarser lattice lines, every tile edge among them).
   // Valleys of a kilometre and more then fall with their drainage area inside the planet's
-  // triangles (docs/tile_erosion.md, "Relief levels"; on earthlike the relief levels are those
-  // of 430 and 215 m, the droplets start at 108 m).
+  // triangles (docs/tile_erosion.md, "Relief levels"; on earthlike the levels of 430, 215 and
+  // 108 m).
   bool relief = false;
-  double relief_min_spacing_m = 150.0;
   double relief_max_spacing_m = 500.0;
+  int relief_smoothing = 1;  // passes of x <- (x + ring mean) / 2 over a relief level's change
   erosion::SteadyStateParams relief_steady_state{.enabled = true,
                                                  .mode = erosion::SteadyStateMode::kHang,
                                                  .steepness_m = 200.0,

@@ -669,10 +669,12 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   ss.max_slope = std::stod(arg(argc, argv, "--max-slope", std::to_string(ss.max_slope)));
   ss.concavity = std::stod(arg(argc, argv, "--concavity", std::to_string(ss.concavity)));
   params.erosion.relief = std::stoi(arg(argc, argv, "--relief", "0")) != 0;
-  params.erosion.relief_min_spacing_m = std::stod(arg(
-      argc, argv, "--relief-min-spacing-m", std::to_string(params.erosion.relief_min_spacing_m)));
+  params.erosion.max_spacing_m =
+      std::stod(arg(argc, argv, "--max-spacing-m", std::to_string(params.erosion.max_spacing_m)));
   params.erosion.relief_max_spacing_m = std::stod(arg(
       argc, argv, "--relief-max-spacing-m", std::to_string(params.erosion.relief_max_spacing_m)));
+  params.erosion.relief_smoothing = std::stoi(
+      arg(argc, argv, "--relief-smoothing", std::to_string(params.erosion.relief_smoothing)));
   erosion::SteadyStateParams& rs = params.erosion.relief_steady_state;
   rs.steepness_m =
       std::stod(arg(argc, argv, "--relief-steepness-m", std::to_string(rs.steepness_m)));

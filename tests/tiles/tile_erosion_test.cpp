@@ -392,7 +392,7 @@ namespace {
 tiles::TileParams reliefParams() {
   tiles::TileParams params = erodedParams();
   params.erosion.relief = true;
-  params.erosion.relief_min_spacing_m = 30000.0;
+  params.erosion.max_spacing_m = 30000.0;
   params.erosion.relief_max_spacing_m = 1e9;
   return params;
 }
@@ -404,7 +404,7 @@ const TileGenerator& relief() {
 
 }  // namespace
 
-TEST_CASE("tile erosion: relief levels keep the seams and the bits, and build relief",
+TEST_CASE("tile erosion: relief levels keep the seams and the bits, build relief, hide tile edges",
           "[tiles][erosion]") {
   // Seams inside a base face and around an icosahedron corner.
   CHECK(checkSeams(blockAround(middleTile(5, 3)), relief()) >= 9 * kTileEdge);
@@ -436,4 +436,15 @@ TEST_CASE("tile erosion: relief levels keep the seams and the bits, and build re
   INFO("change rms " << std::sqrt(sum2 / double(with.vertexCount())) << " m with relief levels, "
                      << std::sqrt(sum2_without / double(with.vertexCount())) << " m without");
   CHECK(sum2 > 4.0 * sum2_without);
+  // Tile edges a hillshade cannot find (level 5, as above): the relief's ridges and valleys run
+  // along its own levels' lattice lines, which hold every tile edge (unsmoothed, 1.34 and 1.74).
+  const uint64_t f = relief().layout().levelFrequency(5);
+  const uint32_t i0 = uint32_t(f / 4), j0 = uint32_t(f / 8);
+  const LineContrast ground = lineContrast(relief(), 5, 5, i0, j0, false);
+  INFO("relief ground: tile edges " << ground.edges << " m, inside " << ground.interior << " m");
+  CHECK(ground.edges <= 1.2 * ground.interior);
+  CHECK(ground.edges >= ground.interior / 1.2);
+  const LineContrast change = lineContrast(relief(), 5, 5, i0, j0, true);
+  INFO("relief change: tile edges " << change.edges << " m, inside " << change.interior << " m");
+  CHECK(change.edges <= 1.2 * change.interior);
 }
