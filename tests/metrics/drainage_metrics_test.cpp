@@ -167,6 +167,24 @@ TEST_CASE("rivers: slope-area fit, binned and per vertex, against hand-computed 
   CHECK(sparse.vertex_theta == Approx(0.5).epsilon(1e-9));
 }
 
+TEST_CASE("rivers: without droplets the fluvial relief drains everywhere too", "[rivers]") {
+  // Seed 5 at f = 64: the stage keeps endorheic lakes whose rims its steady state lowers, and
+  // two of them shrink to pits of one vertex (0.70 pits per 10,000 land vertices, steepest
+  // descent reaching the sea or a lake from 98.8 % of the land, without the fill after it).
+  const std::string overrides[] = {"planet.seed=5", "planet.frequency=64",
+                                   "erosion.droplets_per_land_vertex=0"};
+  const Config config =
+      loadConfig(std::string(PLANETGEN_SOURCE_DIR) + "/configs/default.toml", overrides);
+  const PlanetState planet = eroded(config);
+  REQUIRE(planet.erosion_stats.droplets == 0);
+  const nlohmann::json d = drainageSummary(planet, config);
+  const auto& after = d["after"];
+  INFO(after.dump(1));
+  CHECK(after["pits_per_10k_land_vertices"].get<double>() == 0.0);
+  CHECK(after["steepest_descent"]["sinks_per_10k_land_vertices"].get<double>() == 0.0);
+  CHECK(after["steepest_descent"]["reaches_sea_or_lake"].get<double>() == 1.0);
+}
+
 TEST_CASE("rivers: rain quarters overall and within elevation bands, hand-computed", "[rivers]") {
   // 16 land vertices, elevation = index, so four bands: 0-3, 4-7, 8-11, 12-15. Rain rises with
   // elevation overall, so the driest quarter overall is low land and the wettest high land.
