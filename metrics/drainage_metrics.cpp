@@ -106,6 +106,20 @@ DrainageNetwork drainageOf(const DrainageInput& in) {
   return d;
 }
 
+namespace {
+
+// A channel vertex's depth below the mean of its 1-ring (the sea counts at its level).
+double channelDepthM(const DrainageInput& in, uint32_t v) {
+  const geodesy::SphereMesh& mesh = *in.mesh;
+  double ring = 0.0;
+  const uint32_t b = mesh.neighbour_offsets[v], e = mesh.neighbour_offsets[v + 1];
+  for (uint32_t k = b; k < e; ++k)
+    ring += std::max(double(in.elevation_m[mesh.neighbours[k]]), in.sea_level_m);
+  return ring / double(e - b) - double(in.elevation_m[v]);
+}
+
+}  // namespace
+
 DrainageMetrics drainageMetrics(const DrainageInput& in, const DrainageNetwork& d,
                                 std::span<const uint8_t> mask) {
   const geodesy::SphereMesh& mesh = *in.mesh;
@@ -147,11 +161,7 @@ DrainageMetrics drainageMetrics(const DrainageInput& in, const DrainageNetwork& 
     // Valley depth on the channels of the ground (drainage area, whatever the rain), so that a
     // wet and a dry region are compared over the same kind of valleys.
     if (d.plain_area_m2[v] >= threshold) {
-      double ring = 0.0;
-      const uint32_t b = mesh.neighbour_offsets[v], e = mesh.neighbour_offsets[v + 1];
-      for (uint32_t k = b; k < e; ++k)
-        ring += std::max(double(in.elevation_m[mesh.neighbours[k]]), sea);
-      depth += ring / double(e - b) - double(in.elevation_m[v]);
+      depth += channelDepthM(in, v);
       valleys += 1;
     }
     if (d.area_m2[v] < threshold) continue;
@@ -231,8 +241,8 @@ QuarterMasks rainQuarterMasks(std::span<const uint32_t> land_vertices, size_t ve
     std::nth_element(first, first + quarter, last, ByKeyThenIndex{split_rain});
     std::nth_element(first + quarter, last - quarter, last, ByKeyThenIndex{split_rain});
     for (ptrdiff_t i = 0; i < quarter; ++i) {
-      masks.driest[*(first + i)] = 1;
-      masks.wettest[*(last - 1 - i)] = 1;
+      masks.driest[*(first + i)] = uint8_t(b + 1);
+      masks.wettest[*(last - 1 - i)] = uint8_t(b + 1);
     }
   }
   return masks;
@@ -243,8 +253,39 @@ RainQuarters rainQuarters(const DrainageInput& input, const DrainageNetwork& dra
                           std::span<const float> band_elevation) {
   const QuarterMasks masks = rainQuarterMasks(drainage.routing.order, input.mesh->vertexCount(),
                                               split_rain, band_elevation, kElevationBands);
-  return {drainageMetrics(input, drainage, masks.wettest),
-          drainageMetrics(input, drainage, masks.driest)};
+  RainQuarters q{drainageMetrics(input, drainage, masks.wettest),
+                 drainageMetrics(input, drainage, masks.driest)};
+  if (band_elevation.empty()) return q;
+  // Within bands: each quarter's mean channel depth is the mean over the bands of its mean in
+  // each, weighted alike for both quarters by the channel vertices of both in the band. The
+  // quarters hold the same land of each band, not the same channels: pooled, the quarter whose
+  // channels lie more in the high bands (deeper valleys there) reads deeper whatever the rain.
+  struct Band {
+    double depth[2] = {0.0, 0.0};
+    uint64_t count[2] = {0, 0};
+  };
+  std::vector<Band> bands(kElevationBands);
+  const double threshold = kChannelAreaCells * meanCellAreaM2(*input.mesh, input.radius_m);
+  for (const uint32_t v : drainage.routing.order) {
+    const uint8_t band = masks.wettest[v] ? masks.wettest[v] : masks.driest[v];
+    if (band == 0 || drainage.routing.lake_of[v] != kNoLake ||
+        drainage.plain_area_m2[v] < threshold)
+      continue;
+    const int part = masks.wettest[v] ? 0 : 1;
+    bands[band - 1].depth[part] += channelDepthM(input, v);
+    bands[band - 1].count[part] += 1;
+  }
+  double weights = 0.0, wettest = 0.0, driest = 0.0;
+  for (const Band& b : bands) {
+    if (b.count[0] == 0 || b.count[1] == 0) continue;
+    const double w = double(b.count[0] + b.count[1]);
+    weights += w;
+    wettest += w * b.depth[0] / double(b.count[0]);
+    driest += w * b.depth[1] / double(b.count[1]);
+  }
+  q.wettest.mean_channel_depth_m = weights > 0.0 ? wettest / weights : 0.0;
+  q.driest.mean_channel_depth_m = weights > 0.0 ? driest / weights : 0.0;
+  return q;
 }
 
 }  // namespace metrics

@@ -110,6 +110,9 @@ namespace metrics {
 // kElevationBands bands of equal vertex count by it, and the quarters are taken within each
 // band: both parts then have the same spread of elevations, so a difference between them is
 // the rain's, not the terrain's (on earthlike the driest quarter overall is the highlands).
+// Their mean channel depths are then means over the bands, each band weighted alike for both
+// by the channel vertices of both in it (the quarters share each band's land, not its channels:
+// pooled, a quarter with more of its channels in the high bands reads deeper).
 constexpr int kElevationBands = 4;
 struct RainQuarters {
   DrainageMetrics wettest, driest;
@@ -120,7 +123,7 @@ RainQuarters rainQuarters(const DrainageInput& input, const DrainageNetwork& dra
 
 // The vertex masks behind rainQuarters: of `land`, the driest and wettest quarter by rain, within
 // each of `bands` bands of equal count by band_elevation (one band when it is empty). Ties break
-// by vertex index. Masks have `vertices` entries.
+// by vertex index. Masks have `vertices` entries: 0 outside the quarter, else 1 + its band.
 struct QuarterMasks {
   std::vector<uint8_t> wettest, driest;
 };

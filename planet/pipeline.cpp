@@ -193,7 +193,8 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
     for (size_t v = 0; v < planet.change_m.size(); ++v)
       planet.change_m[v] = planet.elevation_m[v] - planet.initial_elevation_m[v];
   }
-  if (!spawns.empty()) {
+  const bool had_droplets = !spawns.empty();
+  if (had_droplets) {
     on_stage("erosion (droplets)");
     timer.start("erosion");
     erosion::ErosionInput input;
@@ -211,9 +212,13 @@ void erodePlanet(PlanetState& planet, const Config& config, StageTimer& timer,
                                                   planet.change_m, 0);
     std::vector<geodesy::DropletSpawn>().swap(spawns);
     std::vector<float>().swap(erodibility);
+  }
+  if (had_droplets || fluvial) {
     // Droplets leave pits and flats: filled with an epsilon gradient, so that every vertex
-    // outside a lake (kMinLakeVertices or more) drains again. Land without relief has nowhere
-    // to drain to and stays flat.
+    // outside a lake (kMinLakeVertices or more) drains again. Without droplets the fluvial
+    // stage's relief needs it too: a kept endorheic lake whose rim the steady state lowered
+    // can shrink to a pit of one or two vertices. Land without relief has nowhere to drain to
+    // and stays flat.
     const double step_m = hydrology::fillStepM(*planet.mesh, config.planet.radius_m,
                                                planet.elevation_m, planet.sea_level_m);
     if (step_m > 0.0) {

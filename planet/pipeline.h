@@ -33,7 +33,8 @@ struct PlanetState {
   uint64_t land_vertices = 0;
   erosion::ErosionStats erosion_stats;
   erosion::FluvialStats fluvial_stats;
-  // Pits and flats droplets left, filled at the end (hydrology::fillDepressionsEpsilon).
+  // Pits and flats the droplets (or, without droplets, the fluvial stage's kept lakes) left,
+  // filled at the end (hydrology::fillDepressionsEpsilon).
   double pit_fill_m3 = 0.0;
   std::vector<float> rainfall;  // per vertex, droplets per steradian (weather/rainfall.h)
   // The rain that fell: the droplets actually spawned, binned like rainfall (for uniform rain

@@ -167,6 +167,24 @@ TEST_CASE("rivers: slope-area fit, binned and per vertex, against hand-computed 
   CHECK(sparse.vertex_theta == Approx(0.5).epsilon(1e-9));
 }
 
+TEST_CASE("rivers: without droplets the fluvial relief drains everywhere too", "[rivers]") {
+  // Seed 5 at f = 64: the stage keeps endorheic lakes whose rims its steady state lowers, and
+  // two of them shrink to pits of one vertex (0.70 pits per 10,000 land vertices, steepest
+  // descent reaching the sea or a lake from 98.8 % of the land, without the fill after it).
+  const std::string overrides[] = {"planet.seed=5", "planet.frequency=64",
+                                   "erosion.droplets_per_land_vertex=0"};
+  const Config config =
+      loadConfig(std::string(PLANETGEN_SOURCE_DIR) + "/configs/default.toml", overrides);
+  const PlanetState planet = eroded(config);
+  REQUIRE(planet.erosion_stats.droplets == 0);
+  const nlohmann::json d = drainageSummary(planet, config);
+  const auto& after = d["after"];
+  INFO(after.dump(1));
+  CHECK(after["pits_per_10k_land_vertices"].get<double>() == 0.0);
+  CHECK(after["steepest_descent"]["sinks_per_10k_land_vertices"].get<double>() == 0.0);
+  CHECK(after["steepest_descent"]["reaches_sea_or_lake"].get<double>() == 1.0);
+}
+
 TEST_CASE("rivers: rain quarters overall and within elevation bands, hand-computed", "[rivers]") {
   // 16 land vertices, elevation = index, so four bands: 0-3, 4-7, 8-11, 12-15. Rain rises with
   // elevation overall, so the driest quarter overall is low land and the wettest high land.
@@ -193,6 +211,79 @@ TEST_CASE("rivers: rain quarters overall and within elevation bands, hand-comput
   const QuarterMasks tied = rainQuarterMasks(land, 16, flat, {}, 1);
   CHECK(chosen(tied.driest) == std::vector<uint32_t>{0, 1, 2, 3});
   CHECK(chosen(tied.wettest) == std::vector<uint32_t>{12, 13, 14, 15});
+}
+
+TEST_CASE("rivers: within bands, channel depth is weighted by band alike for both quarters",
+          "[rivers]") {
+  // Channels are single pits below land at 1000 m (no two adjacent), so each one's depth is
+  // its own. Valleys are 10 m deep in the lowest band and 100 m in the highest, the same in
+  // the wettest and driest quarter; the wettest holds most of its channels in the highest band
+  // and the driest most of its own in the lowest. Pooled over the bands the wettest reads
+  // several times deeper; weighted by band alike, the two are equal. With the wettest's valleys
+  // twice as deep in each band, its depth is twice the driest's.
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(8);
+  const size_t n = mesh.vertexCount();
+  std::vector<float> band_elevation(n), rain(n);
+  std::vector<uint32_t> land(n);
+  for (uint32_t v = 0; v < n; ++v) {
+    land[v] = v;
+    band_elevation[v] = float(v);
+    rain[v] = float((uint64_t(v) * 2654435761u) % 1000u);
+  }
+  const QuarterMasks masks = rainQuarterMasks(land, n, rain, band_elevation, kElevationBands);
+  // Channels: quarter vertices of the lowest and highest band, none next to another; the
+  // wettest keeps one in three of the lowest band's, the driest one in three of the highest's.
+  std::vector<uint8_t> channel(n, 0);
+  int kept[2][2] = {{0, 0}, {0, 0}};  // [wettest, driest][lowest, highest]
+  for (uint32_t v = 0; v < n; ++v) {
+    const uint8_t band = masks.wettest[v] ? masks.wettest[v] : masks.driest[v];
+    if (band != 1 && band != kElevationBands) continue;
+    bool free = true;
+    for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k)
+      free = free && !channel[mesh.neighbours[k]];
+    if (!free) continue;
+    const int part = masks.wettest[v] ? 0 : 1, high = band == kElevationBands ? 1 : 0;
+    const bool sparse = (part == 0) != (high == 1);
+    if (sparse && ++kept[part][high] % 3 != 0) continue;
+    if (!sparse) ++kept[part][high];
+    channel[v] = 1;
+  }
+  DrainageNetwork d;
+  d.routing.receiver.resize(n);
+  for (uint32_t v = 0; v < n; ++v) d.routing.receiver[v] = v;
+  d.routing.order = land;
+  d.routing.lake_of.assign(n, hydrology::kNoLake);
+  d.routing.land_vertices = n;
+  d.reaches_sea.assign(n, 0);
+  d.area_m2.assign(n, 0.0);
+  for (uint32_t v = 0; v < n; ++v)
+    if (channel[v]) d.area_m2[v] = 1e30;
+  d.plain_area_m2 = d.area_m2;
+  for (const double wet_factor : {1.0, 2.0}) {
+    std::vector<float> h(n, 1000.0f);
+    for (uint32_t v = 0; v < n; ++v) {
+      if (!channel[v]) continue;
+      const double depth =
+          (masks.wettest[v] == kElevationBands || masks.driest[v] == kElevationBands) ? 100.0
+                                                                                      : 10.0;
+      h[v] = float(1000.0 - depth * (masks.wettest[v] ? wet_factor : 1.0));
+    }
+    DrainageInput in;
+    in.mesh = &mesh;
+    in.sea_level_m = -1.0;
+    in.elevation_m = h;
+    const RainQuarters pooled = rainQuarters(in, d, rain);
+    const RainQuarters banded = rainQuarters(in, d, rain, band_elevation);
+    CHECK(banded.wettest.mean_channel_depth_m / banded.driest.mean_channel_depth_m ==
+          Approx(wet_factor).epsilon(1e-5));
+    // The masks' own pooled means (drainageMetrics over the whole quarter) are far apart.
+    const DrainageMetrics wet_all = drainageMetrics(in, d, masks.wettest);
+    const DrainageMetrics dry_all = drainageMetrics(in, d, masks.driest);
+    CHECK(wet_all.mean_channel_depth_m / dry_all.mean_channel_depth_m > 2.0 * wet_factor);
+    CHECK(pooled.wettest.mean_channel_depth_m > 0.0);
+  }
+  CHECK(kept[0][1] > 10);
+  CHECK(kept[1][0] > 10);
 }
 
 TEST_CASE("rivers: rain quarters by selection equal those of a full sort", "[rivers]") {
@@ -231,8 +322,15 @@ TEST_CASE("rivers: rain quarters by selection equal those of a full sort", "[riv
       }
     }
     const QuarterMasks masks = rainQuarterMasks(land, n, rain, elevation, bands);
-    CHECK(masks.driest == driest);
-    CHECK(masks.wettest == wettest);
+    // The masks hold 1 + the band; as sets they are the sort's.
+    auto asSet = [](const std::vector<uint8_t>& mask) {
+      std::vector<uint8_t> set(mask.size());
+      for (size_t v = 0; v < mask.size(); ++v) set[v] = mask[v] != 0;
+      return set;
+    };
+    CHECK(asSet(masks.driest) == driest);
+    CHECK(asSet(masks.wettest) == wettest);
+    CHECK(*std::max_element(masks.wettest.begin(), masks.wettest.end()) == bands);
     CHECK(std::count(driest.begin(), driest.end(), 1) > 0);
   }
 }
