@@ -203,6 +203,40 @@ int windowCandidates(uint64_t frequency, uint32_t core, double reach, const Latt
   return count;
 }
 
+// A relief level's ground (TileErosionParams::relief): the hung steady state on `flow` (the
+// routing of `in`), hung from the planet's rivers, which keep their floors as channels; the
+// part of its change that varies over more than a quarter of a planet edge (steps_per_edge
+// lattice steps) taken away, and the rest smoothed. h holds `in` on entry, the relief on return;
+// flow gets the rivers' areas on their lines.
+void layRelief(const erosion::LatticePatch& patch, std::span<const uint32_t> held,
+               std::span<const RiverCell> river_line, const TileErosionParams& params,
+               uint64_t steps_per_edge, std::span<const float> in, erosion::PatchFlow& flow,
+               std::vector<float>& h) {
+  // The planet's rivers are channels that keep their floor: the relief's valley sides hang from
+  // them, so they stay the valleys' bottoms (the channels below are carved in them).
+  const double channel_m2 = params.relief_steady_state.channel_cells * erosion::cellAreaM2(patch);
+  for (const RiverCell& river : river_line) {
+    flow.area_m2[river.cell] =
+        std::max({flow.area_m2[river.cell], river.area_m2, float(channel_m2)});
+    h[river.cell] = std::min(h[river.cell], river.floor_m);
+  }
+  erosion::steadyState(patch, flow, params.relief_steady_state, in, h);
+  // The change at the planet's scale taken away: the planet's surface stays the mean the tiles
+  // keep (with half an edge, 0.058 of the local relief off over a planet triangle at
+  // earthlike's steepest range; 0.024 with a quarter).
+  std::vector<float> change(h.size(), 0.0f);
+  for (const uint32_t c : held) change[c] = h[c] - in[c];
+  erosion::subtractLowPass(patch, uint32_t(std::max<uint64_t>(1, steps_per_edge / 4)), change);
+  // Its ridges and valleys run along this level's lattice, whose lines hold every tile edge of
+  // the finer levels: smoothed (x <- (x + ring mean) / 2, relief_smoothing times), the tile
+  // edges' contrast on the rough test planet goes from 1.34 to 0.98 times that inside.
+  const erosion::HillslopeParams smoothing{
+      .diffusion = 1.0 / 12.0, .diffusion_steps = params.relief_smoothing, .talus_steps = 0};
+  erosion::relaxHillslopes(patch, flow.outlet, smoothing, change);
+  for (const uint32_t c : held) h[c] = in[c] + change[c];
+  for (const erosion::CellCopy& copy : patch.copies) h[copy.cell] = h[copy.owner];
+}
+
 }  // namespace
 
 ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet,
@@ -767,36 +801,11 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   std::vector<float> h = in;
   erosion::PatchFlow flow;
   if (relief_level) {
-    // A relief level: the drained relief on the level's own routing, and nothing else.
+    // A relief level: the drained relief on the level's own routing, and nothing else. Not
+    // routed again: the relief drains along the routing it was hung on, whose drainage (the
+    // planet's rivers' areas on their lines) the masks take.
     flow = route(in, false);
-    // The planet's rivers are channels that keep their floor: the relief's valley sides hang
-    // from them, so they stay the valleys' bottoms (the channels below are carved in them).
-    const double channel_m2 =
-        params_.relief_steady_state.channel_cells * erosion::cellAreaM2(patch);
-    for (const RiverCell& river : river_line) {
-      flow.area_m2[river.cell] =
-          std::max({flow.area_m2[river.cell], river.area_m2, float(channel_m2)});
-      h[river.cell] = std::min(h[river.cell], river.floor_m);
-    }
-    erosion::steadyState(patch, flow, params_.relief_steady_state, in, h);
-    // The relief's change at the planet's scale taken away (what varies over more than about a
-    // quarter of a planet edge): the planet's surface stays the mean the tiles keep (with half
-    // an edge, 0.058 of the local relief off over a planet triangle at earthlike's steepest
-    // range; 0.024 with a quarter).
-    std::vector<float> change(n, 0.0f);
-    for (const uint32_t c : held) change[c] = h[c] - in[c];
-    const uint64_t steps_per_edge = f / numbering.frequency();
-    erosion::subtractLowPass(patch, uint32_t(std::max<uint64_t>(1, steps_per_edge / 4)), change);
-    // Its ridges and valleys run along this level's lattice, whose lines hold every tile edge
-    // of the finer levels: smoothed (x <- (x + ring mean) / 2, relief_smoothing times), the
-    // tile edges' contrast on the rough test planet goes from 1.34 to 1.00 times that inside.
-    const erosion::HillslopeParams smoothing{
-        .diffusion = 1.0 / 12.0, .diffusion_steps = params_.relief_smoothing, .talus_steps = 0};
-    erosion::relaxHillslopes(patch, flow.outlet, smoothing, change);
-    for (const uint32_t c : held) h[c] = in[c] + change[c];
-    for (const erosion::CellCopy& copy : copies) h[copy.cell] = h[copy.owner];
-    // Not routed again: the relief drains along the routing it was hung on, whose drainage
-    // (the planet's rivers' areas on their lines) the masks take.
+    layRelief(patch, held, river_line, params_, f / numbering.frequency(), in, flow, h);
   } else if (params_.steady_state.enabled &&
              params_.steady_state.mode != erosion::SteadyStateMode::kLay) {
     // Carved on the window's own drainage: the planet's rivers keep the planet's gradient (a
@@ -818,30 +827,31 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
     flow = route(in);
     erosion::incise(patch, flow, params_.stream_power, h);
   }
-  if (!relief_level) erosion::relaxHillslopes(patch, flow.outlet, params_.hillslope, h);
-  erosion::LatticeDropletInput drop_in;
-  drop_in.patch = &patch;
-  drop_in.droplets = droplets;
-  drop_in.seed = seeds;
-  drop_in.base_level = base_level;
-  drop_in.water_m = density > 0.0 ? params_.runoff_m / density : 0.0;
-  // Only the disk of the window's bump is read: with droplets_reach_bump, droplets that cannot
-  // reach it stop or do not run.
-  if (params_.droplets_reach_bump) {
-    drop_in.keep_radius = bumpRadius();
-    drop_in.keep_x = drop_in.keep_y = double(radius + 1);
-  }
-  // The flow the droplets stand for: the routed area before this level's incision, in cells.
-  std::vector<float> flow_cells(n, 1.0f);
-  const double inv_cell = 1.0 / erosion::cellAreaM2(patch);
-  for (size_t c = 0; c < n; ++c) flow_cells[c] = float(double(flow.area_m2[c]) * inv_cell);
-  drop_in.flow_cells = flow_cells;
   // The droplets' own wear and deposits, only where the masks take them.
   std::vector<float> worn, laid;
   if (params_.droplet_masks) worn.assign(n, 0.0f), laid.assign(n, 0.0f);
-  const erosion::LatticeDropletStats stats =
-      relief_level ? erosion::LatticeDropletStats{}
-                   : erosion::erodeLatticeDroplets(drop_in, params_.droplets, h, worn, laid);
+  erosion::LatticeDropletStats stats;
+  if (!relief_level) {
+    erosion::relaxHillslopes(patch, flow.outlet, params_.hillslope, h);
+    erosion::LatticeDropletInput drop_in;
+    drop_in.patch = &patch;
+    drop_in.droplets = droplets;
+    drop_in.seed = seeds;
+    drop_in.base_level = base_level;
+    drop_in.water_m = density > 0.0 ? params_.runoff_m / density : 0.0;
+    // Only the disk of the window's bump is read: with droplets_reach_bump, droplets that
+    // cannot reach it stop or do not run.
+    if (params_.droplets_reach_bump) {
+      drop_in.keep_radius = bumpRadius();
+      drop_in.keep_x = drop_in.keep_y = double(radius + 1);
+    }
+    // The flow the droplets stand for: the routed area before this level's incision, in cells.
+    std::vector<float> flow_cells(n, 1.0f);
+    const double inv_cell = 1.0 / erosion::cellAreaM2(patch);
+    for (size_t c = 0; c < n; ++c) flow_cells[c] = float(double(flow.area_m2[c]) * inv_cell);
+    drop_in.flow_cells = flow_cells;
+    stats = erosion::erodeLatticeDroplets(drop_in, params_.droplets, h, worn, laid);
+  }
 
   // The planet's rivers as channels: along a river's course the ground lies at least the
   // channel's depth below this level's plain surface and below the course's floor, half of it
