@@ -10,16 +10,18 @@
 
 namespace tiles::detail {
 
+// The six lattice steps, counter-clockwise (erosion::LatticePatch's order).
+inline constexpr int64_t kLatticeSteps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
+
 // The butterfly value at the midpoint of the edge from lattice point a = (ax, ay) to
-// a + scale * u_k, u_k the k-th lattice step ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1),
-// counter-clockwise). value(x, y) gives std::optional<double> at a lattice point, nullopt where
-// there is none; scale is the coarser lattice's step in the coordinates value() takes. nullopt
-// when a point of the stencil is missing (a patch's rim, an icosahedron corner).
+// a + scale * u_k, u_k = kLatticeSteps[k]. value(x, y) gives std::optional<double> at a lattice
+// point, nullopt where there is none; scale is the coarser lattice's step in the coordinates
+// value() takes. nullopt when a point of the stencil is missing (a patch's rim, an icosahedron
+// corner).
 template <typename Value>
 std::optional<double> butterflyMidpoint(const Value& value, int64_t ax, int64_t ay, int k,
                                         int64_t scale) {
-  static constexpr int64_t kUnit[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
-  auto unit = [&](int d) { return kUnit[((d % 6) + 6) % 6]; };
+  auto unit = [&](int d) { return kLatticeSteps[((d % 6) + 6) % 6]; };
   auto from = [&](int64_t x, int64_t y, int d) {
     return value(x + scale * unit(d)[0], y + scale * unit(d)[1]);
   };

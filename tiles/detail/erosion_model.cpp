@@ -660,10 +660,8 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
         if (b && params_.relief) {
           // a = here + e, b = here - e: the edge from a in direction -e.
           const int64_t ex = odd_i ? 1 : 0, ey = odd_i && odd_j ? -1 : (odd_j ? 1 : 0);
-          static constexpr int64_t kUnit[6][2] = {{1, 0},  {0, 1},  {-1, 1},
-                                                  {-1, 0}, {0, -1}, {1, -1}};
           int k = 0;
-          while (kUnit[k][0] != -ex || kUnit[k][1] != -ey) ++k;
+          while (kLatticeSteps[k][0] != -ex || kLatticeSteps[k][1] != -ey) ++k;
           const auto change = [&](int64_t px, int64_t py) -> std::optional<double> {
             const PointErosion* e = at(px, py);
             return e ? std::optional<double>(double(e->change_m)) : std::nullopt;
@@ -721,7 +719,6 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
         return std::pair<int64_t, int64_t>{(int64_t(pc.i) + px) * int64_t(m) - ci,
                                            (int64_t(pc.j) + py) * int64_t(m) - cj};
       };
-      static constexpr int kSteps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
       for (int64_t py = -int64_t(preach); py <= int64_t(preach); ++py) {
         for (int64_t px = -int64_t(preach); px <= int64_t(preach); ++px) {
           if (hexDistance(px, py) >= int64_t(preach)) continue;
@@ -734,7 +731,7 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
           int step = -1;
           for (int d = 0; d < 6 && step < 0; ++d) {
             const std::optional<LatticePoint> w =
-                planet_chart.unfold(px + kSteps[d][0], py + kSteps[d][1]);
+                planet_chart.unfold(px + kLatticeSteps[d][0], py + kLatticeSteps[d][1]);
             if (w && numbering.vertex(w->base, w->i, w->j) == r) step = d;
           }
           if (step < 0) continue;
