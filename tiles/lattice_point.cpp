@@ -127,10 +127,9 @@ int latticeRing(uint64_t frequency, const LatticePoint& p, std::array<LatticePoi
       ring[m] = canonicalPoint(frequency, pointOf(fan.faces[m], a));
     }
   } else {
-    static constexpr int kSteps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
     for (int m = 0; m < 6; ++m) {
-      ring[m] =
-          pointInChart(frequency, p.base, int64_t(p.i) + kSteps[m][0], int64_t(p.j) + kSteps[m][1]);
+      ring[m] = pointInChart(frequency, p.base, int64_t(p.i) + kLatticeSteps[m][0],
+                             int64_t(p.j) + kLatticeSteps[m][1]);
     }
   }
   const auto lowest = std::min_element(ring.begin(), ring.begin() + count, pointLess);

@@ -26,6 +26,10 @@ struct LatticePoint {
   friend bool operator==(const LatticePoint&, const LatticePoint&) = default;
 };
 
+// The six lattice steps (di, dj) around a point inside a base face, counter-clockwise
+// (erosion::LatticePatch's order).
+inline constexpr int64_t kLatticeSteps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
+
 // Largest lattice frequency: a point's i and j fit 29 bits (lattice ids, tile_layout.h).
 constexpr uint64_t kMaxLatticeFrequency = (uint64_t(1) << 29) - 1;
 

@@ -52,6 +52,7 @@
 #include "planet/config.h"
 #include "planet/pipeline.h"
 #include "terrain/terrain.h"
+#include "tiles/lattice_point.h"
 #include "tiles/planet_triangle.h"
 #include "tiles/tile_generator.h"
 
@@ -236,14 +237,14 @@ void drawLevels(const tiles::TileGenerator& generator, double radius_m, const gl
 std::vector<glm::dvec3> gridNormals(const std::vector<glm::dvec3>& position, uint32_t t) {
   auto index = [&](int u, int v) { return tileVertex(t, u, v); };
   std::vector<glm::dvec3> normal(position.size());
-  const int steps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
   for (int v = 0; v <= int(t); ++v) {
     for (int u = 0; u + v <= int(t); ++u) {
       const glm::dvec3& p = position[index(u, v)];
       glm::dvec3 n(0.0);
       for (int k = 0; k < 6; ++k) {
-        const int u1 = u + steps[k][0], v1 = v + steps[k][1];
-        const int u2 = u + steps[(k + 1) % 6][0], v2 = v + steps[(k + 1) % 6][1];
+        const int u1 = u + tiles::kLatticeSteps[k][0], v1 = v + tiles::kLatticeSteps[k][1];
+        const int u2 = u + tiles::kLatticeSteps[(k + 1) % 6][0],
+                  v2 = v + tiles::kLatticeSteps[(k + 1) % 6][1];
         auto inside = [&](int uu, int vv) { return uu >= 0 && vv >= 0 && uu + vv <= int(t); };
         if (!inside(u1, v1) || !inside(u2, v2)) continue;
         n += glm::cross(position[index(u1, v1)] - p, position[index(u2, v2)] - p);
@@ -384,7 +385,6 @@ void demSlopeArea(const tiles::TileGenerator& generator, const tiles::TileId& id
       points.push_back({id.base, uint32_t(i0 + i), uint32_t(j0 + j)});
   const std::vector<float> h = generator.heights(int(id.level), points);
   const size_t count = h.size();
-  const int steps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
   std::vector<double> filled(count, 0.0);
   std::vector<uint8_t> seen(count, 0);
   using Entry = std::pair<double, size_t>;
@@ -401,7 +401,7 @@ void demSlopeArea(const tiles::TileGenerator& generator, const tiles::TileId& id
     const auto [level, c] = queue.top();
     queue.pop();
     const int64_t i = int64_t(c) % w, j = int64_t(c) / w;
-    for (const auto& st : steps) {
+    for (const auto& st : tiles::kLatticeSteps) {
       const int64_t a = i + st[0], b = j + st[1];
       if (a < 0 || b < 0 || a > n || b > n) continue;
       const size_t m = size_t(b * w + a);
@@ -418,7 +418,7 @@ void demSlopeArea(const tiles::TileGenerator& generator, const tiles::TileId& id
   for (const size_t c : order) {
     const int64_t i = int64_t(c) % w, j = int64_t(c) / w;
     size_t best = c;
-    for (const auto& st : steps) {
+    for (const auto& st : tiles::kLatticeSteps) {
       const int64_t a = i + st[0], b = j + st[1];
       if (a < 0 || b < 0 || a > n || b > n) continue;
       const size_t m = size_t(b * w + a);
@@ -470,12 +470,11 @@ void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& pla
         // the lattice's six neighbours), inner vertices only.
         const int te = int(eroded.layout().tileEdge());
         auto index = [&](int u, int v) { return tileVertex(uint32_t(te), u, v); };
-        const int steps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
         for (int v = 1; v < te; ++v) {
           for (int u = 1; u + v < te; ++u) {
             const size_t c = index(u, v);
             double drop = 0.0;
-            for (const auto& st : steps)
+            for (const auto& st : tiles::kLatticeSteps)
               drop = std::max(
                   drop, double(m.height_m[c]) - double(m.height_m[index(u + st[0], v + st[1])]));
             d6_area.push_back(m.masks.flow_m2[c]);
@@ -544,13 +543,13 @@ void realism(const tiles::TileGenerator& eroded, const tiles::TileGenerator& pla
 std::vector<uint8_t> gullyFlags(const tiles::TileMesh& m, uint32_t t, double cell_m2,
                                 double min_cells, double depth_m) {
   auto index = [&](int u, int v) { return tileVertex(t, u, v); };
-  const int steps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
   std::vector<uint8_t> flags;
   for (int v = 1; v < int(t); ++v) {
     for (int u = 1; u + v < int(t); ++u) {
       const size_t c = index(u, v);
       double ring = 0.0;
-      for (const auto& s : steps) ring += double(m.height_m[index(u + s[0], v + s[1])]);
+      for (const auto& s : tiles::kLatticeSteps)
+        ring += double(m.height_m[index(u + s[0], v + s[1])]);
       flags.push_back(double(m.masks.flow_m2[c]) >= min_cells * cell_m2 &&
                       ring / 6.0 - double(m.height_m[c]) >= depth_m);
     }

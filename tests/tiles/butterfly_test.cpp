@@ -35,7 +35,7 @@ TEST_CASE("butterfly: a cubic on the coarse lattice is reproduced at every edge'
   const auto value = [](int64_t x, int64_t y) -> std::optional<double> {
     return cubic(double(x), double(y));
   };
-  const auto& kUnit = tiles::detail::kLatticeSteps;
+  const auto& kUnit = tiles::kLatticeSteps;
   double worst_butterfly = 0.0, worst_mean = 0.0;
   for (int64_t ax = -6; ax <= 6; ax += 2) {
     for (int64_t ay = -6; ay <= 6; ay += 2) {

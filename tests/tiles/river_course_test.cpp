@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "tiles/detail/river_course.h"
+#include "tiles/lattice_point.h"
 
 namespace {
 
@@ -66,7 +67,6 @@ TEST_CASE("river course: meander wavelength of 11 widths", "[tiles]") {
 }
 
 TEST_CASE("river course: lattice points are a chain of neighbours along the curve", "[tiles]") {
-  static constexpr int kSteps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
   for (uint32_t steps : {1u, 7u, 64u, 1024u}) {
     for (uint32_t vertex = 0; vertex < 8; ++vertex) {
       const RiverCourse course(11, vertex, vertex % 2 ? 28.3 : 220.0, kEdgeM);
@@ -77,7 +77,8 @@ TEST_CASE("river course: lattice points are a chain of neighbours along the curv
       for (size_t k = 1; k < points.size(); ++k) {
         const int64_t dx = points[k][0] - points[k - 1][0], dy = points[k][1] - points[k - 1][1];
         bool neighbour = false;
-        for (const auto& d : kSteps) neighbour = neighbour || (dx == d[0] && dy == d[1]);
+        for (const auto& d : tiles::kLatticeSteps)
+          neighbour = neighbour || (dx == d[0] && dy == d[1]);
         INFO("steps " << steps << ", vertex " << vertex << ", point " << k);
         REQUIRE(neighbour);
       }

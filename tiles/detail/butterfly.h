@@ -8,10 +8,9 @@
 #include <cstdint>
 #include <optional>
 
-namespace tiles::detail {
+#include "tiles/lattice_point.h"
 
-// The six lattice steps, counter-clockwise (erosion::LatticePatch's order).
-inline constexpr int64_t kLatticeSteps[6][2] = {{1, 0}, {0, 1}, {-1, 1}, {-1, 0}, {0, -1}, {1, -1}};
+namespace tiles::detail {
 
 // The butterfly value at the midpoint of the edge from lattice point a = (ax, ay) to
 // a + scale * u_k, u_k = kLatticeSteps[k]. value(x, y) gives std::optional<double> at a lattice
