@@ -9,6 +9,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
 
 #include "erosion/lattice_droplets.h"
 #include "erosion/lattice_patch.h"
@@ -410,18 +411,24 @@ ErosionModel::Blend ErosionModel::blendOf(int level, std::span<const LatticePoin
   parallelFor(points.size(), 256, [&](size_t k) {
     blend.counts[k] = uint8_t(windowsAt(level, points[k], &weighted[kMostWindows * k]));
   });
+  // The distinct candidates (a few dozen among up to six a point), in key order: neighbouring
+  // points mostly have the same ones, so each is first looked for where the point before had
+  // its candidate of the same rank.
   std::vector<std::pair<WindowKey, LatticePoint>> candidates;
+  size_t recent[kMostWindows] = {};
   for (size_t k = 0; k < points.size(); ++k) {
     for (int w = 0; w < blend.counts[k]; ++w) {
       const WeightedWindow& ww = weighted[kMostWindows * k + w];
-      candidates.push_back({ww.key, ww.centre});
+      if (recent[w] < candidates.size() && candidates[recent[w]].first == ww.key) continue;
+      const auto it =
+          std::find_if(candidates.begin(), candidates.end(),
+                       [&](const auto& candidate) { return candidate.first == ww.key; });
+      recent[w] = size_t(it - candidates.begin());
+      if (it == candidates.end()) candidates.push_back({ww.key, ww.centre});
     }
   }
   std::sort(candidates.begin(), candidates.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  candidates.erase(std::unique(candidates.begin(), candidates.end(),
-                               [](const auto& a, const auto& b) { return a.first == b.first; }),
-                   candidates.end());
   std::vector<WindowChart> charts;
   charts.reserve(candidates.size());
   const uint64_t f = surface_.layout.levelFrequency(level);
@@ -528,7 +535,7 @@ std::vector<std::shared_ptr<const WindowResult>> ErosionModel::makeWindows(
     std::vector<LatticePoint> all;
     for (const auto& p : parents) all.insert(all.end(), p.begin(), p.end());
     parents.clear();
-    std::sort(all.begin(), all.end(), pointLess);
+    tbb::parallel_sort(all.begin(), all.end(), pointLess);  // a total order: any sort's bits
     all.erase(std::unique(all.begin(), all.end()), all.end());
     const Blend blend = blendOf(level - 1, all);
     coarser = makeWindows(level - 1, blend.windows);
