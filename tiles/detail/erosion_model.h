@@ -121,10 +121,10 @@ class ErosionModel {
   struct SharedSurface;
   std::unique_ptr<const SharedSurface> sharedSurface(int level,
                                                      std::span<const LatticePoint> centres) const;
-  // shared (optional): the surface shared with the windows made with it, this window's centre
-  // at its chart offset (shared_x, shared_y).
   // The surface before erosion at canonical points of `level` (LevelSampler), into out.
   void surfaceHeights(int level, std::span<const LatticePoint> points, std::span<float> out) const;
+  // shared (optional): the surface shared with the windows made with it, this window's centre
+  // at its chart offset (shared_x, shared_y).
   WindowResult makeWindow(int level, const LatticePoint& centre,
                           const SharedSurface* shared = nullptr, int64_t shared_x = 0,
                           int64_t shared_y = 0) const;
