@@ -38,7 +38,8 @@ struct RoutingParams {
   // the lakes summed in vertex order (the routing depends on the receivers alone).
   // kWhereNeeded: as kCanonical bit for bit, but steepest descent wherever a strictly lower
   // neighbour leads on and the flood over only the land whose descent ends in a pit (the whole
-  // flood when two land neighbours are equally high or there is no sea).
+  // flood when there is no sea, or when two land neighbours equally high touch that land where
+  // the flood's order among equal levels could show: at a lake's level, or on a flat).
   enum class Flood { kWhole, kCanonical, kWhereNeeded };
   Flood flood = Flood::kWhole;
 };

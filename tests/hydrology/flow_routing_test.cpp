@@ -342,7 +342,26 @@ TEST_CASE("routing: without the whole flood where the land drains as it lies, bi
   hydrology::drainAlongReceivers(mesh, first, drained, 0.0, {}, 0.5);
   hydrology::drainAlongReceivers(mesh, first, kept, 0.0, keep, 0.5);
   std::vector<float> tied = roughPlanet(mesh);
-  for (const std::vector<float>* h : {&rough, &drained, &kept, &tied}) {
+  // Ties put into heights without: every 23rd (101st) land vertex lowered to its lowest land
+  // neighbour (a flat of two) or raised to its highest (a ledge, the vertices above it pits), on
+  // the land that drained as it lay and on the rough planet, in the depressions' regions, on
+  // their rims and away from them. Some of these the region's flood takes, some the whole flood.
+  const auto withTies = [&](std::vector<float> h, uint32_t every) {
+    for (uint32_t v = 0; v < h.size(); v += every) {
+      if (h[v] < 0.0f) continue;
+      uint32_t lowest = v, highest = v;
+      for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k) {
+        const uint32_t m = mesh.neighbours[k];
+        if (h[m] < 0.0f) continue;
+        if (lowest == v || h[m] < h[lowest]) lowest = m;
+        if (highest == v || h[m] > h[highest]) highest = m;
+      }
+      if (lowest != v) h[v] = (v / every) % 2 ? h[lowest] : h[highest];
+    }
+    return h;
+  };
+  std::vector<float> drained_tied = withTies(drained, 23), rough_tied = withTies(rough, 101);
+  for (const std::vector<float>* h : {&rough, &drained, &kept, &tied, &drained_tied, &rough_tied}) {
     for (bool random_lakes : {false, true}) {
       hydrology::RoutingParams fast, flood;
       fast.seed = flood.seed = 7;
