@@ -120,36 +120,22 @@ struct Network {
 };
 constexpr uint32_t kOffLand = std::numeric_limits<uint32_t>::max();
 
-// The per-index tables are filled per vertex, in vertex order: each vertex's own tables and its
-// receiver's lie in nearby memory, and only the index's are far (in routing order, consecutive
-// indices lie all over the planet; at f = 1024 the tables outgrow the caches).
-template <typename Body>
-void forEachLand(const Network& net, Body body) {
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, net.place.size(), 4096),
-                    [&](const tbb::blocked_range<size_t>& r) {
-                      for (size_t v = r.begin(); v != r.end(); ++v)
-                        if (net.place[v] != kOffLand) body(uint32_t(v), net.place[v]);
-                    });
-}
-
 void drain(const Stage& s, const hydrology::FlowRouting& rt, Network& net) {
   const auto& order = rt.order;
   const size_t land = order.size();
   geodesy::assignLarge(net.place, s.mesh.vertexCount(), kOffLand);
-  // Each entry written by one task: the order lists every vertex once.
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, land, 8192),
-                    [&](const tbb::blocked_range<size_t>& r) {
-                      for (size_t i = r.begin(); i != r.end(); ++i)
-                        net.place[order[i]] = uint32_t(i);
-                    });
+  for (size_t i = 0; i < land; ++i) net.place[order[i]] = uint32_t(i);
   geodesy::resizeLarge(net.down, land);
   geodesy::resizeLarge(net.drained, land);
-  forEachLand(net, [&](uint32_t v, uint32_t i) {
-    const uint32_t rv = rt.receiver[v];
-    net.down[i] = rv == v ? kOffLand : net.place[rv];
-    const double a = s.cells(v);
-    net.drained[i] = {std::max(s.p.min_rain, s.rain(v)) * a, s.rain(v) * a, a};
-  });
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, land, 4096),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t i = r.begin(); i != r.end(); ++i) {
+                        const uint32_t v = order[i], rv = rt.receiver[v];
+                        net.down[i] = rv == v ? kOffLand : net.place[rv];
+                        const double a = s.cells(v);
+                        net.drained[i] = {std::max(s.p.min_rain, s.rain(v)) * a, s.rain(v) * a, a};
+                      }
+                    });
   // Downstream sums in reverse routing order (hydrology::accumulate, three at once).
   for (size_t i = land; i-- > 0;) {
     const uint32_t r = net.down[i];
@@ -197,15 +183,18 @@ void steadyState(const Stage& s, const hydrology::FlowRouting& rt,
   geodesy::resizeLarge(net.kept, land);
   const detail::NegativePower power(s.p.area_exponent);
   // The rise over each vertex's own step (parallel), then summed from the outlets (serial).
-  forEachLand(net, [&](uint32_t v, uint32_t i) {
-    const uint32_t l = rt.lake_of[v];
-    net.kept[i] = l != kNoLake && endorheic[l];
-    // Tzathas et al. 2024, eq. 4 with n = 1: S = (U / K) Q^-m.
-    net.rise[i] = net.kept[i] ? 0.0
-                              : double(s.uplift[v]) * arcM(s, v, rt.receiver[v]) *
-                                    power(net.drained[i].discharge) / s.erodibility(v);
-    if (net.kept[i]) net.base[i] = rt.lakes[l].level_m;
-  });
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, land, 4096), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t i = r.begin(); i != r.end(); ++i) {
+          const uint32_t v = order[i], l = rt.lake_of[v];
+          net.kept[i] = l != kNoLake && endorheic[l];
+          // Tzathas et al. 2024, eq. 4 with n = 1: S = (U / K) Q^-m.
+          net.rise[i] = net.kept[i] ? 0.0
+                                    : double(s.uplift[v]) * arcM(s, v, rt.receiver[v]) *
+                                          power(net.drained[i].discharge) / s.erodibility(v);
+          if (net.kept[i]) net.base[i] = rt.lakes[l].level_m;
+        }
+      });
   for (size_t i = 0; i < land; ++i) {
     const uint32_t r = net.down[i];
     if (net.kept[i]) continue;
@@ -318,9 +307,10 @@ Solved solve(const Stage& s, std::span<const float> guide, int reroutings) {
     steadyState(s, out.rt, endorheic, out.h, out.net);
     out.scale = scaleOf(s, out.net);
     // Kept lake floors stay as routed (the noise, or the coarse level's floor).
-    forEachLand(out.net, [&](uint32_t v, uint32_t i) {
+    for (size_t i = 0; i < out.rt.order.size(); ++i) {
+      const uint32_t v = out.rt.order[i];
       if (!out.net.kept[i]) out.h[v] = float(double(out.net.base[i]) + out.scale * out.net.rise[i]);
-    });
+    }
     out.routings += 1;
     out.endorheic_lakes = uint64_t(std::count(endorheic.begin(), endorheic.end(), 1));
   }
@@ -477,7 +467,7 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   const double r2 = input.radius_m * input.radius_m;
   std::vector<uint8_t> kept;
   geodesy::assignLarge(kept, n, uint8_t(0));
-  forEachLand(net, [&](uint32_t v, uint32_t i) { kept[v] = net.kept[i]; });
+  for (size_t i = 0; i < rt.order.size(); ++i) kept[rt.order[i]] = net.kept[i];
 
   // Hillslopes: Jacobi passes of h <- ring mean + source, the discrete steady state of linear
   // diffusion d2h = -U / D between the channels (held), kept lakes and the sea (at its level).
@@ -545,10 +535,11 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
         rt.order.size(), net.kept, s.sea, s.target_m, 1.0,
         [&](size_t i) { return double(net.base[i]); },
         [&](size_t i) { return double(h[rt.order[i]]) - double(net.base[i]); });
-    forEachLand(net, [&](uint32_t v, uint32_t i) {
-      if (!net.kept[i])
-        h[v] = float(double(net.base[i]) + f * (double(h[v]) - double(net.base[i])));
-    });
+    for (size_t i = 0; i < rt.order.size(); ++i) {
+      if (net.kept[i]) continue;
+      const uint32_t v = rt.order[i];
+      h[v] = float(double(net.base[i]) + f * (double(h[v]) - double(net.base[i])));
+    }
   }
   for (size_t v = 0; v < n; ++v)
     if (s.land[v]) h[v] = std::max(h[v], s.sea);
