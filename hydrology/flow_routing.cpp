@@ -294,7 +294,7 @@ void offerReceiver(const geodesy::SphereMesh& mesh, uint32_t v, uint32_t m, doub
 // lower neighbours (the sea counted at its level), or itself when it has none (a pit). What the
 // flood's receiver rule gives wherever every lower neighbour's water level is its height.
 struct Descent {
-  bool tie = false;  // two land neighbours equally high (the flood's order would show)
+  bool tie = false;  // two land neighbours equally high (the flood's order could show)
   bool sea = false;  // some vertex under the sea
   bool pit = false;  // some land vertex without a strictly lower neighbour
 };
@@ -310,7 +310,6 @@ Descent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> 
   std::atomic<bool> tie{false}, any_sea{false}, pit{false};
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096),
                     [&](const tbb::blocked_range<size_t>& r) {
-                      if (tie.load(std::memory_order_relaxed)) return;
                       for (size_t i = r.begin(); i != r.end(); ++i) {
                         const uint32_t v = uint32_t(i);
                         receiver[v] = v;
@@ -324,10 +323,7 @@ Descent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> 
                         double best_score = 0.0;
                         for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
                           const uint32_t m = nb[k];
-                          if (h[m] == h[v]) {
-                            tie.store(true, std::memory_order_relaxed);
-                            return;
-                          }
+                          if (h[m] == h[v]) tie.store(true, std::memory_order_relaxed);
                           const double hm = std::max(double(h[m]), double(sea));
                           if (hm >= hv) continue;
                           offerReceiver(mesh, v, m, hv, hm, jitter, seed, best, best_score);
@@ -365,14 +361,78 @@ uint32_t floodReceiver(const geodesy::SphereMesh& mesh, std::span<const float> h
   return best;
 }
 
+// Whether the flood's order could show in the routing of v, a land vertex, after the flood: v
+// is under a lake (its receiver is its parent in the flood); or a lower neighbour's water is at
+// v's height (a lake at that level: the flood's ranks decide); or v has no lower neighbour whose
+// water is lower (a flat: its parent) and more than one neighbour it can be reached from (water
+// at or below v's height: the flood reaches every vertex from one of those). Otherwise v's
+// receiver does not depend on the order, and v's own parent and rank are read by no one (its
+// water level is its height, and a vertex reads a neighbour's rank only where that neighbour's
+// water is at its own, higher, height).
+bool orderShows(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
+                const FlowRouting& routing, uint32_t v) {
+  if (routing.lake_of[v] != kNoLake) return true;
+  const auto& off = mesh.neighbour_offsets;
+  const auto& nb = mesh.neighbours;
+  bool lower = false;
+  int reached_from = 0;
+  for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
+    const uint32_t m = nb[k];
+    const float wm = routing.water_level_m[m];
+    if (std::max(h[m], sea) < h[v]) {
+      if (wm == h[v]) return true;
+      lower |= wm < h[v];
+    } else {
+      reached_from += wm <= h[v];
+    }
+  }
+  return !lower && reached_from != 1;
+}
+
+// Whether two land neighbours equally high, at the region (in it or next to it), are not both
+// under a lake and have a vertex whose routing the flood's order could show (orderShows): there
+// the region's flood, seeded otherwise than the whole one, could take them in another order.
+// Elsewhere a tie changes the order in which the whole flood reaches the two vertices, and
+// nothing else: land that drains as it lies, or under a lake (the flood takes lake vertices by
+// the lake's level, not their heights). Parallel.
+bool tiedAtRegion(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
+                  const std::vector<uint8_t>& land, const std::vector<uint8_t>& region,
+                  const FlowRouting& routing) {
+  const auto& off = mesh.neighbour_offsets;
+  const auto& nb = mesh.neighbours;
+  std::atomic<bool> found{false};
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, land.size(), 8192),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      if (found.load(std::memory_order_relaxed)) return;
+                      for (size_t i = r.begin(); i != r.end(); ++i) {
+                        const uint32_t v = uint32_t(i);
+                        if (!land[v]) continue;
+                        bool tied = false, at_region = region[v] != 0;
+                        for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
+                          const uint32_t m = nb[k];
+                          tied |= land[m] && h[m] == h[v] &&
+                                  (routing.lake_of[v] == kNoLake || routing.lake_of[m] == kNoLake);
+                          at_region |= region[m] != 0;
+                        }
+                        // Each vertex of a tie checks itself: both are looked at.
+                        if (tied && at_region && orderShows(mesh, h, sea, routing, v)) {
+                          found.store(true, std::memory_order_relaxed);
+                          return;
+                        }
+                      }
+                    });
+  return found.load();
+}
+
 // routeFlow when the land drains as it lies outside a few depressions (a steady-state relief,
 // endorheic lakes on it): steepest descent everywhere (parallel), then the flood over only the
-// vertices whose descent ends in a pit, from the land around them. Heights without ties give
-// the whole flood's routing: a vertex with a strictly falling path to the sea is never under a
-// lake and its water level is its height; a depression is reached first at its spill level,
-// from its spill point, whichever way the flood came; and nothing but lake vertices and their
-// rims reads the flood's parents and ranks. Returns false when the heights have ties or no sea
-// (then the whole flood decides).
+// vertices whose descent ends in a pit, from the land around them. This gives the whole flood's
+// routing: a vertex with a strictly falling path to the sea is never under a lake and its water
+// level is its height; a depression is reached first at its spill level, from its spill point,
+// whichever way the flood came; and nothing but lake vertices, their rims and flats reads the
+// flood's parents and ranks. Two land neighbours equally high change the order the flood takes
+// them in, which shows only at the region (tiedAtRegion). Returns false when such a tie could
+// show or there is no sea (then the whole flood decides).
 bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
                            double jitter, const RoutingParams& params, FlowRouting& routing,
                            RoutingScratch& scratch) {
@@ -380,7 +440,7 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
   std::vector<uint8_t>& land = scratch.land;
   const Descent descent =
       steepestDescent(mesh, h, sea, jitter, params.seed, routing.receiver, land);
-  if (descent.tie || !descent.sea) return false;
+  if (!descent.sea) return false;
   geodesy::copyLarge(routing.water_level_m, h.begin(), h.end());
   geodesy::assignLarge(routing.lake_of, n, kNoLake);
   routing.lakes.clear();
@@ -396,6 +456,7 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
   const std::vector<uint32_t>& rcv = routing.receiver;
   std::vector<uint8_t>& region = scratch.region;
   geodesy::assignLarge(region, n, uint8_t(0));
+  size_t region_size = 0;
   {
     constexpr uint8_t kUnknown = 0, kPit = 1, kSea = 2;
     std::vector<uint32_t>& path = scratch.redo;
@@ -411,12 +472,18 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
       }
       if (land[u]) end = region[u] != kUnknown ? region[u] : kPit;
       for (const uint32_t w : path) region[w] = end;
+      if (end == kPit) region_size += path.size();
     }
     tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 8192),
                       [&](const tbb::blocked_range<size_t>& r) {
                         for (size_t v = r.begin(); v != r.end(); ++v) region[v] = region[v] == kPit;
                       });
   }
+  // With ties, a region of most of the land (a first routing on rough heights) is flooded whole
+  // at once: its flood would cost as much as the whole one, and a tie in it would mostly send the
+  // routing to the whole flood afterwards (the first routing at f = 1024 did, 3.4 M of 3.8 M land
+  // vertices in its region).
+  if (descent.tie && 2 * region_size > routing.land_vertices) return false;
   // The flood fills its own order (the region's vertices) in a table lent by the scratch.
   FlowRouting flooded;
   flooded.water_level_m = std::move(routing.water_level_m);
@@ -431,6 +498,11 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
   routing.lake_of = std::move(flooded.lake_of);
   routing.lakes = std::move(flooded.lakes);
   scratch.listed = std::move(flooded.order);
+  if (descent.tie && tiedAtRegion(mesh, h, sea, land, region, routing)) {
+    scratch.parent = std::move(f.parent);
+    scratch.rank = std::move(f.rank);
+    return false;
+  }
   // The flood's rule where it can differ from steepest descent: in the region (lake vertices
   // follow the flood's parents) and next to a lake (its vertices may stand below their water).
   // Outside the region the flood ranks come first (rank 0): they were reached before it.

@@ -38,7 +38,9 @@ struct RoutingParams {
   // the lakes summed in vertex order (the routing depends on the receivers alone).
   // kWhereNeeded: as kCanonical bit for bit, but steepest descent wherever a strictly lower
   // neighbour leads on and the flood over only the land whose descent ends in a pit (the whole
-  // flood when two land neighbours are equally high or there is no sea).
+  // flood when there is no sea, when two land neighbours equally high touch that land where the
+  // flood's order among equal levels could show (at a lake's level, on a flat), or when heights
+  // with ties have more than half the land in that region).
   enum class Flood { kWhole, kCanonical, kWhereNeeded };
   Flood flood = Flood::kWhole;
 };
@@ -73,7 +75,7 @@ struct FlowRouting {
 // Serial priority-flood (O(L log L) for L land vertices, fewer heap operations on rising land),
 // a parallel receiver choice in the caller's oneTBB arena, then a serial O(n) ordering (the
 // outlets and each vertex's donors in vertex order); on heights that mostly drain as they lie
-// (params.without_flood_when_possible) the flood covers only the basins of their pits. The
+// (params.flood = kWhereNeeded) the flood covers only the basins of their pits. The
 // result is identical for any thread count.
 FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation_m,
                       double sea_level_m, const RoutingParams& params = {});

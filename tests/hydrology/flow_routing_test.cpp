@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include <tbb/global_control.h>
 #include <catch2/catch.hpp>
 #include <glm/geometric.hpp>
 
@@ -342,7 +343,27 @@ TEST_CASE("routing: without the whole flood where the land drains as it lies, bi
   hydrology::drainAlongReceivers(mesh, first, drained, 0.0, {}, 0.5);
   hydrology::drainAlongReceivers(mesh, first, kept, 0.0, keep, 0.5);
   std::vector<float> tied = roughPlanet(mesh);
-  for (const std::vector<float>* h : {&rough, &drained, &kept, &tied}) {
+  // Ties put into the drained heights: every 23rd land vertex raised to its highest land
+  // neighbour (ledges: the vertices that drained through it become pits, with lakes) or lowered
+  // to its lowest (every 23rd, alternately; every 61st all lowered: flats of two, pits with one
+  // way in). The region's flood takes both (under half the land in its region, ties at it whose
+  // routing the order does not show); the rough planet's own ties take the whole flood.
+  const auto withTies = [&](std::vector<float> h, uint32_t every, bool raise) {
+    for (uint32_t v = 0; v < h.size(); v += every) {
+      if (h[v] < 0.0f) continue;
+      uint32_t lowest = v, highest = v;
+      for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k) {
+        const uint32_t m = mesh.neighbours[k];
+        if (h[m] < 0.0f) continue;
+        if (lowest == v || h[m] < h[lowest]) lowest = m;
+        if (highest == v || h[m] > h[highest]) highest = m;
+      }
+      if (lowest != v) h[v] = raise && (v / every) % 2 ? h[highest] : h[lowest];
+    }
+    return h;
+  };
+  std::vector<float> ledges = withTies(drained, 23, true), flats = withTies(drained, 61, false);
+  for (const std::vector<float>* h : {&rough, &drained, &kept, &tied, &ledges, &flats}) {
     for (bool random_lakes : {false, true}) {
       hydrology::RoutingParams fast, flood;
       fast.seed = flood.seed = 7;
@@ -353,9 +374,41 @@ TEST_CASE("routing: without the whole flood where the land drains as it lies, bi
       const hydrology::FlowRouting a = hydrology::routeFlow(mesh, *h, 0.0, fast);
       const hydrology::FlowRouting b = hydrology::routeFlow(mesh, *h, 0.0, flood);
       checkSameRouting(a, b);
-      CHECK(b.lakes.empty() == (h == &drained));
+      // Flats of two are no lakes: nothing stands under the water.
+      CHECK(b.lakes.empty() == (h == &drained || h == &flats));
     }
   }
+}
+
+TEST_CASE("routing: where needed, with ties, the same routing at 1, 2 and 4 threads",
+          "[hydrology]") {
+  const geodesy::SphereMesh mesh = geodesy::buildIcosphere(32);
+  // Heights with pits and with ties: every 11th land vertex lowered to its lowest land neighbour
+  // (the ties' checks run in parallel, and so do the descent and the receivers).
+  std::vector<float> h = roughPlanet(mesh);
+  for (uint32_t v = 0; v < h.size(); ++v)
+    if (h[v] >= 0.0f) h[v] += 0.001f * float((v * 2654435761u >> 16) % 1000);
+  for (uint32_t v = 0; v < h.size(); v += 11) {
+    if (h[v] < 0.0f) continue;
+    float lowest = h[v];
+    for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k)
+      if (h[mesh.neighbours[k]] >= 0.0f) lowest = std::min(lowest, h[mesh.neighbours[k]]);
+    h[v] = lowest;
+  }
+  hydrology::RoutingParams p;
+  p.seed = 7;
+  p.receiver_jitter = 0.9;
+  p.random_lake_paths = true;
+  p.flood = hydrology::RoutingParams::Flood::kWhereNeeded;
+  std::vector<hydrology::FlowRouting> runs;
+  for (int threads : {1, 2, 4}) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+    runs.push_back(hydrology::routeFlow(mesh, h, 0.0, p));
+  }
+  checkSameRouting(runs[0], runs[1]);
+  checkSameRouting(runs[0], runs[2]);
+  p.flood = hydrology::RoutingParams::Flood::kCanonical;
+  checkSameRouting(runs[0], hydrology::routeFlow(mesh, h, 0.0, p));
 }
 
 TEST_CASE("routing: tables reused from one routing to the next give a fresh routing's bits",
