@@ -547,7 +547,9 @@ std::vector<std::shared_ptr<const WindowResult>> ErosionModel::makeWindows(
   const std::unique_ptr<const SharedSurface> shared =
       missing.size() > 1 ? sharedSurface(level, centres) : nullptr;
   parallelFor(missing.size(), 1, [&](size_t k) {
-    const auto& [key, centre] = windows[missing[k]];
+    // Named, not bound: clang before 16 does not capture structured bindings in lambdas.
+    const WindowKey& key = windows[missing[k]].first;
+    const LatticePoint& centre = windows[missing[k]].second;
     out[missing[k]] = cache_.get(key, [&] {
       return shared ? makeWindow(level, centre, shared.get(), shared->offsets[k].first,
                                  shared->offsets[k].second)
