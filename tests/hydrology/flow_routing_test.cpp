@@ -15,6 +15,22 @@
 
 using relief_fixtures::roughPlanet;
 
+namespace {
+
+// The land neighbour (h >= 0) of v that is lowest (sign 1) or highest (sign -1), the first of
+// equals; v when it has none.
+uint32_t extremeLandNeighbour(const geodesy::SphereMesh& mesh, const std::vector<float>& h,
+                              uint32_t v, float sign) {
+  uint32_t best = v;
+  for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k) {
+    const uint32_t m = mesh.neighbours[k];
+    if (h[m] >= 0.0f && (best == v || sign * h[m] < sign * h[best])) best = m;
+  }
+  return best;
+}
+
+}  // namespace
+
 TEST_CASE("routing: every land vertex drains to the sea through a topological order",
           "[hydrology]") {
   const geodesy::SphereMesh mesh = geodesy::buildIcosphere(32);
@@ -351,13 +367,8 @@ TEST_CASE("routing: without the whole flood where the land drains as it lies, bi
   const auto withTies = [&](std::vector<float> h, uint32_t every, bool raise) {
     for (uint32_t v = 0; v < h.size(); v += every) {
       if (h[v] < 0.0f) continue;
-      uint32_t lowest = v, highest = v;
-      for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k) {
-        const uint32_t m = mesh.neighbours[k];
-        if (h[m] < 0.0f) continue;
-        if (lowest == v || h[m] < h[lowest]) lowest = m;
-        if (highest == v || h[m] > h[highest]) highest = m;
-      }
+      const uint32_t lowest = extremeLandNeighbour(mesh, h, v, 1.0f);
+      const uint32_t highest = extremeLandNeighbour(mesh, h, v, -1.0f);
       if (lowest != v) h[v] = raise && (v / every) % 2 ? h[highest] : h[lowest];
     }
     return h;
@@ -390,10 +401,7 @@ TEST_CASE("routing: where needed, with ties, the same routing at 1, 2 and 4 thre
     if (h[v] >= 0.0f) h[v] += 0.001f * float((v * 2654435761u >> 16) % 1000);
   for (uint32_t v = 0; v < h.size(); v += 11) {
     if (h[v] < 0.0f) continue;
-    float lowest = h[v];
-    for (uint32_t k = mesh.neighbour_offsets[v]; k < mesh.neighbour_offsets[v + 1]; ++k)
-      if (h[mesh.neighbours[k]] >= 0.0f) lowest = std::min(lowest, h[mesh.neighbours[k]]);
-    h[v] = lowest;
+    h[v] = std::min(h[v], h[extremeLandNeighbour(mesh, h, v, 1.0f)]);
   }
   hydrology::RoutingParams p;
   p.seed = 7;
