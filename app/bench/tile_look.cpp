@@ -58,6 +58,12 @@
 
 namespace {
 
+// A picture into its folder, made on the first picture (a run without pictures leaves none).
+void writePicture(const std::filesystem::path& path, const planet_export::RgbImage& image) {
+  std::filesystem::create_directories(path.parent_path());
+  planet_export::writePngRgb8(path, image);
+}
+
 using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point t0) {
@@ -229,7 +235,7 @@ void drawLevels(const tiles::TileGenerator& generator, double radius_m, const gl
         spacing_m * double(generator.layout().tileEdge()) / 1000.0, *lo, *hi,
         m.masks.water.empty() ? 0.0 : 100.0 * double(water) / double(m.masks.water.size()));
   }
-  planet_export::writePngRgb8(path, image);
+  writePicture(path, image);
 }
 
 // Per-vertex normals of a tile grid from its own positions (ring of lattice neighbours inside
@@ -289,9 +295,9 @@ void drawBlock(const tiles::TileGenerator& generator, const tiles::TileId& id,
       }
     }
   }
-  planet_export::writePngRgb8(path, hillshade(p, nn, indices, 1024));
+  writePicture(path, hillshade(p, nn, indices, 1024));
   if (!flow_path.empty() && cells.size() == p.size())
-    planet_export::writePngRgb8(flow_path, flowHillshade(p, nn, cells, indices, 1024));
+    writePicture(flow_path, flowHillshade(p, nn, cells, indices, 1024));
 }
 
 // Mean |second difference| across the lattice lines of the 4T x 4T rhombus drawBlock draws,
@@ -886,7 +892,7 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
     for (size_t v = 0; v < m.vertexCount(); ++v)
       p[v] = m.position(v), n[v] = glm::dvec3(m.normals[v]);
     std::snprintf(name, sizeof(name), "erosion_%.0fm_tile_%s.png", spacing_m, what);
-    planet_export::writePngRgb8(out_dir / name, hillshade(p, n, m.topology->indices, 768));
+    writePicture(out_dir / name, hillshade(p, n, m.topology->indices, 768));
   };
   drawTile(before, "off");
   drawTile(first, "on");
@@ -898,8 +904,7 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
       cells[v] = float(double(first.masks.flow_m2[v]) / cell_m2);
     }
     std::snprintf(name, sizeof(name), "erosion_%.0fm_tile_flow.png", spacing_m);
-    planet_export::writePngRgb8(out_dir / name,
-                                flowHillshade(p, n, cells, first.topology->indices, 768));
+    writePicture(out_dir / name, flowHillshade(p, n, cells, first.topology->indices, 768));
   }
   std::snprintf(name, sizeof(name), "erosion_%.0fm_off.png", spacing_m);
   drawBlock(plain, id, out_dir / name);
@@ -924,7 +929,6 @@ int main(int argc, char** argv) {
   const int threads = std::stoi(arg(argc, argv, "--threads", "2"));
   const int repeat = std::stoi(arg(argc, argv, "--repeat", "5"));
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, size_t(threads));
-  std::filesystem::create_directories(out_dir);
 
   const planet::Config config = planet::loadConfig(config_path);
   const int f = config.planet.frequency;
@@ -1018,7 +1022,7 @@ int main(int argc, char** argv) {
       p[v] = m.position(v), n[v] = glm::dvec3(m.normals[v]);
       lo = std::min(lo, m.height_m[v]), hi = std::max(hi, m.height_m[v]);
     }
-    planet_export::writePngRgb8(out_dir / name, hillshade(p, n, m.topology->indices, 768));
+    writePicture(out_dir / name, hillshade(p, n, m.topology->indices, 768));
     std::printf("%s: heights %.0f .. %.0f m\n", name.c_str(), lo, hi);
   };
   // How rough: slopes from the normals, and the detail against the planet surface alone.
@@ -1102,7 +1106,7 @@ int main(int argc, char** argv) {
       for (uint32_t k : m.topology->indices) indices.push_back(first + k);
     }
     std::snprintf(name, sizeof(name), "block_%.0fm.png", spacing_m);
-    planet_export::writePngRgb8(out_dir / name, hillshade(p, n, indices, 1024));
+    writePicture(out_dir / name, hillshade(p, n, indices, 1024));
     std::printf("%s: %zu tiles\n", name, block.size());
   }
 
@@ -1142,11 +1146,10 @@ int main(int argc, char** argv) {
     }
   }
   std::snprintf(name, sizeof(name), "region_%.0fm_linear_x%.0f.png", region_spacing, exaggeration);
-  planet_export::writePngRgb8(
-      out_dir / name, hillshade(linear_p, gridNormals(linear_p, t), ct.topology->indices, 768));
+  writePicture(out_dir / name,
+               hillshade(linear_p, gridNormals(linear_p, t), ct.topology->indices, 768));
   std::snprintf(name, sizeof(name), "region_%.0fm_ct_x%.0f.png", region_spacing, exaggeration);
-  planet_export::writePngRgb8(out_dir / name,
-                              hillshade(ct_p, gridNormals(ct_p, t), ct.topology->indices, 768));
+  writePicture(out_dir / name, hillshade(ct_p, gridNormals(ct_p, t), ct.topology->indices, 768));
   std::snprintf(name, sizeof(name), "region_%.0fm_detail.png", region_spacing);
   draw(generator.generate(region), name);
   if (std::stoi(arg(argc, argv, "--erosion", "0")) != 0)
