@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -23,6 +25,7 @@
 #include "tiles/detail/erosion_model.h"
 #include "tiles/detail/erosion_window.h"
 #include "tiles/detail/surface_model.h"
+#include "tiles/detail/window_chart.h"
 #include "tiles/tile_generator.h"
 
 using test_support::middleTile;
@@ -297,24 +300,36 @@ TEST_CASE("tile erosion: windows made together have the bits of each made alone"
   for (int level = together.firstLevel(); level <= together.lastLevel(); ++level) {
     const uint64_t f = surface.layout.levelFrequency(level);
     const int64_t core = together.coreRadius();
-    std::vector<tiles::LatticePoint> points;
-    for (int64_t a = -core; a <= core; a += 3) {
-      for (int64_t b = -core; b <= core; b += 3) {
-        points.push_back(tiles::canonicalPoint(
-            f, {3, uint32_t(int64_t(f / 3) + a), uint32_t(int64_t(f / 3) + b)}));
+    // Every third point of the core hexagon around the middle of base face 3, then around a
+    // point 10 steps from its corner 0 (windows in the corner's five faces, where the shared
+    // chart and a window's own may name a place differently), each a request of its own,
+    // through a window chart: a point beyond face 3 is named in the face that holds it (at
+    // f = 64 the hexagon around the middle reaches 70 steps from corner 0, beyond face 3).
+    for (const LatticePoint& middle :
+         {LatticePoint{3, uint32_t(f / 3), uint32_t(f / 3)}, LatticePoint{3, 5, 5}}) {
+      const tiles::detail::WindowChart chart(f, middle, uint32_t(core));
+      std::vector<LatticePoint> points;
+      for (int64_t a = -core; a <= core; a += 3) {
+        for (int64_t b = -core; b <= core; b += 3) {
+          if (std::max({std::abs(a), std::abs(b), std::abs(a + b)}) > core) continue;
+          const std::optional<LatticePoint> p = chart.unfold(a, b);
+          if (p) points.push_back(tiles::canonicalPoint(f, *p));
+        }
       }
+      std::sort(points.begin(), points.end(), tiles::pointLess);
+      points.erase(std::unique(points.begin(), points.end()), points.end());
+      std::vector<tiles::detail::PointErosion> out(points.size());
+      together.sample(level, points, out);
+      std::map<tiles::detail::WindowKey, LatticePoint> windows;
+      for (const LatticePoint& p : points) {
+        tiles::detail::WeightedWindow near[6];
+        const int count = together.windowsAt(level, p, near);
+        for (int k = 0; k < count; ++k) windows.emplace(near[k].key, near[k].centre);
+      }
+      CHECK(windows.size() >= 4);
+      for (const auto& [key, centre] : windows)
+        CHECK(sameWindow(*together.window(level, centre), *alone.window(level, centre)));
     }
-    std::vector<tiles::detail::PointErosion> out(points.size());
-    together.sample(level, points, out);
-    std::map<tiles::detail::WindowKey, tiles::LatticePoint> windows;
-    for (const tiles::LatticePoint& p : points) {
-      tiles::detail::WeightedWindow near[6];
-      const int count = together.windowsAt(level, p, near);
-      for (int k = 0; k < count; ++k) windows.emplace(near[k].key, near[k].centre);
-    }
-    CHECK(windows.size() >= 4);
-    for (const auto& [key, centre] : windows)
-      CHECK(sameWindow(*together.window(level, centre), *alone.window(level, centre)));
   }
 }
 
