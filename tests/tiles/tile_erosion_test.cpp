@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -20,6 +22,10 @@
 #include "geodesy/hash.h"
 #include "support/lattice_planet.h"
 #include "support/tile_blocks.h"
+#include "tiles/detail/erosion_model.h"
+#include "tiles/detail/erosion_window.h"
+#include "tiles/detail/surface_model.h"
+#include "tiles/detail/window_chart.h"
 #include "tiles/tile_generator.h"
 
 using test_support::middleTile;
@@ -269,6 +275,62 @@ TEST_CASE("tile erosion: the same bits in any order, from a fresh generator, on 
   tiny.erosion.cache_bytes = 1;
   const TileGenerator uncached(smallPlanet().planet, tiny);
   CHECK(sameBits(first, uncached.generate(id)));
+}
+
+TEST_CASE("tile erosion: windows made together have the bits of each made alone",
+          "[tiles][erosion]") {
+  // The windows a request makes at once share their points' surface before erosion (from level
+  // 4 of this planet on: f = 512 > 2 (4 + 1) (C + halo)). Each level's windows around a point,
+  // made together by sample(), against the same windows made one by one by window().
+  using tiles::detail::ErosionModel;
+  using tiles::detail::WindowResult;
+  const tiles::TileParams params = erodedParams();
+  const tiles::detail::SurfaceModel surface(smallPlanet().planet, params);
+  const ErosionModel together(surface, smallPlanet().planet, params.erosion);
+  const ErosionModel alone(surface, smallPlanet().planet, params.erosion);
+  auto sameWindow = [](const WindowResult& a, const WindowResult& b) {
+    auto same = [](const auto& x, const auto& y) {
+      return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0;
+    };
+    return same(a.change_m, b.change_m) && same(a.flow_m2, b.flow_m2) && same(a.wear_m, b.wear_m) &&
+           same(a.deposition_m, b.deposition_m) && same(a.water, b.water) &&
+           a.droplet_steps == b.droplet_steps;
+  };
+  REQUIRE(together.lastLevel() >= 4);
+  for (int level = together.firstLevel(); level <= together.lastLevel(); ++level) {
+    const uint64_t f = surface.layout.levelFrequency(level);
+    const int64_t core = together.coreRadius();
+    // Every third point of the core hexagon around the middle of base face 3, then around a
+    // point 10 steps from its corner 0 (windows in the corner's five faces, where the shared
+    // chart and a window's own may name a place differently), each a request of its own,
+    // through a window chart: a point beyond face 3 is named in the face that holds it (at
+    // f = 64 the hexagon around the middle reaches 70 steps from corner 0, beyond face 3).
+    for (const LatticePoint& middle :
+         {LatticePoint{3, uint32_t(f / 3), uint32_t(f / 3)}, LatticePoint{3, 5, 5}}) {
+      const tiles::detail::WindowChart chart(f, middle, uint32_t(core));
+      std::vector<LatticePoint> points;
+      for (int64_t a = -core; a <= core; a += 3) {
+        for (int64_t b = -core; b <= core; b += 3) {
+          if (std::max({std::abs(a), std::abs(b), std::abs(a + b)}) > core) continue;
+          const std::optional<LatticePoint> p = chart.unfold(a, b);
+          if (p) points.push_back(tiles::canonicalPoint(f, *p));
+        }
+      }
+      std::sort(points.begin(), points.end(), tiles::pointLess);
+      points.erase(std::unique(points.begin(), points.end()), points.end());
+      std::vector<tiles::detail::PointErosion> out(points.size());
+      together.sample(level, points, out);
+      std::map<tiles::detail::WindowKey, LatticePoint> windows;
+      for (const LatticePoint& p : points) {
+        tiles::detail::WeightedWindow near[6];
+        const int count = together.windowsAt(level, p, near);
+        for (int k = 0; k < count; ++k) windows.emplace(near[k].key, near[k].centre);
+      }
+      CHECK(windows.size() >= 4);
+      for (const auto& [key, centre] : windows)
+        CHECK(sameWindow(*together.window(level, centre), *alone.window(level, centre)));
+    }
+  }
 }
 
 TEST_CASE("tile erosion: 8 threads asking for overlapping tiles get the bits of one",

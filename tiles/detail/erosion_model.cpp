@@ -9,6 +9,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
 
 #include "erosion/lattice_droplets.h"
 #include "erosion/lattice_patch.h"
@@ -410,18 +411,24 @@ ErosionModel::Blend ErosionModel::blendOf(int level, std::span<const LatticePoin
   parallelFor(points.size(), 256, [&](size_t k) {
     blend.counts[k] = uint8_t(windowsAt(level, points[k], &weighted[kMostWindows * k]));
   });
+  // The distinct candidates (a few dozen among up to six a point), in key order: neighbouring
+  // points mostly have the same ones, so each is first looked for where the point before had
+  // its candidate of the same rank.
   std::vector<std::pair<WindowKey, LatticePoint>> candidates;
+  size_t recent[kMostWindows] = {};
   for (size_t k = 0; k < points.size(); ++k) {
     for (int w = 0; w < blend.counts[k]; ++w) {
       const WeightedWindow& ww = weighted[kMostWindows * k + w];
-      candidates.push_back({ww.key, ww.centre});
+      if (recent[w] < candidates.size() && candidates[recent[w]].first == ww.key) continue;
+      const auto it =
+          std::find_if(candidates.begin(), candidates.end(),
+                       [&](const auto& candidate) { return candidate.first == ww.key; });
+      recent[w] = size_t(it - candidates.begin());
+      if (it == candidates.end()) candidates.push_back({ww.key, ww.centre});
     }
   }
   std::sort(candidates.begin(), candidates.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  candidates.erase(std::unique(candidates.begin(), candidates.end(),
-                               [](const auto& a, const auto& b) { return a.first == b.first; }),
-                   candidates.end());
   std::vector<WindowChart> charts;
   charts.reserve(candidates.size());
   const uint64_t f = surface_.layout.levelFrequency(level);
@@ -487,6 +494,26 @@ std::vector<LatticePoint> ErosionModel::parentPoints(int level, const LatticePoi
   return parents;
 }
 
+struct ErosionModel::SharedSurface {
+  SharedSurface(WindowChart chart_, int64_t reach_,
+                std::vector<std::pair<int64_t, int64_t>> offsets_)
+      : chart(chart_), reach(reach_), offsets(std::move(offsets_)) {}
+
+  WindowChart chart;
+  int64_t reach = 0;                                 // grid: chart offsets with |x|, |y| <= reach
+  std::vector<std::pair<int64_t, int64_t>> offsets;  // per centre
+  std::vector<int32_t> index;                        // per grid offset: its point's position, or -1
+  std::vector<LatticePoint> points;                  // canonical
+  std::vector<float> heights;
+
+  // The shared height at chart offset (x, y) if the point there is p, else null.
+  const float* at(int64_t x, int64_t y, const LatticePoint& p) const {
+    if (std::abs(x) > reach || std::abs(y) > reach) return nullptr;
+    const int32_t k = index[size_t(y + reach) * size_t(2 * reach + 1) + size_t(x + reach)];
+    return k >= 0 && points[size_t(k)] == p ? &heights[size_t(k)] : nullptr;
+  }
+};
+
 std::vector<std::shared_ptr<const WindowResult>> ErosionModel::makeWindows(
     int level, std::span<const std::pair<WindowKey, LatticePoint>> windows) const {
   std::vector<std::shared_ptr<const WindowResult>> out(windows.size());
@@ -508,14 +535,105 @@ std::vector<std::shared_ptr<const WindowResult>> ErosionModel::makeWindows(
     std::vector<LatticePoint> all;
     for (const auto& p : parents) all.insert(all.end(), p.begin(), p.end());
     parents.clear();
-    std::sort(all.begin(), all.end(), pointLess);
+    tbb::parallel_sort(all.begin(), all.end(), pointLess);  // a total order: any sort's bits
     all.erase(std::unique(all.begin(), all.end()), all.end());
     const Blend blend = blendOf(level - 1, all);
     coarser = makeWindows(level - 1, blend.windows);
   }
-  parallelFor(missing.size(), 1,
-              [&](size_t k) { out[missing[k]] = window(level, windows[missing[k]].second); });
+  // The surface before erosion of their points, each point once (a point lies in about four
+  // windows of a level: C^2 points per window, a hexagon of radius C + halo each).
+  std::vector<LatticePoint> centres(missing.size());
+  for (size_t k = 0; k < missing.size(); ++k) centres[k] = windows[missing[k]].second;
+  const std::unique_ptr<const SharedSurface> shared =
+      missing.size() > 1 ? sharedSurface(level, centres) : nullptr;
+  parallelFor(missing.size(), 1, [&](size_t k) {
+    // Named, not bound: clang before 16 does not capture structured bindings in lambdas.
+    const WindowKey& key = windows[missing[k]].first;
+    const LatticePoint& centre = windows[missing[k]].second;
+    out[missing[k]] = cache_.get(key, [&] {
+      return shared ? makeWindow(level, centre, shared.get(), shared->offsets[k].first,
+                                 shared->offsets[k].second)
+                    : makeWindow(level, centre);
+    });
+  });
   return out;
+}
+
+std::unique_ptr<const ErosionModel::SharedSurface> ErosionModel::sharedSurface(
+    int level, std::span<const LatticePoint> centres) const {
+  const TileLayout& layout = surface_.layout;
+  const uint64_t f = layout.levelFrequency(level);
+  const uint32_t radius = core_ + halo_;
+  // The centres' offsets in a chart around the first; one that chart does not hold, or a chart
+  // too large for the level, and every window makes its own surface. A window's point takes the
+  // shared height only where the shared chart names the same point (around an icosahedron
+  // corner the two charts may differ): every height is the one the window would make.
+  const uint32_t search = 4 * radius;
+  if (2 * uint64_t(search + radius) >= f) return nullptr;
+  const WindowChart probe(f, centres[0], search);
+  std::vector<std::pair<int64_t, int64_t>> offsets(centres.size());
+  int64_t far = 0;
+  for (size_t k = 0; k < centres.size(); ++k) {
+    auto& [x, y] = offsets[k];
+    if (!probe.offsetOf(centres[k], search, x, y)) return nullptr;
+    far = std::max(far, hexDistance(x, y));
+  }
+  const int64_t reach = far + int64_t(radius);
+  auto out = std::make_unique<SharedSurface>(WindowChart(f, centres[0], uint32_t(reach)), reach,
+                                             std::move(offsets));
+  const size_t width = size_t(2 * reach + 1);
+  out->index.assign(width * width, -1);
+  for (const auto& [cx, cy] : out->offsets) {
+    for (int64_t y = -int64_t(radius); y <= int64_t(radius); ++y) {
+      for (int64_t x = -int64_t(radius); x <= int64_t(radius); ++x) {
+        if (hexDistance(x, y) <= int64_t(radius))
+          out->index[size_t(cy + y + reach) * width + size_t(cx + x + reach)] = 0;
+      }
+    }
+  }
+  std::vector<size_t> cells;
+  for (size_t c = 0; c < out->index.size(); ++c) {
+    if (out->index[c] == 0) cells.push_back(c);
+  }
+  std::vector<uint8_t> held(cells.size(), 0);
+  out->points.resize(cells.size());
+  parallelFor(cells.size(), 4096, [&](size_t k) {
+    const int64_t x = int64_t(cells[k] % width) - reach, y = int64_t(cells[k] / width) - reach;
+    const std::optional<LatticePoint> p = out->chart.unfold(x, y);
+    if (!p) return;
+    out->points[k] = canonicalPoint(f, *p);
+    held[k] = 1;
+  });
+  std::vector<LatticePoint> points;
+  points.reserve(cells.size());
+  for (size_t k = 0; k < cells.size(); ++k) {
+    out->index[cells[k]] = held[k] ? int32_t(points.size()) : -1;
+    if (held[k]) points.push_back(out->points[k]);
+  }
+  out->points = std::move(points);
+  out->heights.assign(out->points.size(), 0.0f);
+  surfaceHeights(level, out->points, out->heights);
+  return out;
+}
+
+void ErosionModel::surfaceHeights(int level, std::span<const LatticePoint> points,
+                                  std::span<float> out) const {
+  if (points.empty()) return;
+  const uint64_t f = surface_.layout.levelFrequency(level);
+  const LevelSampler sampler(surface_, level, points);
+  const WeightTable table(surface_.spacing, f, points);
+  constexpr size_t kBlock = 256;
+  parallelFor((points.size() + kBlock - 1) / kBlock, 1, [&](size_t block) {
+    const size_t first = block * kBlock, count = std::min(kBlock, points.size() - first);
+    glm::dvec3 units[kBlock];
+    double heights[kBlock];
+    for (size_t k = 0; k < count; ++k) {
+      const LatticePoint& p = points[first + k];
+      units[k] = geodesy::latticePosition(table, f, p.base, p.i, p.j);
+    }
+    sampler.heights(points.subspan(first, count), std::span(units, count), heights);
+    for (size_t k = 0; k < count; ++k) out[first + k] = float(heights[k]);
+  });
 }
 
 void ErosionModel::sampleLevel(int level, std::span<const LatticePoint> points,
@@ -545,7 +663,9 @@ void ErosionModel::sampleLevel(int level, std::span<const LatticePoint> points,
   });
 }
 
-WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) const {
+WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre,
+                                      const SharedSurface* shared, int64_t shared_x,
+                                      int64_t shared_y) const {
   const TileLayout& layout = surface_.layout;
   const uint64_t f = layout.levelFrequency(level);
   const uint32_t radius = core_ + halo_;
@@ -599,25 +719,25 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre) con
   patch.copies = copies;
   const bool relief_level = params_.relief && patch.spacing_m > params_.max_spacing_m;
 
-  // The surface before erosion at this level: the generator's own heights of the points.
-  std::vector<LatticePoint> points(held.size());
-  for (size_t k = 0; k < held.size(); ++k) points[k] = point[held[k]];
+  // The surface before erosion at this level: the generator's own heights of the points (those
+  // of the shared surface where it holds them).
   std::vector<float> base(n, 0.0f);
   {
-    const LevelSampler sampler(surface_, level, points);
-    const WeightTable table(surface_.spacing, f, points);
-    constexpr size_t kBlock = 256;
-    parallelFor((points.size() + kBlock - 1) / kBlock, 1, [&](size_t block) {
-      const size_t first = block * kBlock, count = std::min(kBlock, points.size() - first);
-      glm::dvec3 units[kBlock];
-      double heights[kBlock];
-      for (size_t k = 0; k < count; ++k) {
-        const LatticePoint& p = points[first + k];
-        units[k] = geodesy::latticePosition(table, f, p.base, p.i, p.j);
-      }
-      sampler.heights(std::span(points).subspan(first, count), std::span(units, count), heights);
-      for (size_t k = 0; k < count; ++k) base[held[first + k]] = float(heights[k]);
-    });
+    std::vector<uint32_t> own;  // the cells whose heights are made here
+    for (const uint32_t c : held) {
+      const int64_t x = int64_t(c % width) - int64_t(radius + 1);
+      const int64_t y = int64_t(c / width) - int64_t(radius + 1);
+      const float* h = shared ? shared->at(shared_x + x, shared_y + y, point[c]) : nullptr;
+      if (h)
+        base[c] = *h;
+      else
+        own.push_back(c);
+    }
+    std::vector<LatticePoint> points(own.size());
+    for (size_t k = 0; k < own.size(); ++k) points[k] = point[own[k]];
+    std::vector<float> heights(own.size());
+    surfaceHeights(level, points, heights);
+    for (size_t k = 0; k < own.size(); ++k) base[own[k]] = heights[k];
   }
 
   // What the coarser levels did here: their change at the even points (the parent level's

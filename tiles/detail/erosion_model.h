@@ -116,7 +116,18 @@ class ErosionModel {
   // The windows, from the cache or made (the coarser levels' ones they read first).
   std::vector<std::shared_ptr<const WindowResult>> makeWindows(
       int level, std::span<const std::pair<WindowKey, LatticePoint>> windows) const;
-  WindowResult makeWindow(int level, const LatticePoint& centre) const;
+  // The heights before erosion of the points of several windows of one level, each point once
+  // (erosion_model.cpp); null where the windows do not fit one chart.
+  struct SharedSurface;
+  std::unique_ptr<const SharedSurface> sharedSurface(int level,
+                                                     std::span<const LatticePoint> centres) const;
+  // The surface before erosion at canonical points of `level` (LevelSampler), into out.
+  void surfaceHeights(int level, std::span<const LatticePoint> points, std::span<float> out) const;
+  // shared (optional): the surface shared with the windows made with it, this window's centre
+  // at its chart offset (shared_x, shared_y).
+  WindowResult makeWindow(int level, const LatticePoint& centre,
+                          const SharedSurface* shared = nullptr, int64_t shared_x = 0,
+                          int64_t shared_y = 0) const;
   void sampleLevel(int level, std::span<const LatticePoint> points,
                    std::span<PointErosion> out) const;
 
