@@ -276,17 +276,32 @@ void orderFromOutlets(FlowRouting& routing, const std::vector<uint8_t>& land, bo
   (void)count;
 }
 
+// The jitter's hash of (seed, v, m), geodesy::hash3(seed ^ kJitterStream, v, m), in parts: the
+// seed's mix once per routing, v's once per vertex, and for each neighbour the last. at(m) is
+// that hash's unit value, bit for bit.
+struct JitterSeed {
+  uint64_t mixed;
+  explicit JitterSeed(uint64_t seed) : mixed(geodesy::mix64(seed ^ kJitterStream)) {}
+};
+struct JitterHash {
+  uint64_t key;
+  JitterHash(const JitterSeed& seed, uint32_t v) : key(geodesy::mix64(seed.mixed ^ v)) {}
+  double at(uint32_t m) const { return geodesy::unitFromHash(geodesy::mix64(key ^ m)); }
+};
+
 // Lower neighbour m (height hm < hv) as v's receiver: its slope times 1 - jitter u (u a hash of
-// seed, v, m) against the best score so far.
-void offerReceiver(const geodesy::SphereMesh& mesh, uint32_t v, uint32_t m, double hv, double hm,
-                   double jitter, uint64_t seed, uint32_t& best, double& best_score) {
+// seed, v, m) against the best score so far. Inlined: it runs for every lower neighbour of
+// every land vertex in every routing.
+[[gnu::always_inline]] inline void offerReceiver(const geodesy::SphereMesh& mesh, uint32_t v,
+                                                 uint32_t m, double hv, double hm, double jitter,
+                                                 const JitterHash& hash, uint32_t& best,
+                                                 double& best_score) {
   const glm::vec3 d = mesh.positions[v] - mesh.positions[m];
   const double slope = (hv - hm) / double(glm::length(d));
   // The jitter only lowers a score: a slope no steeper than the best score cannot win (same
   // receivers, without the hash).
   if (slope <= best_score) return;
-  const double u = geodesy::unitFromHash(geodesy::hash3(seed ^ kJitterStream, v, m));
-  const double score = slope * (1.0 - jitter * u);
+  const double score = slope * (1.0 - jitter * hash.at(m));
   if (score > best_score) best_score = score, best = m;
 }
 
@@ -307,30 +322,42 @@ Descent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> 
   const auto& nb = mesh.neighbours;
   geodesy::resizeLarge(receiver, n);
   geodesy::resizeLarge(land, n);
+  const JitterSeed jitter_seed(seed);
   std::atomic<bool> tie{false}, any_sea{false}, pit{false};
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096),
                     [&](const tbb::blocked_range<size_t>& r) {
+                      // The flags of this range, published once at its end.
+                      bool range_tie = false, range_sea = false, range_pit = false;
                       for (size_t i = r.begin(); i != r.end(); ++i) {
                         const uint32_t v = uint32_t(i);
-                        receiver[v] = v;
-                        land[v] = h[v] >= sea;
+                        const float hv_float = h[v];
+                        land[v] = hv_float >= sea;
                         if (!land[v]) {
-                          any_sea.store(true, std::memory_order_relaxed);
+                          receiver[v] = v;
+                          range_sea = true;
                           continue;
                         }
-                        const double hv = h[v];
+                        const double hv = hv_float;
+                        const JitterHash hash(jitter_seed, v);
                         uint32_t best = v;
                         double best_score = 0.0;
                         for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
                           const uint32_t m = nb[k];
-                          if (h[m] == h[v]) tie.store(true, std::memory_order_relaxed);
-                          const double hm = std::max(double(h[m]), double(sea));
-                          if (hm >= hv) continue;
-                          offerReceiver(mesh, v, m, hv, hm, jitter, seed, best, best_score);
+                          // Compared as floats (exact; double(hm) is the max in doubles). A
+                          // neighbour as high as v is not lower.
+                          const float hm = std::max(h[m], sea);
+                          if (hm >= hv_float) {
+                            if (h[m] == hv_float) range_tie = true;
+                            continue;
+                          }
+                          offerReceiver(mesh, v, m, hv, double(hm), jitter, hash, best, best_score);
                         }
-                        if (best == v) pit.store(true, std::memory_order_relaxed);
+                        range_pit |= best == v;
                         receiver[v] = best;
                       }
+                      if (range_tie) tie.store(true, std::memory_order_relaxed);
+                      if (range_sea) any_sea.store(true, std::memory_order_relaxed);
+                      if (range_pit) pit.store(true, std::memory_order_relaxed);
                     });
   return {tie.load(), any_sea.load(), pit.load()};
 }
@@ -339,14 +366,15 @@ Descent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> 
 // neighbours whose water level is lower than v's height (or equal and reached earlier by the
 // flood), else the flood's parent (lakes, flats).
 uint32_t floodReceiver(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
-                       double jitter, uint64_t seed, const FlowRouting& routing, const Flood& f,
-                       uint32_t v) {
+                       double jitter, const JitterSeed& seed, const FlowRouting& routing,
+                       const Flood& f, uint32_t v) {
   const auto& off = mesh.neighbour_offsets;
   const auto& nb = mesh.neighbours;
   uint32_t best = f.parent[v];
   double best_score = 0.0;
   if (routing.lake_of[v] == kNoLake) {
     const double hv = h[v];
+    const JitterHash hash(seed, v);
     for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
       const uint32_t m = nb[k];
       const double hm = std::max(double(h[m]), double(sea));
@@ -355,7 +383,7 @@ uint32_t floodReceiver(const geodesy::SphereMesh& mesh, std::span<const float> h
       // lake whose surface is at v's height.
       const float wm = routing.water_level_m[m];
       if (double(wm) > hv || (double(wm) == hv && f.rank[m] >= f.rank[v])) continue;
-      offerReceiver(mesh, v, m, hv, hm, jitter, seed, best, best_score);
+      offerReceiver(mesh, v, m, hv, hm, jitter, hash, best, best_score);
     }
   }
   return best;
@@ -530,10 +558,11 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
   }
   std::vector<uint32_t>& chosen = scratch.chosen;
   chosen.resize(redo.size());
+  const JitterSeed jitter_seed(params.seed);
   tbb::parallel_for(
       tbb::blocked_range<size_t>(0, redo.size(), 1024), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t i = r.begin(); i != r.end(); ++i)
-          chosen[i] = floodReceiver(mesh, h, sea, jitter, params.seed, routing, f, redo[i]);
+          chosen[i] = floodReceiver(mesh, h, sea, jitter, jitter_seed, routing, f, redo[i]);
       });
   for (size_t i = 0; i < redo.size(); ++i) routing.receiver[redo[i]] = chosen[i];
   scratch.parent = std::move(f.parent);
@@ -570,6 +599,7 @@ void routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation
   geodesy::resizeLarge(routing.receiver, n);
   std::vector<uint8_t>& land = scratch.land;
   geodesy::resizeLarge(land, n);
+  const JitterSeed jitter_seed(params.seed);
   tbb::parallel_for(
       tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t i = r.begin(); i != r.end(); ++i) {
@@ -579,7 +609,7 @@ void routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation
           routing.receiver[v] =
               !land[v] || f.parent[v] == v
                   ? v
-                  : floodReceiver(mesh, elevation_m, sea, jitter, params.seed, routing, f, v);
+                  : floodReceiver(mesh, elevation_m, sea, jitter, jitter_seed, routing, f, v);
         }
       });
   scratch.parent = std::move(f.parent);
