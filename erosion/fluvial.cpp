@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 #include <glm/geometric.hpp>
 
 #include "erosion/detail/negative_power.h"
@@ -51,6 +52,16 @@ constexpr uint64_t kWarpStream = 0x77617270ull;  // "warp"
 constexpr int kHillslopePasses = 20;
 // Lakes of fewer vertices are pits, not lakes (as planet/drainage_metrics.h counts them).
 constexpr uint32_t kMinLakeVertices = 3;
+
+// f(i) for every i in [0, count), in parallel: for loops each of whose iterations writes only
+// what it owns.
+template <typename F>
+void forEach(size_t count, F f) {
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 4096),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t i = r.begin(); i != r.end(); ++i) f(i);
+                    });
+}
 
 // The sum of x over v's ring in double, added in the ring's order (one rounding sequence
 // wherever it is taken); the six neighbours of all but twelve vertices written out.
@@ -140,7 +151,7 @@ void drain(const Stage& s, const hydrology::FlowRouting& rt, Network& net) {
   const auto& order = rt.order;
   const size_t land = order.size();
   geodesy::assignLarge(net.place, s.mesh.vertexCount(), kOffLand);
-  for (size_t i = 0; i < land; ++i) net.place[order[i]] = uint32_t(i);
+  forEach(land, [&](size_t i) { net.place[order[i]] = uint32_t(i); });
   geodesy::resizeLarge(net.down, land);
   geodesy::resizeLarge(net.drained, land);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, land, 4096),
@@ -234,25 +245,42 @@ void steadyState(const Stage& s, const hydrology::FlowRouting& rt,
 template <typename Base, typename Rise>
 double fitScale(size_t count, const std::vector<uint8_t>& kept, double sea, double target,
                 double start, Base base, Rise rise) {
+  // The highest x and the rise of the first index that reaches it, as a serial pass finds them:
+  // a parallel reduction whose join keeps the higher x, and at equal x the earlier index.
+  struct Top {
+    double x, slope;
+    size_t i;
+  };
+  const Top none{-std::numeric_limits<double>::infinity(), 0.0, std::numeric_limits<size_t>::max()};
   double s = start;
   for (int k = 0; k < 16; ++k) {
-    double top = -std::numeric_limits<double>::infinity(), slope = 0.0;
-    for (size_t i = 0; i < count; ++i) {
-      if (kept[i]) continue;
-      const double x = base(i) - sea + s * rise(i);
-      if (x > top) top = x, slope = rise(i);
-    }
-    if (!(slope > 0.0) || std::abs(top - target) <= 1e-9 * target) break;
-    s -= (top - target) / slope;
+    const Top top = tbb::parallel_reduce(
+        tbb::blocked_range<size_t>(0, count, 8192), none,
+        [&](const tbb::blocked_range<size_t>& r, Top t) {
+          for (size_t i = r.begin(); i != r.end(); ++i) {
+            if (kept[i]) continue;
+            const double x = base(i) - sea + s * rise(i);
+            if (x > t.x) t = {x, rise(i), i};
+          }
+          return t;
+        },
+        [](const Top& a, const Top& b) { return b.x > a.x || (b.x == a.x && b.i < a.i) ? b : a; });
+    if (!(top.slope > 0.0) || std::abs(top.x - target) <= 1e-9 * target) break;
+    s -= (top.x - target) / top.slope;
   }
   return s;
 }
 
 // The planet's scale: the highest land (base + scale x rise) at the noise's highest.
 double scaleOf(const Stage& s, const Network& net) {
-  double top_rise = 0.0;
-  for (size_t i = 0; i < net.rise.size(); ++i)
-    if (!net.kept[i]) top_rise = std::max(top_rise, net.rise[i]);
+  const double top_rise = tbb::parallel_reduce(
+      tbb::blocked_range<size_t>(0, net.rise.size(), 8192), 0.0,
+      [&](const tbb::blocked_range<size_t>& r, double top) {
+        for (size_t i = r.begin(); i != r.end(); ++i)
+          if (!net.kept[i]) top = std::max(top, net.rise[i]);
+        return top;
+      },
+      [](double a, double b) { return std::max(a, b); });
   if (top_rise <= 0.0 || s.target_m <= 0.0) return 0.0;
   return fitScale(
       net.rise.size(), net.kept, s.sea, s.target_m, s.target_m / top_rise,
@@ -315,8 +343,10 @@ Solved solve(const Stage& s, std::span<const float> guide, int reroutings) {
   const FluvialInput& input = s.in;
   geodesy::copyLarge(out.h, input.noise_m.begin(), input.noise_m.end());
   if (!guide.empty()) {
-    for (size_t v = 0; v < out.h.size(); ++v)
-      if (s.land[v]) out.h[v] = std::max(guide[v], s.sea);
+    forEach(s.land_list.size(), [&](size_t i) {
+      const uint32_t v = s.land_list[i];
+      out.h[v] = std::max(guide[v], s.sea);
+    });
   }
   hydrology::RoutingParams rp;
   rp.seed = input.seed;
@@ -331,10 +361,10 @@ Solved solve(const Stage& s, std::span<const float> guide, int reroutings) {
     steadyState(s, out.rt, endorheic, out.h, out.net);
     out.scale = scaleOf(s, out.net);
     // Kept lake floors stay as routed (the noise, or the coarse level's floor).
-    for (size_t i = 0; i < out.rt.order.size(); ++i) {
+    forEach(out.rt.order.size(), [&](size_t i) {
       const uint32_t v = out.rt.order[i];
       if (!out.net.kept[i]) out.h[v] = float(double(out.net.base[i]) + out.scale * out.net.rise[i]);
-    }
+    });
     out.routings += 1;
     out.endorheic_lakes = uint64_t(std::count(endorheic.begin(), endorheic.end(), 1));
   }
@@ -491,7 +521,7 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   const double r2 = input.radius_m * input.radius_m;
   std::vector<uint8_t> kept;
   geodesy::assignLarge(kept, n, uint8_t(0));
-  for (size_t i = 0; i < rt.order.size(); ++i) kept[rt.order[i]] = net.kept[i];
+  forEach(rt.order.size(), [&](size_t i) { kept[rt.order[i]] = net.kept[i]; });
 
   // Hillslopes: Jacobi passes of h <- ring mean + source, the discrete steady state of linear
   // diffusion d2h = -U / D between the channels (held), kept lakes and the sea (at its level).
@@ -562,12 +592,13 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   // channel_cells (log scale), none on channels and kept lakes. It does not take land to the sea.
   if (params.texture > 0.0 && params.channel_cells > 1.0) {
     const double fade = std::log(params.channel_cells);
-    for (uint32_t v : hills) {
+    forEach(hills.size(), [&](size_t i) {
+      const uint32_t v = hills[i];
       const double w = std::clamp(
           1.0 - std::log(std::max(1.0, net.drained[net.place[v]].cells)) / fade, 0.0, 1.0);
       const double detail = double(input.noise_m[v]) - double(s.low_pass[v]);
       h[v] = std::max(0.5f * (h[v] + s.sea), float(double(h[v]) + params.texture * w * detail));
-    }
+    });
   }
   // Hillslopes and texture moved the highest point: the rise above each base level is scaled
   // once more so that it is the noise's highest again.
@@ -576,14 +607,16 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
         rt.order.size(), net.kept, s.sea, s.target_m, 1.0,
         [&](size_t i) { return double(net.base[i]); },
         [&](size_t i) { return double(h[rt.order[i]]) - double(net.base[i]); });
-    for (size_t i = 0; i < rt.order.size(); ++i) {
-      if (net.kept[i]) continue;
+    forEach(rt.order.size(), [&](size_t i) {
+      if (net.kept[i]) return;
       const uint32_t v = rt.order[i];
       h[v] = float(double(net.base[i]) + f * (double(h[v]) - double(net.base[i])));
-    }
+    });
   }
-  for (size_t v = 0; v < n; ++v)
-    if (s.land[v]) h[v] = std::max(h[v], s.sea);
+  forEach(s.land_list.size(), [&](size_t i) {
+    const uint32_t v = s.land_list[i];
+    h[v] = std::max(h[v], s.sea);
+  });
   // The endorheic lakes stay; every other vertex the hillslopes, texture or talus left without
   // a falling path is raised above its receiver by an epsilon step. The last routing's receivers
   // still lead every vertex to the sea or a kept lake, so this needs no priority-flood (the

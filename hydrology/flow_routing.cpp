@@ -239,39 +239,42 @@ FlowRouting floodLakes(const geodesy::SphereMesh& mesh, std::span<const float> e
 // after its receiver), as the receivers need not drain to vertices the flood visited first. The
 // outlets, and each vertex's donors, come in vertex order, so the order depends on the receivers
 // alone (the flood's order does not show through, and routing without the flood gives the same).
-// `land` flags the vertices of routing.order. Serial, O(n).
+// `land` flags the vertices of routing.order. Serial, O(n): one pass over the vertices threads
+// each vertex's donors into a list (first, next), one over the land lists them.
 void orderFromOutlets(FlowRouting& routing, const std::vector<uint8_t>& land, bool canonical,
                       RoutingScratch& scratch) {
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
   const std::vector<uint32_t>& rcv = routing.receiver;
   const size_t n = rcv.size();
-  std::vector<uint32_t>& first = scratch.first;
-  geodesy::assignLarge(first, n + 1, 0u);
-  for (uint32_t v = 0; v < n; ++v)
-    if (land[v] && rcv[v] != v) first[rcv[v] + 1] += 1;
-  for (size_t v = 0; v < n; ++v) first[v + 1] += first[v];
-  std::vector<uint32_t>&donors = scratch.donors, &next = scratch.next, &listed = scratch.listed;
-  geodesy::resizeLarge(donors, first[n]);
-  geodesy::copyLarge(next, first.begin(), first.end() - 1);
+  std::vector<uint32_t>&first = scratch.first, &next = scratch.next, &listed = scratch.listed;
+  geodesy::assignLarge(first, n, kNone);
+  geodesy::resizeLarge(next, n);
   // Not canonical: the outlets and donors in the order routing.order lists them (the flood's).
   if (!canonical) geodesy::copyLarge(listed, routing.order.begin(), routing.order.end());
   std::vector<uint32_t>& order = routing.order;
   const size_t count = order.size();
   order.clear();
-  for (uint32_t i = 0; i < (canonical ? n : listed.size()); ++i) {
-    const uint32_t v = canonical ? i : listed[i];
-    if (!land[v]) continue;
+  // From the last vertex listed to the first, each donor goes to the head of its receiver's
+  // list, so every list runs in listing order; the outlets come out reversed.
+  const auto take = [&](uint32_t v) {
+    if (!land[v]) return;
     const uint32_t r = rcv[v];
     // The outlet of a planet without sea drains to itself, and is land: its donors come after it.
     if (r == v || (rcv[r] == r && !land[r])) {
       order.push_back(v);  // drains to the sea (or is the outlet of a planet without one)
     } else {
-      donors[next[r]++] = v;
+      next[v] = first[r];
+      first[r] = v;
     }
+  };
+  if (canonical) {
+    for (size_t v = n; v-- > 0;) take(uint32_t(v));
+  } else {
+    for (size_t i = listed.size(); i-- > 0;) take(listed[i]);
   }
-  for (size_t i = 0; i < order.size(); ++i) {
-    const uint32_t v = order[i];
-    order.insert(order.end(), donors.begin() + first[v], donors.begin() + next[v]);
-  }
+  std::reverse(order.begin(), order.end());
+  for (size_t i = 0; i < order.size(); ++i)
+    for (uint32_t m = first[order[i]]; m != kNone; m = next[m]) order.push_back(m);
   assert(order.size() == count);
   (void)count;
 }
