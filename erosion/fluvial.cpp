@@ -179,6 +179,7 @@ void drain(const Stage& s, const hydrology::FlowRouting& rt, Network& net) {
 // less than lake_evaporation times its surface.
 std::vector<uint8_t> endorheicLakes(const Stage& s, const hydrology::FlowRouting& rt,
                                     const Network& net) {
+  if (rt.lakes.empty()) return {};
   std::vector<double> inflow(rt.lakes.size(), 0.0);
   for (size_t i = 0; i < rt.order.size(); ++i) {
     const uint32_t l = rt.lake_of[rt.order[i]];

@@ -315,6 +315,7 @@ struct Descent {
   bool tie = false;  // two land neighbours equally high (the flood's order could show)
   bool sea = false;  // some vertex under the sea
   bool pit = false;  // some land vertex without a strictly lower neighbour
+  size_t land = 0;   // land vertices
 };
 
 Descent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
@@ -327,10 +328,12 @@ Descent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> 
   geodesy::resizeLarge(land, n);
   const JitterSeed jitter_seed(seed);
   std::atomic<bool> tie{false}, any_sea{false}, pit{false};
+  std::atomic<size_t> land_count{0};
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096),
                     [&](const tbb::blocked_range<size_t>& r) {
                       // The flags of this range, published once at its end.
                       bool range_tie = false, range_sea = false, range_pit = false;
+                      size_t range_land = 0;
                       for (size_t i = r.begin(); i != r.end(); ++i) {
                         const uint32_t v = uint32_t(i);
                         const float hv_float = h[v];
@@ -340,6 +343,7 @@ Descent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> 
                           range_sea = true;
                           continue;
                         }
+                        range_land += 1;
                         const double hv = hv_float;
                         const JitterHash hash(jitter_seed, v);
                         uint32_t best = v;
@@ -361,8 +365,9 @@ Descent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> 
                       if (range_tie) tie.store(true, std::memory_order_relaxed);
                       if (range_sea) any_sea.store(true, std::memory_order_relaxed);
                       if (range_pit) pit.store(true, std::memory_order_relaxed);
+                      land_count.fetch_add(range_land, std::memory_order_relaxed);
                     });
-  return {tie.load(), any_sea.load(), pit.load()};
+  return {tie.load(), any_sea.load(), pit.load(), land_count.load()};
 }
 
 // The flood's receiver rule for land vertex v: the jittered steepest descent among the lower
@@ -376,17 +381,17 @@ uint32_t floodReceiver(const geodesy::SphereMesh& mesh, std::span<const float> h
   uint32_t best = f.parent[v];
   double best_score = 0.0;
   if (routing.lake_of[v] == kNoLake) {
-    const double hv = h[v];
+    const float hv = h[v];  // compared as floats, as in steepestDescent
     const JitterHash hash(seed, v);
     for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
       const uint32_t m = nb[k];
-      const double hm = std::max(double(h[m]), double(sea));
+      const float hm = std::max(h[m], sea);
       if (hm >= hv) continue;
       // Receivers strictly lower by (water level, visiting rank): no cycles, even next to a
       // lake whose surface is at v's height.
       const float wm = routing.water_level_m[m];
-      if (double(wm) > hv || (double(wm) == hv && f.rank[m] >= f.rank[v])) continue;
-      offerReceiver(mesh, v, m, hv, hm, jitter, hash, best, best_score);
+      if (wm > hv || (wm == hv && f.rank[m] >= f.rank[v])) continue;
+      offerReceiver(mesh, v, m, hv, double(hm), jitter, hash, best, best_score);
     }
   }
   return best;
@@ -475,7 +480,7 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
   geodesy::copyLarge(routing.water_level_m, h.begin(), h.end());
   geodesy::assignLarge(routing.lake_of, n, kNoLake);
   routing.lakes.clear();
-  routing.land_vertices = size_t(std::count(land.begin(), land.end(), 1));
+  routing.land_vertices = descent.land;
   geodesy::resizeLarge(routing.order, routing.land_vertices);
   if (!descent.pit) {
     orderFromOutlets(routing, land, true, scratch);
