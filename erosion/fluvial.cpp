@@ -8,11 +8,13 @@
 #include <vector>
 
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 #include <glm/geometric.hpp>
 
 #include "erosion/detail/negative_power.h"
 #include "geodesy/hash.h"
 #include "geodesy/large_array.h"
+#include "geodesy/lattice_numbering.h"
 #include "hydrology/flow_routing.h"
 
 namespace erosion {
@@ -51,30 +53,53 @@ constexpr int kHillslopePasses = 20;
 // Lakes of fewer vertices are pits, not lakes (as planet/drainage_metrics.h counts them).
 constexpr uint32_t kMinLakeVertices = 3;
 
-// One Jacobi pass of x <- (x + mean of ring) / 2 over every vertex. Parallel, each vertex
-// written by one task from values read before the pass.
-void smoothPass(const geodesy::SphereMesh& mesh, std::vector<float>& x, std::vector<float>& next) {
+// f(i) for every i in [0, count), in parallel: for loops each of whose iterations writes only
+// what it owns.
+template <typename F>
+void forEach(size_t count, F f) {
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 4096),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t i = r.begin(); i != r.end(); ++i) f(i);
+                    });
+}
+
+// The sum of x over v's ring in double, added in the ring's order (one rounding sequence
+// wherever it is taken); the six neighbours of all but twelve vertices written out.
+inline double ringSum(const geodesy::SphereMesh& mesh, const float* x, size_t v) {
+  const uint32_t b = mesh.neighbour_offsets[v], e = mesh.neighbour_offsets[v + 1];
+  const uint32_t* nb = mesh.neighbours.data() + b;
+  double sum = 0.0;
+  if (e - b == 6) {
+    sum += x[nb[0]];
+    sum += x[nb[1]];
+    sum += x[nb[2]];
+    sum += x[nb[3]];
+    sum += x[nb[4]];
+    sum += x[nb[5]];
+    return sum;
+  }
+  for (uint32_t k = 0; k < e - b; ++k) sum += x[nb[k]];
+  return sum;
+}
+
+// One Jacobi pass of x <- (x + mean of ring) / 2 over every vertex, or over the vertices `at`
+// lists (each once) when it is given: read from x, written to next, then the two swapped. With
+// `at`, next must hold x's values at the other vertices (they stay as they are). Parallel, each
+// vertex written by one task from values read before the pass.
+void smoothPass(const geodesy::SphereMesh& mesh, std::vector<float>& x, std::vector<float>& next,
+                const std::vector<uint32_t>* at = nullptr) {
   geodesy::resizeLarge(next, x.size());
+  const auto& off = mesh.neighbour_offsets;
+  const size_t count = at ? at->size() : x.size();
   tbb::parallel_for(
-      tbb::blocked_range<size_t>(0, x.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
-        for (size_t v = r.begin(); v != r.end(); ++v) {
-          double sum = 0.0;
-          const uint32_t b = mesh.neighbour_offsets[v], e = mesh.neighbour_offsets[v + 1];
-          for (uint32_t k = b; k < e; ++k) sum += x[mesh.neighbours[k]];
-          next[v] = float(0.5 * double(x[v]) + 0.5 * sum / double(e - b));
+      tbb::blocked_range<size_t>(0, count, 4096), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t i = r.begin(); i != r.end(); ++i) {
+          const size_t v = at ? (*at)[i] : i;
+          const double ring = double(off[v + 1] - off[v]);
+          next[v] = float(0.5 * double(x[v]) + 0.5 * ringSum(mesh, x.data(), v) / ring);
         }
       });
   x.swap(next);
-}
-
-// to[at[i]] = from[i] for every i, in parallel: the entries of `at` are distinct vertices, so
-// each is written by one task.
-void scatter(const std::vector<uint32_t>& at, const std::vector<float>& from,
-             std::vector<float>& to) {
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, at.size(), 8192),
-                    [&](const tbb::blocked_range<size_t>& r) {
-                      for (size_t i = r.begin(); i != r.end(); ++i) to[at[i]] = from[i];
-                    });
 }
 
 struct Stage {
@@ -87,7 +112,8 @@ struct Stage {
   double target_m = 0.0;   // highest noise land above the sea
   double mean_rain = 0.0;  // over land; 0: uniform
   std::vector<uint8_t> land = {};
-  std::vector<float> low_pass = {};  // the noise's low-pass (texture = noise - low_pass)
+  std::vector<uint32_t> land_list = {};  // the land vertices in vertex order
+  std::vector<float> low_pass = {};  // on land, the noise's low-pass (texture = noise - low_pass)
   std::vector<float> uplift = {};    // pattern, > 0 on land
 
   double rain(size_t v) const { return mean_rain > 0.0 ? double(in.rainfall[v]) / mean_rain : 1.0; }
@@ -117,6 +143,7 @@ struct Network {
   std::vector<float> base;
   std::vector<double> rise;
   std::vector<uint8_t> kept;
+  std::vector<double> arc_m;  // per index: the arc to the receiver (0 where kept), for the talus
 };
 constexpr uint32_t kOffLand = std::numeric_limits<uint32_t>::max();
 
@@ -124,7 +151,7 @@ void drain(const Stage& s, const hydrology::FlowRouting& rt, Network& net) {
   const auto& order = rt.order;
   const size_t land = order.size();
   geodesy::assignLarge(net.place, s.mesh.vertexCount(), kOffLand);
-  for (size_t i = 0; i < land; ++i) net.place[order[i]] = uint32_t(i);
+  forEach(land, [&](size_t i) { net.place[order[i]] = uint32_t(i); });
   geodesy::resizeLarge(net.down, land);
   geodesy::resizeLarge(net.drained, land);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, land, 4096),
@@ -152,6 +179,7 @@ void drain(const Stage& s, const hydrology::FlowRouting& rt, Network& net) {
 // less than lake_evaporation times its surface.
 std::vector<uint8_t> endorheicLakes(const Stage& s, const hydrology::FlowRouting& rt,
                                     const Network& net) {
+  if (rt.lakes.empty()) return {};
   std::vector<double> inflow(rt.lakes.size(), 0.0);
   for (size_t i = 0; i < rt.order.size(); ++i) {
     const uint32_t l = rt.lake_of[rt.order[i]];
@@ -181,6 +209,7 @@ void steadyState(const Stage& s, const hydrology::FlowRouting& rt,
   geodesy::assignLarge(net.base, land, s.sea);
   geodesy::resizeLarge(net.rise, land);
   geodesy::resizeLarge(net.kept, land);
+  geodesy::resizeLarge(net.arc_m, land);
   const detail::NegativePower power(s.p.area_exponent);
   // The rise over each vertex's own step (parallel), then summed from the outlets (serial).
   tbb::parallel_for(
@@ -188,9 +217,10 @@ void steadyState(const Stage& s, const hydrology::FlowRouting& rt,
         for (size_t i = r.begin(); i != r.end(); ++i) {
           const uint32_t v = order[i], l = rt.lake_of[v];
           net.kept[i] = l != kNoLake && endorheic[l];
+          net.arc_m[i] = net.kept[i] ? 0.0 : arcM(s, v, rt.receiver[v]);
           // Tzathas et al. 2024, eq. 4 with n = 1: S = (U / K) Q^-m.
           net.rise[i] = net.kept[i] ? 0.0
-                                    : double(s.uplift[v]) * arcM(s, v, rt.receiver[v]) *
+                                    : double(s.uplift[v]) * net.arc_m[i] *
                                           power(net.drained[i].discharge) / s.erodibility(v);
           if (net.kept[i]) net.base[i] = rt.lakes[l].level_m;
         }
@@ -216,25 +246,42 @@ void steadyState(const Stage& s, const hydrology::FlowRouting& rt,
 template <typename Base, typename Rise>
 double fitScale(size_t count, const std::vector<uint8_t>& kept, double sea, double target,
                 double start, Base base, Rise rise) {
+  // The highest x and the rise of the first index that reaches it, as a serial pass finds them:
+  // a parallel reduction whose join keeps the higher x, and at equal x the earlier index.
+  struct Top {
+    double x, slope;
+    size_t i;
+  };
+  const Top none{-std::numeric_limits<double>::infinity(), 0.0, std::numeric_limits<size_t>::max()};
   double s = start;
   for (int k = 0; k < 16; ++k) {
-    double top = -std::numeric_limits<double>::infinity(), slope = 0.0;
-    for (size_t i = 0; i < count; ++i) {
-      if (kept[i]) continue;
-      const double x = base(i) - sea + s * rise(i);
-      if (x > top) top = x, slope = rise(i);
-    }
-    if (!(slope > 0.0) || std::abs(top - target) <= 1e-9 * target) break;
-    s -= (top - target) / slope;
+    const Top top = tbb::parallel_reduce(
+        tbb::blocked_range<size_t>(0, count, 8192), none,
+        [&](const tbb::blocked_range<size_t>& r, Top t) {
+          for (size_t i = r.begin(); i != r.end(); ++i) {
+            if (kept[i]) continue;
+            const double x = base(i) - sea + s * rise(i);
+            if (x > t.x) t = {x, rise(i), i};
+          }
+          return t;
+        },
+        [](const Top& a, const Top& b) { return b.x > a.x || (b.x == a.x && b.i < a.i) ? b : a; });
+    if (!(top.slope > 0.0) || std::abs(top.x - target) <= 1e-9 * target) break;
+    s -= (top.x - target) / top.slope;
   }
   return s;
 }
 
 // The planet's scale: the highest land (base + scale x rise) at the noise's highest.
 double scaleOf(const Stage& s, const Network& net) {
-  double top_rise = 0.0;
-  for (size_t i = 0; i < net.rise.size(); ++i)
-    if (!net.kept[i]) top_rise = std::max(top_rise, net.rise[i]);
+  const double top_rise = tbb::parallel_reduce(
+      tbb::blocked_range<size_t>(0, net.rise.size(), 8192), 0.0,
+      [&](const tbb::blocked_range<size_t>& r, double top) {
+        for (size_t i = r.begin(); i != r.end(); ++i)
+          if (!net.kept[i]) top = std::max(top, net.rise[i]);
+        return top;
+      },
+      [](double a, double b) { return std::max(a, b); });
   if (top_rise <= 0.0 || s.target_m <= 0.0) return 0.0;
   return fitScale(
       net.rise.size(), net.kept, s.sea, s.target_m, s.target_m / top_rise,
@@ -250,10 +297,13 @@ void setUp(Stage& s) {
   s.cell_m2 = 4.0 * std::numbers::pi * input.radius_m * input.radius_m / double(n);
   s.edge_m = std::sqrt(2.0 * s.cell_m2 / std::numbers::sqrt3);
   geodesy::assignLarge(s.land, n, uint8_t(0));
+  s.land_list.clear();
+  geodesy::reserveLarge(s.land_list, n);
   double rain_sum = 0.0, land_area = 0.0;
   for (size_t v = 0; v < n; ++v) {
     s.land[v] = input.noise_m[v] >= s.sea;
     if (!s.land[v]) continue;
+    s.land_list.push_back(uint32_t(v));
     s.target_m = std::max(s.target_m, double(input.noise_m[v]) - s.sea);
     if (!input.rainfall.empty()) {
       rain_sum += double(input.rainfall[v]) * mesh.vertex_areas[v];
@@ -262,8 +312,11 @@ void setUp(Stage& s) {
   }
   if (land_area > 0.0 && rain_sum > 0.0) s.mean_rain = rain_sum / land_area;
   geodesy::copyLarge(s.low_pass, input.noise_m.begin(), input.noise_m.end());
+  // Only the land reads the low-pass: its last pass runs on the land alone.
   std::vector<float> scratch;
-  for (int k = 0; k < kUpliftPasses; ++k) smoothPass(mesh, s.low_pass, scratch);
+  for (int k = 0; k + 1 < kUpliftPasses; ++k) smoothPass(mesh, s.low_pass, scratch);
+  geodesy::copyLarge(scratch, s.low_pass.begin(), s.low_pass.end());
+  smoothPass(mesh, s.low_pass, scratch, &s.land_list);
   geodesy::assignLarge(s.uplift, n, 0.0f);
   const float least = float(kMinUpliftShare * s.target_m);
   for (size_t v = 0; v < n; ++v) {
@@ -291,8 +344,10 @@ Solved solve(const Stage& s, std::span<const float> guide, int reroutings) {
   const FluvialInput& input = s.in;
   geodesy::copyLarge(out.h, input.noise_m.begin(), input.noise_m.end());
   if (!guide.empty()) {
-    for (size_t v = 0; v < out.h.size(); ++v)
-      if (s.land[v]) out.h[v] = std::max(guide[v], s.sea);
+    forEach(s.land_list.size(), [&](size_t i) {
+      const uint32_t v = s.land_list[i];
+      out.h[v] = std::max(guide[v], s.sea);
+    });
   }
   hydrology::RoutingParams rp;
   rp.seed = input.seed;
@@ -307,10 +362,10 @@ Solved solve(const Stage& s, std::span<const float> guide, int reroutings) {
     steadyState(s, out.rt, endorheic, out.h, out.net);
     out.scale = scaleOf(s, out.net);
     // Kept lake floors stay as routed (the noise, or the coarse level's floor).
-    for (size_t i = 0; i < out.rt.order.size(); ++i) {
+    forEach(out.rt.order.size(), [&](size_t i) {
       const uint32_t v = out.rt.order[i];
       if (!out.net.kept[i]) out.h[v] = float(double(out.net.base[i]) + out.scale * out.net.rise[i]);
-    }
+    });
     out.routings += 1;
     out.endorheic_lakes = uint64_t(std::count(endorheic.begin(), endorheic.end(), 1));
   }
@@ -326,20 +381,33 @@ std::vector<float> coarseGuide(const Stage& s, int& routings) {
   if (coarse_frequency < kCoarsestFrequency) return {};
   const geodesy::SphereMesh& fine = s.mesh;
   const geodesy::SphereMesh coarse = geodesy::buildIcosphere(coarse_frequency);
-  // Coarse inputs: the fine values at the fine vertex nearest each coarse vertex (on a class I
-  // icosphere of a quarter the frequency, the same point).
+  // Coarse inputs: the fine values at the fine vertex nearest each coarse vertex. On a class I
+  // icosphere of a quarter the frequency that is the fine vertex at the same point
+  // (geodesy::sharedVertices, from the lattice); the point is located on the fine mesh only when
+  // the two meshes' spacings differ (the same vertex when they agree: the largest weight of the
+  // face holding it).
   const size_t nc = coarse.vertexCount();
+  std::vector<uint32_t> nearest = geodesy::sharedVertices(coarse, fine);
+  if (nearest.empty()) {
+    nearest.resize(nc);
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, nc, 1024), [&](const tbb::blocked_range<size_t>& r) {
+          uint32_t hint = 0;
+          for (size_t c = r.begin(); c != r.end(); ++c) {
+            const geodesy::SurfacePoint at = fine.locateFrom(hint, coarse.positions[c]);
+            hint = at.face;
+            const glm::vec3& b = at.bary;
+            const int k = b.x >= b.y && b.x >= b.z ? 0 : (b.y >= b.z ? 1 : 2);
+            nearest[c] = fine.indices[3 * size_t(at.face) + k];
+          }
+        });
+  }
   std::vector<float> noise(nc), rain(s.in.rainfall.empty() ? 0 : nc),
       erodibility(s.in.erodibility.empty() ? 0 : nc), uplift(s.in.uplift.empty() ? 0 : nc);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, nc, 1024),
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, nc, 4096),
                     [&](const tbb::blocked_range<size_t>& r) {
-                      uint32_t hint = 0;
                       for (size_t c = r.begin(); c != r.end(); ++c) {
-                        const geodesy::SurfacePoint at = fine.locateFrom(hint, coarse.positions[c]);
-                        hint = at.face;
-                        const glm::vec3& b = at.bary;
-                        const int k = b.x >= b.y && b.x >= b.z ? 0 : (b.y >= b.z ? 1 : 2);
-                        const uint32_t v = fine.indices[3 * size_t(at.face) + k];
+                        const uint32_t v = nearest[c];
                         noise[c] = s.in.noise_m[v];
                         if (!rain.empty()) rain[c] = s.in.rainfall[v];
                         if (!erodibility.empty()) erodibility[c] = s.in.erodibility[v];
@@ -403,24 +471,10 @@ std::vector<float> coarseGuide(const Stage& s, int& routings) {
   // The coarse facets are planes, and flow on a plane runs straight down the lattice: smoothed
   // into troughs, with the noise's detail on them, the first fine routing wanders within the
   // coarse valleys instead (straight runs on earthlike at f = 256: 34 % with the facets, 3 %).
-  std::vector<uint32_t> land;
-  geodesy::reserveLarge(land, fine.vertexCount());
-  for (uint32_t v = 0; v < fine.vertexCount(); ++v)
-    if (s.land[v]) land.push_back(v);
-  std::vector<float> next;
-  geodesy::resizeLarge(next, land.size());
-  for (int k = 0; k < kGuideSmoothPasses; ++k) {
-    tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, land.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
-          for (size_t i = r.begin(); i != r.end(); ++i) {
-            const uint32_t v = land[i];
-            double sum = 0.0;
-            const uint32_t b = fine.neighbour_offsets[v], e = fine.neighbour_offsets[v + 1];
-            for (uint32_t j = b; j < e; ++j) sum += out[fine.neighbours[j]];
-            next[i] = float(0.5 * double(out[v]) + 0.5 * sum / double(e - b));
-          }
-        });
-    scatter(land, next, out);
+  {
+    std::vector<float> next;
+    geodesy::copyLarge(next, out.begin(), out.end());
+    for (int k = 0; k < kGuideSmoothPasses; ++k) smoothPass(fine, out, next, &s.land_list);
   }
   // Where the noise's detail is weak (lowlands), the smoothed coarse valleys still lead the
   // flow straight: a hash-drawn shake of up to kGuideShake / 2 times each vertex's steepest step
@@ -428,9 +482,10 @@ std::vector<float> coarseGuide(const Stage& s, int& routings) {
   std::vector<float> shaken;
   geodesy::copyLarge(shaken, out.begin(), out.end());
   tbb::parallel_for(
-      tbb::blocked_range<size_t>(0, land.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
+      tbb::blocked_range<size_t>(0, s.land_list.size(), 4096),
+      [&](const tbb::blocked_range<size_t>& r) {
         for (size_t i = r.begin(); i != r.end(); ++i) {
-          const uint32_t v = land[i];
+          const uint32_t v = s.land_list[i];
           float relief = 0.0f;
           for (uint32_t j = fine.neighbour_offsets[v]; j < fine.neighbour_offsets[v + 1]; ++j)
             relief = std::max(relief, std::abs(out[fine.neighbours[j]] - out[v]));
@@ -467,7 +522,7 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   const double r2 = input.radius_m * input.radius_m;
   std::vector<uint8_t> kept;
   geodesy::assignLarge(kept, n, uint8_t(0));
-  for (size_t i = 0; i < rt.order.size(); ++i) kept[rt.order[i]] = net.kept[i];
+  forEach(rt.order.size(), [&](size_t i) { kept[rt.order[i]] = net.kept[i]; });
 
   // Hillslopes: Jacobi passes of h <- ring mean + source, the discrete steady state of linear
   // diffusion d2h = -U / D between the channels (held), kept lakes and the sea (at its level).
@@ -480,37 +535,54 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   }
   stats.hillslope_share = rt.order.empty() ? 0.0 : double(hills.size()) / rt.order.size();
   if (!hills.empty()) {
-    std::vector<float> source, next;
+    std::vector<float> source;
     geodesy::resizeLarge(source, hills.size());
-    geodesy::resizeLarge(next, hills.size());
-    for (size_t i = 0; i < hills.size(); ++i) {
-      const uint32_t v = hills[i];
-      source[i] = float(params.hillslope_curvature * scale * double(s.uplift[v]) * s.edge_m /
-                        s.erodibility(v));
-    }
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, hills.size(), 4096),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                        for (size_t i = r.begin(); i != r.end(); ++i) {
+                          const uint32_t v = hills[i];
+                          source[i] = float(params.hillslope_curvature * scale *
+                                            double(s.uplift[v]) * s.edge_m / s.erodibility(v));
+                        }
+                      });
+    // The passes read the heights at or above the sea level: two copies of them, each pass
+    // reading one and writing its hillslope vertices into the other; the last writes h.
+    std::vector<float> read, write;
+    geodesy::resizeLarge(read, n);
+    geodesy::resizeLarge(write, n);
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 8192),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                        for (size_t v = r.begin(); v != r.end(); ++v)
+                          read[v] = write[v] = std::max(h[v], s.sea);
+                      });
     for (int pass = 0; pass < kHillslopePasses; ++pass) {
+      const bool last = pass + 1 == kHillslopePasses;
       tbb::parallel_for(tbb::blocked_range<size_t>(0, hills.size(), 4096),
                         [&](const tbb::blocked_range<size_t>& r) {
                           for (size_t i = r.begin(); i != r.end(); ++i) {
                             const uint32_t v = hills[i];
-                            double sum = 0.0;
-                            const uint32_t b = mesh.neighbour_offsets[v],
-                                           e = mesh.neighbour_offsets[v + 1];
-                            for (uint32_t k = b; k < e; ++k)
-                              sum += std::max(h[mesh.neighbours[k]], s.sea);
-                            next[i] = float(sum / double(e - b)) + source[i];
+                            const double count =
+                                double(mesh.neighbour_offsets[v + 1] - mesh.neighbour_offsets[v]);
+                            const float x =
+                                float(ringSum(mesh, read.data(), v) / count) + source[i];
+                            if (last) {
+                              h[v] = x;
+                            } else {
+                              write[v] = std::max(x, s.sea);
+                            }
                           }
                         });
-      scatter(hills, next, h);
+      read.swap(write);
     }
   }
-  // Talus: no flow path steeper than the talus angle (landslides), from the outlets upstream.
+  // Talus: no flow path steeper than the talus angle (landslides), from the outlets upstream,
+  // over the last routing's steps (their arcs as its steady state measured them).
   {
     const double limit = std::tan(params.talus_angle_deg * std::numbers::pi / 180.0);
     for (size_t i = 0; i < rt.order.size(); ++i) {
       const uint32_t v = rt.order[i], r = rt.receiver[v];
       if (r == v || net.kept[i]) continue;
-      const double cap = double(std::max(h[r], s.sea)) + limit * arcM(s, v, r);
+      const double cap = double(std::max(h[r], s.sea)) + limit * net.arc_m[i];
       if (double(h[v]) > cap) {
         stats.talus_lowered_m3 += (double(h[v]) - cap) * mesh.vertex_areas[v] * r2;
         h[v] = float(cap);
@@ -521,12 +593,13 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   // channel_cells (log scale), none on channels and kept lakes. It does not take land to the sea.
   if (params.texture > 0.0 && params.channel_cells > 1.0) {
     const double fade = std::log(params.channel_cells);
-    for (uint32_t v : hills) {
+    forEach(hills.size(), [&](size_t i) {
+      const uint32_t v = hills[i];
       const double w = std::clamp(
           1.0 - std::log(std::max(1.0, net.drained[net.place[v]].cells)) / fade, 0.0, 1.0);
       const double detail = double(input.noise_m[v]) - double(s.low_pass[v]);
       h[v] = std::max(0.5f * (h[v] + s.sea), float(double(h[v]) + params.texture * w * detail));
-    }
+    });
   }
   // Hillslopes and texture moved the highest point: the rise above each base level is scaled
   // once more so that it is the noise's highest again.
@@ -535,14 +608,16 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
         rt.order.size(), net.kept, s.sea, s.target_m, 1.0,
         [&](size_t i) { return double(net.base[i]); },
         [&](size_t i) { return double(h[rt.order[i]]) - double(net.base[i]); });
-    for (size_t i = 0; i < rt.order.size(); ++i) {
-      if (net.kept[i]) continue;
+    forEach(rt.order.size(), [&](size_t i) {
+      if (net.kept[i]) return;
       const uint32_t v = rt.order[i];
       h[v] = float(double(net.base[i]) + f * (double(h[v]) - double(net.base[i])));
-    }
+    });
   }
-  for (size_t v = 0; v < n; ++v)
-    if (s.land[v]) h[v] = std::max(h[v], s.sea);
+  forEach(s.land_list.size(), [&](size_t i) {
+    const uint32_t v = s.land_list[i];
+    h[v] = std::max(h[v], s.sea);
+  });
   // The endorheic lakes stay; every other vertex the hillslopes, texture or talus left without
   // a falling path is raised above its receiver by an epsilon step. The last routing's receivers
   // still lead every vertex to the sea or a kept lake, so this needs no priority-flood (the

@@ -47,4 +47,21 @@ LatticeNumbering::LatticeNumbering(int frequency) : lattice_{uint32_t(frequency)
   assert(next_id == lattice_.boundaryVertexCount());
 }
 
+std::vector<uint32_t> sharedVertices(const SphereMesh& coarse, const SphereMesh& fine) {
+  if (coarse.frequency < 1 || fine.frequency < coarse.frequency ||
+      fine.frequency % coarse.frequency != 0 || coarse.spacing != fine.spacing)
+    return {};
+  const uint32_t m = uint32_t(fine.frequency / coarse.frequency);
+  const LatticeNumbering from(coarse.frequency), to(fine.frequency);
+  const uint32_t f = from.frequency();
+  std::vector<uint32_t> out(coarse.vertexCount());
+  // Points on base edges belong to two base faces and corners to five: each is written once per
+  // face, with the same value.
+  for (uint32_t base = 0; base < Icosahedron::kFaces; ++base)
+    for (uint32_t j = 0; j <= f; ++j)
+      for (uint32_t i = 0; i + j <= f; ++i)
+        out[from.vertex(base, i, j)] = to.vertex(base, m * i, m * j);
+  return out;
+}
+
 }  // namespace geodesy

@@ -91,4 +91,11 @@ class LatticeNumbering {
   std::vector<uint32_t> ring_;  // [base * 3f + k f + step]
 };
 
+// For every vertex of `coarse`, the vertex of `fine` at the same point: lattice point (i, j) of a
+// base face at frequency f is point (m i, m j) at frequency m f, placed at the same doubles
+// (spacingWeight), so the two positions are equal bit for bit. Both meshes must come from
+// buildIcosphere; empty unless fine's frequency is a multiple of coarse's and their spacings are
+// the same. Serial, O(coarse vertices) (no point location).
+std::vector<uint32_t> sharedVertices(const SphereMesh& coarse, const SphereMesh& fine);
+
 }  // namespace geodesy

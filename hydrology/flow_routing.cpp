@@ -239,54 +239,72 @@ FlowRouting floodLakes(const geodesy::SphereMesh& mesh, std::span<const float> e
 // after its receiver), as the receivers need not drain to vertices the flood visited first. The
 // outlets, and each vertex's donors, come in vertex order, so the order depends on the receivers
 // alone (the flood's order does not show through, and routing without the flood gives the same).
-// `land` flags the vertices of routing.order. Serial, O(n).
+// `land` flags the vertices of routing.order. Serial, O(n): one pass over the vertices threads
+// each vertex's donors into a list (first, next), one over the land lists them.
 void orderFromOutlets(FlowRouting& routing, const std::vector<uint8_t>& land, bool canonical,
                       RoutingScratch& scratch) {
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
   const std::vector<uint32_t>& rcv = routing.receiver;
   const size_t n = rcv.size();
-  std::vector<uint32_t>& first = scratch.first;
-  geodesy::assignLarge(first, n + 1, 0u);
-  for (uint32_t v = 0; v < n; ++v)
-    if (land[v] && rcv[v] != v) first[rcv[v] + 1] += 1;
-  for (size_t v = 0; v < n; ++v) first[v + 1] += first[v];
-  std::vector<uint32_t>&donors = scratch.donors, &next = scratch.next, &listed = scratch.listed;
-  geodesy::resizeLarge(donors, first[n]);
-  geodesy::copyLarge(next, first.begin(), first.end() - 1);
+  std::vector<uint32_t>&first = scratch.first, &next = scratch.next, &listed = scratch.listed;
+  geodesy::assignLarge(first, n, kNone);
+  geodesy::resizeLarge(next, n);
   // Not canonical: the outlets and donors in the order routing.order lists them (the flood's).
   if (!canonical) geodesy::copyLarge(listed, routing.order.begin(), routing.order.end());
   std::vector<uint32_t>& order = routing.order;
   const size_t count = order.size();
   order.clear();
-  for (uint32_t i = 0; i < (canonical ? n : listed.size()); ++i) {
-    const uint32_t v = canonical ? i : listed[i];
-    if (!land[v]) continue;
+  // From the last vertex listed to the first, each donor goes to the head of its receiver's
+  // list, so every list runs in listing order; the outlets come out reversed.
+  const auto take = [&](uint32_t v) {
+    if (!land[v]) return;
     const uint32_t r = rcv[v];
     // The outlet of a planet without sea drains to itself, and is land: its donors come after it.
     if (r == v || (rcv[r] == r && !land[r])) {
       order.push_back(v);  // drains to the sea (or is the outlet of a planet without one)
     } else {
-      donors[next[r]++] = v;
+      next[v] = first[r];
+      first[r] = v;
     }
+  };
+  if (canonical) {
+    for (size_t v = n; v-- > 0;) take(uint32_t(v));
+  } else {
+    for (size_t i = listed.size(); i-- > 0;) take(listed[i]);
   }
-  for (size_t i = 0; i < order.size(); ++i) {
-    const uint32_t v = order[i];
-    order.insert(order.end(), donors.begin() + first[v], donors.begin() + next[v]);
-  }
+  std::reverse(order.begin(), order.end());
+  for (size_t i = 0; i < order.size(); ++i)
+    for (uint32_t m = first[order[i]]; m != kNone; m = next[m]) order.push_back(m);
   assert(order.size() == count);
   (void)count;
 }
 
+// The jitter's hash of (seed, v, m), geodesy::hash3(seed ^ kJitterStream, v, m), in parts: the
+// seed's mix once per routing, v's once per vertex, and for each neighbour the last. at(m) is
+// that hash's unit value, bit for bit.
+struct JitterSeed {
+  uint64_t mixed;
+  explicit JitterSeed(uint64_t seed) : mixed(geodesy::mix64(seed ^ kJitterStream)) {}
+};
+struct JitterHash {
+  uint64_t key;
+  JitterHash(const JitterSeed& seed, uint32_t v) : key(geodesy::mix64(seed.mixed ^ v)) {}
+  double at(uint32_t m) const { return geodesy::unitFromHash(geodesy::mix64(key ^ m)); }
+};
+
 // Lower neighbour m (height hm < hv) as v's receiver: its slope times 1 - jitter u (u a hash of
-// seed, v, m) against the best score so far.
-void offerReceiver(const geodesy::SphereMesh& mesh, uint32_t v, uint32_t m, double hv, double hm,
-                   double jitter, uint64_t seed, uint32_t& best, double& best_score) {
+// seed, v, m) against the best score so far. Inlined: it runs for every lower neighbour of
+// every land vertex in every routing.
+[[gnu::always_inline]] inline void offerReceiver(const geodesy::SphereMesh& mesh, uint32_t v,
+                                                 uint32_t m, double hv, double hm, double jitter,
+                                                 const JitterHash& hash, uint32_t& best,
+                                                 double& best_score) {
   const glm::vec3 d = mesh.positions[v] - mesh.positions[m];
   const double slope = (hv - hm) / double(glm::length(d));
   // The jitter only lowers a score: a slope no steeper than the best score cannot win (same
   // receivers, without the hash).
   if (slope <= best_score) return;
-  const double u = geodesy::unitFromHash(geodesy::hash3(seed ^ kJitterStream, v, m));
-  const double score = slope * (1.0 - jitter * u);
+  const double score = slope * (1.0 - jitter * hash.at(m));
   if (score > best_score) best_score = score, best = m;
 }
 
@@ -297,6 +315,7 @@ struct Descent {
   bool tie = false;  // two land neighbours equally high (the flood's order could show)
   bool sea = false;  // some vertex under the sea
   bool pit = false;  // some land vertex without a strictly lower neighbour
+  size_t land = 0;   // land vertices
 };
 
 Descent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
@@ -307,55 +326,72 @@ Descent steepestDescent(const geodesy::SphereMesh& mesh, std::span<const float> 
   const auto& nb = mesh.neighbours;
   geodesy::resizeLarge(receiver, n);
   geodesy::resizeLarge(land, n);
+  const JitterSeed jitter_seed(seed);
   std::atomic<bool> tie{false}, any_sea{false}, pit{false};
+  std::atomic<size_t> land_count{0};
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096),
                     [&](const tbb::blocked_range<size_t>& r) {
+                      // The flags of this range, published once at its end.
+                      bool range_tie = false, range_sea = false, range_pit = false;
+                      size_t range_land = 0;
                       for (size_t i = r.begin(); i != r.end(); ++i) {
                         const uint32_t v = uint32_t(i);
-                        receiver[v] = v;
-                        land[v] = h[v] >= sea;
+                        const float hv_float = h[v];
+                        land[v] = hv_float >= sea;
                         if (!land[v]) {
-                          any_sea.store(true, std::memory_order_relaxed);
+                          receiver[v] = v;
+                          range_sea = true;
                           continue;
                         }
-                        const double hv = h[v];
+                        range_land += 1;
+                        const double hv = hv_float;
+                        const JitterHash hash(jitter_seed, v);
                         uint32_t best = v;
                         double best_score = 0.0;
                         for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
                           const uint32_t m = nb[k];
-                          if (h[m] == h[v]) tie.store(true, std::memory_order_relaxed);
-                          const double hm = std::max(double(h[m]), double(sea));
-                          if (hm >= hv) continue;
-                          offerReceiver(mesh, v, m, hv, hm, jitter, seed, best, best_score);
+                          // Compared as floats (exact; double(hm) is the max in doubles). A
+                          // neighbour as high as v is not lower.
+                          const float hm = std::max(h[m], sea);
+                          if (hm >= hv_float) {
+                            if (h[m] == hv_float) range_tie = true;
+                            continue;
+                          }
+                          offerReceiver(mesh, v, m, hv, double(hm), jitter, hash, best, best_score);
                         }
-                        if (best == v) pit.store(true, std::memory_order_relaxed);
+                        range_pit |= best == v;
                         receiver[v] = best;
                       }
+                      if (range_tie) tie.store(true, std::memory_order_relaxed);
+                      if (range_sea) any_sea.store(true, std::memory_order_relaxed);
+                      if (range_pit) pit.store(true, std::memory_order_relaxed);
+                      land_count.fetch_add(range_land, std::memory_order_relaxed);
                     });
-  return {tie.load(), any_sea.load(), pit.load()};
+  return {tie.load(), any_sea.load(), pit.load(), land_count.load()};
 }
 
 // The flood's receiver rule for land vertex v: the jittered steepest descent among the lower
 // neighbours whose water level is lower than v's height (or equal and reached earlier by the
 // flood), else the flood's parent (lakes, flats).
 uint32_t floodReceiver(const geodesy::SphereMesh& mesh, std::span<const float> h, float sea,
-                       double jitter, uint64_t seed, const FlowRouting& routing, const Flood& f,
-                       uint32_t v) {
+                       double jitter, const JitterSeed& seed, const FlowRouting& routing,
+                       const Flood& f, uint32_t v) {
   const auto& off = mesh.neighbour_offsets;
   const auto& nb = mesh.neighbours;
   uint32_t best = f.parent[v];
   double best_score = 0.0;
   if (routing.lake_of[v] == kNoLake) {
-    const double hv = h[v];
+    const float hv = h[v];  // compared as floats, as in steepestDescent
+    const JitterHash hash(seed, v);
     for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
       const uint32_t m = nb[k];
-      const double hm = std::max(double(h[m]), double(sea));
+      const float hm = std::max(h[m], sea);
       if (hm >= hv) continue;
       // Receivers strictly lower by (water level, visiting rank): no cycles, even next to a
       // lake whose surface is at v's height.
       const float wm = routing.water_level_m[m];
-      if (double(wm) > hv || (double(wm) == hv && f.rank[m] >= f.rank[v])) continue;
-      offerReceiver(mesh, v, m, hv, hm, jitter, seed, best, best_score);
+      if (wm > hv || (wm == hv && f.rank[m] >= f.rank[v])) continue;
+      offerReceiver(mesh, v, m, hv, double(hm), jitter, hash, best, best_score);
     }
   }
   return best;
@@ -444,7 +480,7 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
   geodesy::copyLarge(routing.water_level_m, h.begin(), h.end());
   geodesy::assignLarge(routing.lake_of, n, kNoLake);
   routing.lakes.clear();
-  routing.land_vertices = size_t(std::count(land.begin(), land.end(), 1));
+  routing.land_vertices = descent.land;
   geodesy::resizeLarge(routing.order, routing.land_vertices);
   if (!descent.pit) {
     orderFromOutlets(routing, land, true, scratch);
@@ -530,10 +566,11 @@ bool routeWithoutFullFlood(const geodesy::SphereMesh& mesh, std::span<const floa
   }
   std::vector<uint32_t>& chosen = scratch.chosen;
   chosen.resize(redo.size());
+  const JitterSeed jitter_seed(params.seed);
   tbb::parallel_for(
       tbb::blocked_range<size_t>(0, redo.size(), 1024), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t i = r.begin(); i != r.end(); ++i)
-          chosen[i] = floodReceiver(mesh, h, sea, jitter, params.seed, routing, f, redo[i]);
+          chosen[i] = floodReceiver(mesh, h, sea, jitter, jitter_seed, routing, f, redo[i]);
       });
   for (size_t i = 0; i < redo.size(); ++i) routing.receiver[redo[i]] = chosen[i];
   scratch.parent = std::move(f.parent);
@@ -570,6 +607,7 @@ void routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation
   geodesy::resizeLarge(routing.receiver, n);
   std::vector<uint8_t>& land = scratch.land;
   geodesy::resizeLarge(land, n);
+  const JitterSeed jitter_seed(params.seed);
   tbb::parallel_for(
       tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t i = r.begin(); i != r.end(); ++i) {
@@ -579,7 +617,7 @@ void routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> elevation
           routing.receiver[v] =
               !land[v] || f.parent[v] == v
                   ? v
-                  : floodReceiver(mesh, elevation_m, sea, jitter, params.seed, routing, f, v);
+                  : floodReceiver(mesh, elevation_m, sea, jitter, jitter_seed, routing, f, v);
         }
       });
   scratch.parent = std::move(f.parent);

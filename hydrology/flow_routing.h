@@ -85,7 +85,7 @@ FlowRouting routeFlow(const geodesy::SphereMesh& mesh, std::span<const float> el
 // memory (at f = 512 a fresh table's page faults and zeroing cost more than filling it). What
 // they hold between calls means nothing.
 struct RoutingScratch {
-  std::vector<uint32_t> parent, rank, surface, first, donors, next, listed, redo, chosen;
+  std::vector<uint32_t> parent, rank, surface, first, next, listed, redo, chosen;
   std::vector<uint8_t> seen, land, region, land_near;
 };
 

@@ -1,5 +1,5 @@
 // Point location on the icosphere (geodesy/locate): locate and locateFrom against an
-// independent ray-plane computation.
+// independent ray-plane computation; sharedVertices against locate.
 
 #include <algorithm>
 #include <array>
@@ -20,6 +20,7 @@
 
 #include "geodesy/hash.h"
 #include "geodesy/latlon.h"
+#include "geodesy/lattice_numbering.h"
 #include "geodesy/sphere_mesh.h"
 #include "support/geodesy_fixtures.h"
 
@@ -189,4 +190,39 @@ TEST_CASE("icosphere: locateFrom follows a droplet-like path", "[geodesy]") {
     requireHolds(mesh, sp, p);
     face = sp.face;
   }
+}
+
+TEST_CASE("icosphere: sharedVertices is the fine vertex at each coarse vertex", "[geodesy]") {
+  // Against point location: the coarse vertex located on the fine mesh lands on a face whose
+  // largest weight is the listed vertex (the rule the fluvial stage located them by), and the
+  // two positions are the same floats.
+  geodesy::IcosphereOptions flat;
+  flat.spacing = geodesy::Spacing::kFlat;
+  struct Case {
+    int coarse, fine;
+    geodesy::IcosphereOptions options;
+  };
+  for (const Case& c : {Case{1, 4, {}}, Case{8, 32, {}}, Case{32, 128, {}}, Case{12, 36, {}},
+                        Case{16, 32, {}}, Case{8, 32, flat}}) {
+    CAPTURE(c.coarse, c.fine, int(c.options.spacing));
+    const SphereMesh coarse = geodesy::buildIcosphere(c.coarse, c.options);
+    const SphereMesh fine = geodesy::buildIcosphere(c.fine, c.options);
+    const std::vector<uint32_t> shared = geodesy::sharedVertices(coarse, fine);
+    REQUIRE(shared.size() == coarse.vertexCount());
+    std::set<uint32_t> distinct(shared.begin(), shared.end());
+    REQUIRE(distinct.size() == shared.size());
+    for (uint32_t v = 0; v < coarse.vertexCount(); ++v) {
+      const uint32_t at = shared[v];
+      REQUIRE(at < fine.vertexCount());
+      REQUIRE(std::memcmp(&fine.positions[at], &coarse.positions[v], sizeof(glm::vec3)) == 0);
+      const geodesy::SurfacePoint sp = fine.locate(coarse.positions[v]);
+      const glm::vec3& b = sp.bary;
+      const int k = b.x >= b.y && b.x >= b.z ? 0 : (b.y >= b.z ? 1 : 2);
+      REQUIRE(fine.indices[3 * size_t(sp.face) + k] == at);
+    }
+  }
+  // Only between meshes it can pair: a multiple of the frequency, one spacing.
+  CHECK(geodesy::sharedVertices(meshOf(32), geodesy::buildIcosphere(48)).empty());
+  CHECK(geodesy::sharedVertices(meshOf(8), geodesy::buildIcosphere(32, flat)).empty());
+  CHECK(geodesy::sharedVertices(meshOf(32), meshOf(8)).empty());
 }
