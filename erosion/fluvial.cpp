@@ -154,15 +154,12 @@ void drain(const Stage& s, const hydrology::FlowRouting& rt, Network& net) {
   forEach(land, [&](size_t i) { net.place[order[i]] = uint32_t(i); });
   geodesy::resizeLarge(net.down, land);
   geodesy::resizeLarge(net.drained, land);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, land, 4096),
-                    [&](const tbb::blocked_range<size_t>& r) {
-                      for (size_t i = r.begin(); i != r.end(); ++i) {
-                        const uint32_t v = order[i], rv = rt.receiver[v];
-                        net.down[i] = rv == v ? kOffLand : net.place[rv];
-                        const double a = s.cells(v);
-                        net.drained[i] = {std::max(s.p.min_rain, s.rain(v)) * a, s.rain(v) * a, a};
-                      }
-                    });
+  forEach(land, [&](size_t i) {
+    const uint32_t v = order[i], rv = rt.receiver[v];
+    net.down[i] = rv == v ? kOffLand : net.place[rv];
+    const double a = s.cells(v);
+    net.drained[i] = {std::max(s.p.min_rain, s.rain(v)) * a, s.rain(v) * a, a};
+  });
   // Downstream sums in reverse routing order (hydrology::accumulate, three at once).
   for (size_t i = land; i-- > 0;) {
     const uint32_t r = net.down[i];
@@ -212,19 +209,16 @@ void steadyState(const Stage& s, const hydrology::FlowRouting& rt,
   geodesy::resizeLarge(net.arc_m, land);
   const detail::NegativePower power(s.p.area_exponent);
   // The rise over each vertex's own step (parallel), then summed from the outlets (serial).
-  tbb::parallel_for(
-      tbb::blocked_range<size_t>(0, land, 4096), [&](const tbb::blocked_range<size_t>& r) {
-        for (size_t i = r.begin(); i != r.end(); ++i) {
-          const uint32_t v = order[i], l = rt.lake_of[v];
-          net.kept[i] = l != kNoLake && endorheic[l];
-          net.arc_m[i] = net.kept[i] ? 0.0 : arcM(s, v, rt.receiver[v]);
-          // Tzathas et al. 2024, eq. 4 with n = 1: S = (U / K) Q^-m.
-          net.rise[i] = net.kept[i] ? 0.0
-                                    : double(s.uplift[v]) * net.arc_m[i] *
-                                          power(net.drained[i].discharge) / s.erodibility(v);
-          if (net.kept[i]) net.base[i] = rt.lakes[l].level_m;
-        }
-      });
+  forEach(land, [&](size_t i) {
+    const uint32_t v = order[i], l = rt.lake_of[v];
+    net.kept[i] = l != kNoLake && endorheic[l];
+    net.arc_m[i] = net.kept[i] ? 0.0 : arcM(s, v, rt.receiver[v]);
+    // Tzathas et al. 2024, eq. 4 with n = 1: S = (U / K) Q^-m.
+    net.rise[i] = net.kept[i] ? 0.0
+                              : double(s.uplift[v]) * net.arc_m[i] *
+                                    power(net.drained[i].discharge) / s.erodibility(v);
+    if (net.kept[i]) net.base[i] = rt.lakes[l].level_m;
+  });
   for (size_t i = 0; i < land; ++i) {
     const uint32_t r = net.down[i];
     if (net.kept[i]) continue;
@@ -404,16 +398,13 @@ std::vector<float> coarseGuide(const Stage& s, int& routings) {
   }
   std::vector<float> noise(nc), rain(s.in.rainfall.empty() ? 0 : nc),
       erodibility(s.in.erodibility.empty() ? 0 : nc), uplift(s.in.uplift.empty() ? 0 : nc);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, nc, 4096),
-                    [&](const tbb::blocked_range<size_t>& r) {
-                      for (size_t c = r.begin(); c != r.end(); ++c) {
-                        const uint32_t v = nearest[c];
-                        noise[c] = s.in.noise_m[v];
-                        if (!rain.empty()) rain[c] = s.in.rainfall[v];
-                        if (!erodibility.empty()) erodibility[c] = s.in.erodibility[v];
-                        if (!uplift.empty()) uplift[c] = s.in.uplift[v];
-                      }
-                    });
+  forEach(nc, [&](size_t c) {
+    const uint32_t v = nearest[c];
+    noise[c] = s.in.noise_m[v];
+    if (!rain.empty()) rain[c] = s.in.rainfall[v];
+    if (!erodibility.empty()) erodibility[c] = s.in.erodibility[v];
+    if (!uplift.empty()) uplift[c] = s.in.uplift[v];
+  });
   FluvialInput in = s.in;
   in.mesh = &coarse;
   in.noise_m = noise;
@@ -481,19 +472,15 @@ std::vector<float> coarseGuide(const Stage& s, int& routings) {
   // to a neighbour lets the first fine routing leave them (straight runs on earthlike: 6 %, 3 %).
   std::vector<float> shaken;
   geodesy::copyLarge(shaken, out.begin(), out.end());
-  tbb::parallel_for(
-      tbb::blocked_range<size_t>(0, s.land_list.size(), 4096),
-      [&](const tbb::blocked_range<size_t>& r) {
-        for (size_t i = r.begin(); i != r.end(); ++i) {
-          const uint32_t v = s.land_list[i];
-          float relief = 0.0f;
-          for (uint32_t j = fine.neighbour_offsets[v]; j < fine.neighbour_offsets[v + 1]; ++j)
-            relief = std::max(relief, std::abs(out[fine.neighbours[j]] - out[v]));
-          const double detail = double(s.in.noise_m[v]) - double(s.low_pass[v]);
-          const double u = geodesy::unitFromHash(geodesy::hash3(s.in.seed ^ kShakeStream, v, 0));
-          shaken[v] = float(double(out[v]) + detail + kGuideShake * (u - 0.5) * double(relief));
-        }
-      });
+  forEach(s.land_list.size(), [&](size_t i) {
+    const uint32_t v = s.land_list[i];
+    float relief = 0.0f;
+    for (uint32_t j = fine.neighbour_offsets[v]; j < fine.neighbour_offsets[v + 1]; ++j)
+      relief = std::max(relief, std::abs(out[fine.neighbours[j]] - out[v]));
+    const double detail = double(s.in.noise_m[v]) - double(s.low_pass[v]);
+    const double u = geodesy::unitFromHash(geodesy::hash3(s.in.seed ^ kShakeStream, v, 0));
+    shaken[v] = float(double(out[v]) + detail + kGuideShake * (u - 0.5) * double(relief));
+  });
   return shaken;
 }
 
@@ -537,41 +524,29 @@ FluvialStats erodeFluvial(const FluvialInput& input, const FluvialParams& params
   if (!hills.empty()) {
     std::vector<float> source;
     geodesy::resizeLarge(source, hills.size());
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, hills.size(), 4096),
-                      [&](const tbb::blocked_range<size_t>& r) {
-                        for (size_t i = r.begin(); i != r.end(); ++i) {
-                          const uint32_t v = hills[i];
-                          source[i] = float(params.hillslope_curvature * scale *
-                                            double(s.uplift[v]) * s.edge_m / s.erodibility(v));
-                        }
-                      });
+    forEach(hills.size(), [&](size_t i) {
+      const uint32_t v = hills[i];
+      source[i] = float(params.hillslope_curvature * scale * double(s.uplift[v]) * s.edge_m /
+                        s.erodibility(v));
+    });
     // The passes read the heights at or above the sea level: two copies of them, each pass
     // reading one and writing its hillslope vertices into the other; the last writes h.
     std::vector<float> read, write;
     geodesy::resizeLarge(read, n);
     geodesy::resizeLarge(write, n);
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 8192),
-                      [&](const tbb::blocked_range<size_t>& r) {
-                        for (size_t v = r.begin(); v != r.end(); ++v)
-                          read[v] = write[v] = std::max(h[v], s.sea);
-                      });
+    forEach(n, [&](size_t v) { read[v] = write[v] = std::max(h[v], s.sea); });
     for (int pass = 0; pass < kHillslopePasses; ++pass) {
       const bool last = pass + 1 == kHillslopePasses;
-      tbb::parallel_for(tbb::blocked_range<size_t>(0, hills.size(), 4096),
-                        [&](const tbb::blocked_range<size_t>& r) {
-                          for (size_t i = r.begin(); i != r.end(); ++i) {
-                            const uint32_t v = hills[i];
-                            const double count =
-                                double(mesh.neighbour_offsets[v + 1] - mesh.neighbour_offsets[v]);
-                            const float x =
-                                float(ringSum(mesh, read.data(), v) / count) + source[i];
-                            if (last) {
-                              h[v] = x;
-                            } else {
-                              write[v] = std::max(x, s.sea);
-                            }
-                          }
-                        });
+      forEach(hills.size(), [&](size_t i) {
+        const uint32_t v = hills[i];
+        const double count = double(mesh.neighbour_offsets[v + 1] - mesh.neighbour_offsets[v]);
+        const float x = float(ringSum(mesh, read.data(), v) / count) + source[i];
+        if (last) {
+          h[v] = x;
+        } else {
+          write[v] = std::max(x, s.sea);
+        }
+      });
       read.swap(write);
     }
   }
