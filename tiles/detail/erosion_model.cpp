@@ -495,19 +495,30 @@ std::vector<LatticePoint> ErosionModel::parentPoints(int level, const LatticePoi
 }
 
 struct ErosionModel::SharedSurface {
-  SharedSurface(WindowChart chart_, int64_t reach_,
-                std::vector<std::pair<int64_t, int64_t>> offsets_)
-      : chart(chart_), reach(reach_), offsets(std::move(offsets_)) {}
+  // A window in the shared chart: its centre's offset, and its own chart's unit steps there
+  // (columns of m: a turn by whole sixths where the window's centre lies in another base face
+  // than the shared chart's, whose axes turn across the face edge).
+  struct Place {
+    int64_t x = 0, y = 0;
+    int64_t m[2][2] = {{1, 0}, {0, 1}};
+  };
+
+  SharedSurface(WindowChart chart_, int64_t reach_, std::vector<Place> places_)
+      : chart(chart_), reach(reach_), places(std::move(places_)) {}
 
   WindowChart chart;
-  int64_t reach = 0;                                 // grid: chart offsets with |x|, |y| <= reach
-  std::vector<std::pair<int64_t, int64_t>> offsets;  // per centre
-  std::vector<int32_t> index;                        // per grid offset: its point's position, or -1
-  std::vector<LatticePoint> points;                  // canonical
+  int64_t reach = 0;                 // grid: chart offsets with |x|, |y| <= reach
+  std::vector<Place> places;         // per centre
+  std::vector<int32_t> index;        // per grid offset: its point's position, or -1
+  std::vector<LatticePoint> points;  // canonical
   std::vector<float> heights;
 
-  // The shared height at chart offset (x, y) if the point there is p, else null.
-  const float* at(int64_t x, int64_t y, const LatticePoint& p) const {
+  // The shared height at offset (wx, wy) of window `window`'s own chart if the point there is
+  // p, else null.
+  const float* at(size_t window, int64_t wx, int64_t wy, const LatticePoint& p) const {
+    const Place& w = places[window];
+    const int64_t x = w.x + w.m[0][0] * wx + w.m[0][1] * wy;
+    const int64_t y = w.y + w.m[1][0] * wx + w.m[1][1] * wy;
     if (std::abs(x) > reach || std::abs(y) > reach) return nullptr;
     const int32_t k = index[size_t(y + reach) * size_t(2 * reach + 1) + size_t(x + reach)];
     return k >= 0 && points[size_t(k)] == p ? &heights[size_t(k)] : nullptr;
@@ -551,9 +562,7 @@ std::vector<std::shared_ptr<const WindowResult>> ErosionModel::makeWindows(
     const WindowKey& key = windows[missing[k]].first;
     const LatticePoint& centre = windows[missing[k]].second;
     out[missing[k]] = cache_.get(key, [&] {
-      return shared ? makeWindow(level, centre, shared.get(), shared->offsets[k].first,
-                                 shared->offsets[k].second)
-                    : makeWindow(level, centre);
+      return shared ? makeWindow(level, centre, shared.get(), k) : makeWindow(level, centre);
     });
   });
   return out;
@@ -571,19 +580,34 @@ std::unique_ptr<const ErosionModel::SharedSurface> ErosionModel::sharedSurface(
   const uint32_t search = 4 * radius;
   if (2 * uint64_t(search + radius) >= f) return nullptr;
   const WindowChart probe(f, centres[0], search);
-  std::vector<std::pair<int64_t, int64_t>> offsets(centres.size());
+  std::vector<SharedSurface::Place> places(centres.size());
   int64_t far = 0;
   for (size_t k = 0; k < centres.size(); ++k) {
-    auto& [x, y] = offsets[k];
-    if (!probe.offsetOf(centres[k], search, x, y)) return nullptr;
-    far = std::max(far, hexDistance(x, y));
+    SharedSurface::Place& w = places[k];
+    if (!probe.offsetOf(centres[k], search, w.x, w.y)) return nullptr;
+    far = std::max(far, hexDistance(w.x, w.y));
+    // The window's unit steps in the shared chart; where they are not one step each (a corner
+    // between), the axes stay as they are and the points' check below finds the differences.
+    const WindowChart own(f, centres[k], 1);
+    int64_t m[2][2];
+    bool steps = true;
+    for (int axis = 0; axis < 2 && steps; ++axis) {
+      const std::optional<LatticePoint> p = own.unfold(axis == 0 ? 1 : 0, axis == 0 ? 0 : 1);
+      int64_t x = 0, y = 0;
+      steps = p && probe.offsetOf(*p, search, x, y) && hexDistance(x - w.x, y - w.y) == 1;
+      m[0][axis] = x - w.x, m[1][axis] = y - w.y;
+    }
+    if (steps) std::copy(&m[0][0], &m[0][0] + 4, &w.m[0][0]);
   }
   const int64_t reach = far + int64_t(radius);
   auto out = std::make_unique<SharedSurface>(WindowChart(f, centres[0], uint32_t(reach)), reach,
-                                             std::move(offsets));
+                                             std::move(places));
   const size_t width = size_t(2 * reach + 1);
   out->index.assign(width * width, -1);
-  for (const auto& [cx, cy] : out->offsets) {
+  // A window's hexagon is the same set of offsets in the shared chart (its axes turned by whole
+  // sixths keep hexagonal distances).
+  for (const SharedSurface::Place& w : out->places) {
+    const int64_t cx = w.x, cy = w.y;
     for (int64_t y = -int64_t(radius); y <= int64_t(radius); ++y) {
       for (int64_t x = -int64_t(radius); x <= int64_t(radius); ++x) {
         if (hexDistance(x, y) <= int64_t(radius))
@@ -664,8 +688,7 @@ void ErosionModel::sampleLevel(int level, std::span<const LatticePoint> points,
 }
 
 WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre,
-                                      const SharedSurface* shared, int64_t shared_x,
-                                      int64_t shared_y) const {
+                                      const SharedSurface* shared, size_t shared_window) const {
   const TileLayout& layout = surface_.layout;
   const uint64_t f = layout.levelFrequency(level);
   const uint32_t radius = core_ + halo_;
@@ -727,7 +750,7 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre,
     for (const uint32_t c : held) {
       const int64_t x = int64_t(c % width) - int64_t(radius + 1);
       const int64_t y = int64_t(c / width) - int64_t(radius + 1);
-      const float* h = shared ? shared->at(shared_x + x, shared_y + y, point[c]) : nullptr;
+      const float* h = shared ? shared->at(shared_window, x, y, point[c]) : nullptr;
       if (h)
         base[c] = *h;
       else

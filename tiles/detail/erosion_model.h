@@ -123,11 +123,10 @@ class ErosionModel {
                                                      std::span<const LatticePoint> centres) const;
   // The surface before erosion at canonical points of `level` (LevelSampler), into out.
   void surfaceHeights(int level, std::span<const LatticePoint> points, std::span<float> out) const;
-  // shared (optional): the surface shared with the windows made with it, this window's centre
-  // at its chart offset (shared_x, shared_y).
+  // shared (optional): the surface shared with the windows made with it, this window its
+  // window number shared_window.
   WindowResult makeWindow(int level, const LatticePoint& centre,
-                          const SharedSurface* shared = nullptr, int64_t shared_x = 0,
-                          int64_t shared_y = 0) const;
+                          const SharedSurface* shared = nullptr, size_t shared_window = 0) const;
   void sampleLevel(int level, std::span<const LatticePoint> points,
                    std::span<PointErosion> out) const;
 
