@@ -15,10 +15,19 @@ constexpr uint64_t mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// hash3 in parts, for loops that hold its first arguments fixed:
+// hash3(a, b, c) == hashThen(hashThen(hashStart(a), b), c).
+constexpr uint64_t hashStart(uint64_t a) {
+  return mix64(a);
+}
+constexpr uint64_t hashThen(uint64_t h, uint64_t x) {
+  return mix64(h ^ x);
+}
+
 // Hash of a (seed, stream, index) triple. Streams separate independent uses of one seed
 // (e.g. droplet spawns vs. droplet directions); pick distinct constants per use.
 constexpr uint64_t hash3(uint64_t seed, uint64_t stream, uint64_t index) {
-  return mix64(mix64(mix64(seed) ^ stream) ^ index);
+  return hashThen(hashThen(hashStart(seed), stream), index);
 }
 
 // Uniform double in [0, 1) from the top 53 bits of a hash.

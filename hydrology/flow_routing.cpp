@@ -279,17 +279,17 @@ void orderFromOutlets(FlowRouting& routing, const std::vector<uint8_t>& land, bo
   (void)count;
 }
 
-// The jitter's hash of (seed, v, m), geodesy::hash3(seed ^ kJitterStream, v, m), in parts: the
-// seed's mix once per routing, v's once per vertex, and for each neighbour the last. at(m) is
-// that hash's unit value, bit for bit.
+// The jitter's hash of (seed, v, m), geodesy::hash3(seed ^ kJitterStream, v, m), in its parts
+// (geodesy::hashStart, hashThen): the seed's once per routing, v's once per vertex, and for
+// each neighbour the last. at(m) is that hash's unit value.
 struct JitterSeed {
   uint64_t mixed;
-  explicit JitterSeed(uint64_t seed) : mixed(geodesy::mix64(seed ^ kJitterStream)) {}
+  explicit JitterSeed(uint64_t seed) : mixed(geodesy::hashStart(seed ^ kJitterStream)) {}
 };
 struct JitterHash {
   uint64_t key;
-  JitterHash(const JitterSeed& seed, uint32_t v) : key(geodesy::mix64(seed.mixed ^ v)) {}
-  double at(uint32_t m) const { return geodesy::unitFromHash(geodesy::mix64(key ^ m)); }
+  JitterHash(const JitterSeed& seed, uint32_t v) : key(geodesy::hashThen(seed.mixed, v)) {}
+  double at(uint32_t m) const { return geodesy::unitFromHash(geodesy::hashThen(key, m)); }
 };
 
 // Lower neighbour m (height hm < hv) as v's receiver: its slope times 1 - jitter u (u a hash of
