@@ -60,6 +60,18 @@ void printFigure(const char* figure, int frequency, int threads, double value, c
   printToStdout(j.dump() + "\n");
 }
 
+// The tile generator's parameters with the tiles' erosion, as bench's options set them.
+tiles::TileParams erodingParams(const BenchOptions& options) {
+  tiles::TileParams eroding;
+  eroding.erosion.enabled = true;
+  eroding.erosion.cache_bytes = size_t(options.tiles_cache_mib * 1048576.0);
+  eroding.erosion.relief = options.tiles_relief;
+  if (options.tiles_halo > 0) eroding.erosion.halo = options.tiles_halo;
+  if (options.tiles_bump_fraction > 0.0)
+    eroding.erosion.bump_fraction = options.tiles_bump_fraction;
+  return eroding;
+}
+
 void benchOne(int frequency, int threads, const BenchOptions& options) {
   const Config config;  // defaults: 8-octave terrain, Lague's erosion parameters
   resetPeakRss();
@@ -127,11 +139,7 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
       // The same tile with the tiles' erosion (docs/tile_erosion.md): once with nothing cached
       // (every eroding level's windows made), then again with its windows cached. Its own
       // scope: the generator's window cache is gone before the bake below measures its memory.
-      tiles::TileParams eroding;
-      eroding.erosion.enabled = true;
-      eroding.erosion.cache_bytes = size_t(options.tiles_cache_mib * 1048576.0);
-      eroding.erosion.relief = options.tiles_relief;
-      const tiles::TileGenerator eroded(tile_planet, eroding);
+      const tiles::TileGenerator eroded(tile_planet, erodingParams(options));
       // Each also as the process's CPU time (user + system, every thread): on a shared machine
       // the wall time follows the load, this much less.
       double cpu0 = processCpuSeconds();
@@ -193,11 +201,8 @@ void benchOne(int frequency, int threads, const BenchOptions& options) {
     if (options.tiles_region_km > 0.0) {
       bakeRegion(generator, "tiles_region");
       if (options.tiles_region_erosion) {
-        tiles::TileParams eroding;
-        eroding.erosion.enabled = true;
-        eroding.erosion.cache_bytes = size_t(options.tiles_cache_mib * 1048576.0);
-        eroding.erosion.relief = options.tiles_relief;
-        bakeRegion(tiles::TileGenerator(tile_planet, eroding), "tiles_region_eroded");
+        bakeRegion(tiles::TileGenerator(tile_planet, erodingParams(options)),
+                   "tiles_region_eroded");
       }
     }
   }

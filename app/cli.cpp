@@ -338,6 +338,16 @@ int runCommand(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1048576.0));
   bench_cmd->add_flag("--tiles-relief", bench.tiles_relief,
                       "Erode the tiles with relief levels (tile_eroded_*, tiles_region_eroded_*)");
+  bench_cmd
+      ->add_option("--tiles-halo", bench.tiles_halo,
+                   "Halo of the eroding tiles' windows, lattice steps (tile_eroded_*, "
+                   "tiles_region_eroded_*)")
+      ->check(CLI::Range(4, 4096));
+  bench_cmd
+      ->add_option("--tiles-bump-fraction", bench.tiles_bump_fraction,
+                   "Radius of a window's bump over its core radius (tile_eroded_*, "
+                   "tiles_region_eroded_*)")
+      ->check(CLI::Range(0.6001, 0.8660254037844386));
 
   // -q and -v may come after the subcommand too.
   for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();

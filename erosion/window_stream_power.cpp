@@ -102,21 +102,11 @@ PatchFlow routePatch(const PatchFlowInput& input) {
     flow.receiver[c] = best != UINT32_MAX ? best : parent[c];
   }
 
-  // Drainage: each point's own rain-weighted area, what enters, then downstream.
+  // Drainage: each point's own rain-weighted area, then downstream.
   const double cell_area = cellAreaM2(patch);
   std::vector<double> area(n, 0.0);
   for (const uint32_t c : flow.order) {
     area[c] = cell_area * (input.rain.empty() ? 1.0 : double(input.rain[c]));
-  }
-  for (const PatchInflow& in : input.inflows) {
-    uint32_t cell = in.cell;
-    if (patch.cells[cell] == PatchCell::kCopy) {
-      const auto it =
-          std::lower_bound(patch.copies.begin(), patch.copies.end(), cell,
-                           [](const CellCopy& copy, uint32_t value) { return copy.cell < value; });
-      cell = it->owner;
-    }
-    area[cell] += in.area_m2;
   }
   for (size_t k = flow.order.size(); k-- > 0;) {
     const uint32_t c = flow.order[k];

@@ -24,12 +24,6 @@
 
 namespace erosion {
 
-// Drainage that enters a patch from outside: area_m2 (rain-weighted, m^2) added at `cell`.
-struct PatchInflow {
-  uint32_t cell = 0;
-  double area_m2 = 0.0;
-};
-
 struct PatchFlowInput {
   const LatticePatch* patch = nullptr;
   std::span<const float> height_m;  // per cell (copies hold their owner's value)
@@ -41,7 +35,6 @@ struct PatchFlowInput {
   // Per cell: 1 where water ends (sea, lake surface); empty = nowhere. Edge cells are outlets
   // as well.
   std::span<const uint8_t> base_level;
-  std::span<const PatchInflow> inflows;
   double receiver_jitter = 0.3;  // [0, 1): as hydrology::RoutingParams
   uint64_t seed = 0;
 };
@@ -51,7 +44,7 @@ struct PatchFlow {
   std::vector<uint32_t> receiver;
   // The points from the outlets upstream: each after its receiver.
   std::vector<uint32_t> order;
-  // Per cell: the rain-weighted drainage area (m^2), inflows included; 0 off the points.
+  // Per cell: the rain-weighted drainage area (m^2); 0 off the points.
   std::vector<float> area_m2;
   // Per cell: 1 for an outlet (edge or base level).
   std::vector<uint8_t> outlet;

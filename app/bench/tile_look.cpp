@@ -18,7 +18,8 @@
 //
 //   tile_look --config configs/earthlike.toml --out DIR [--cache FILE] [--spacing-m 30]
 //             [--threads 2] [--repeat 5] [--hurst 0.7] [--region-exaggeration 10]
-//             [--erosion 0|1] [--halo 20] [--droplets-per-point 0.3] [--runoff-m 20]
+//             [--erosion 0|1] [--halo 20] [--bump-fraction 0.866] [--droplets-per-point 0.3]
+//             [--runoff-m 20]
 //             [--rain planet|uniform] [--pictures 0|1] [--levels A,B,C]
 //             [--lat DEG --lon DEG]  (the spot to look at; default the steepest slope)
 //   --range-tiles N [--uniform-planet 1]  (--erosion 1) gully density of the range's wettest
@@ -637,6 +638,8 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   tiles::TileParams params = plain_params;
   params.erosion.enabled = true;
   params.erosion.halo = std::stoi(arg(argc, argv, "--halo", std::to_string(params.erosion.halo)));
+  if (const std::string bump = arg(argc, argv, "--bump-fraction", ""); !bump.empty())
+    params.erosion.bump_fraction = std::stod(bump);
   params.erosion.droplets_per_point = std::stod(arg(argc, argv, "--droplets-per-point", "0.3"));
   params.erosion.runoff_m = std::stod(arg(argc, argv, "--runoff-m", "20"));
   erosion::LatticeDropletParams& d = params.erosion.droplets;

@@ -280,7 +280,7 @@ TEST_CASE("tile erosion: the same bits in any order, from a fresh generator, on 
 TEST_CASE("tile erosion: windows made together have the bits of each made alone",
           "[tiles][erosion]") {
   // The windows a request makes at once share their points' surface before erosion (from level
-  // 4 of this planet on: f = 512 > 2 (4 + 1) (C + halo)). Each level's windows around a point,
+  // 4 of this planet on: f = 512 > 2 (4 + 1) (window radius)). Each level's windows around a point,
   // made together by sample(), against the same windows made one by one by window().
   using tiles::detail::ErosionModel;
   using tiles::detail::WindowResult;

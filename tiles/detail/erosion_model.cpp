@@ -286,15 +286,26 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
     throw std::invalid_argument("tile erosion halo " + std::to_string(params.halo) +
                                 " is out of range; allowed: 4 to 4096 lattice steps");
   }
+  if (!(params.bump_fraction > 0.6 && params.bump_fraction <= 0.8660254037844386)) {
+    throw std::invalid_argument("tile erosion bump_fraction " +
+                                std::to_string(params.bump_fraction) +
+                                " is out of range; allowed: over 0.6, at most sqrt(3)/2 = 0.866");
+  }
   core_ = t >> params.window_subdivision;
   halo_ = uint32_t(params.halo);
+  bump_radius_ = params.bump_fraction * double(core_) - (core_ >= 4 ? 1.0 : 0.0);
+  // The hexagon whose inradius (sqrt(3)/2 of its radius) is one step beyond the bump, plus the
+  // halo: C + halo with the bump at the inradius (bump_fraction sqrt(3)/2).
+  window_radius_ =
+      uint32_t(std::ceil((bump_radius_ + (core_ >= 4 ? 1.0 : 0.0)) / 0.8660254037844386 - 1e-9)) +
+      halo_;
   disk_ = WindowDisk(1.0 / (bumpRadius() * bumpRadius()));
   river_area_m2_ = params.river_cells * drainage_.cell_m2;
   // Erosion starts one level below the planet's own (the planet eroded at its own spacing) and
   // where a window fits well inside a base face, with the planet's vertices near it in reach.
   first_level_ = layout.planetLevel() + 1;
   while (first_level_ <= layout.deepestLevel() &&
-         (2 * (uint64_t(core_ + halo_) + 2) >= layout.levelFrequency(first_level_) ||
+         (2 * (uint64_t(window_radius_) + 2) >= layout.levelFrequency(first_level_) ||
           layout.levelSpacingRad(first_level_) * surface.radius_m >
               (params.relief ? params.relief_max_spacing_m : params.max_spacing_m)))
     ++first_level_;
@@ -475,7 +486,7 @@ ErosionModel::Blend ErosionModel::blendOf(int level, std::span<const LatticePoin
 std::vector<LatticePoint> ErosionModel::parentPoints(int level, const LatticePoint& centre,
                                                      std::vector<int32_t>* index) const {
   const uint64_t f = surface_.layout.levelFrequency(level);
-  const uint32_t radius = core_ + halo_;
+  const uint32_t radius = window_radius_;
   const WindowChart chart(f, centre, radius);
   const int64_t ci = centre.i, cj = centre.j;
   const int64_t reach = int64_t(radius) + 1;
@@ -552,7 +563,8 @@ std::vector<std::shared_ptr<const WindowResult>> ErosionModel::makeWindows(
     coarser = makeWindows(level - 1, blend.windows);
   }
   // The surface before erosion of their points, each point once (a point lies in about four
-  // windows of a level: C^2 points per window, a hexagon of radius C + halo each).
+  // windows of a level with the bump at the inradius and a halo of 20: C^2 points per window,
+  // a hexagon of radius C + halo each; about two with the defaults).
   std::vector<LatticePoint> centres(missing.size());
   for (size_t k = 0; k < missing.size(); ++k) centres[k] = windows[missing[k]].second;
   const std::unique_ptr<const SharedSurface> shared =
@@ -572,7 +584,7 @@ std::unique_ptr<const ErosionModel::SharedSurface> ErosionModel::sharedSurface(
     int level, std::span<const LatticePoint> centres) const {
   const TileLayout& layout = surface_.layout;
   const uint64_t f = layout.levelFrequency(level);
-  const uint32_t radius = core_ + halo_;
+  const uint32_t radius = window_radius_;
   // The centres' offsets in a chart around the first; one that chart does not hold, or a chart
   // too large for the level, and every window makes its own surface. A window's point takes the
   // shared height only where the shared chart names the same point (around an icosahedron
@@ -691,7 +703,7 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre,
                                       const SharedSurface* shared, size_t shared_window) const {
   const TileLayout& layout = surface_.layout;
   const uint64_t f = layout.levelFrequency(level);
-  const uint32_t radius = core_ + halo_;
+  const uint32_t radius = window_radius_;
   const WindowChart chart(f, centre, radius);
 
   // The patch: chart offsets (x, y) at cell (y + radius + 1) * width + (x + radius + 1).
@@ -845,7 +857,6 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre,
   }
 
   // The planet's rivers that cross into the window: their drainage enters where they do.
-  std::vector<erosion::PatchInflow> inflows;
   std::vector<RiverCell> river_line;
   const double runoff_m_s = params_.river_runoff_mm_per_yr * 1e-3 / (365.25 * 86400.0);
   if (!drainage_.receiver.empty()) {
@@ -879,20 +890,17 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre,
           }
           if (step < 0) continue;
           // Along the river's course from v to r (river_course.h; its frame turned by `step`
-          // sixths of a turn onto the chart's): where the course comes in from outside the
-          // window, the first point inside takes the river's area as an inflow, and every
-          // point of it inside the window carries at least that area (the river's line: a
-          // point next to the window's edge may drain straight out of it, and the window's own
-          // routing need not follow the planet's). Its floor: the line between the planet's
-          // heights at v and r, so a bend that leaves the planet's valley floor cuts down to it.
+          // sixths of a turn onto the chart's): every point of it inside the window carries at
+          // least the river's area (the river's line: a point next to the window's edge may
+          // drain straight out of it, and the window's own routing need not follow the
+          // planet's). The area does not enter the routing where the course comes in: routed
+          // from there the window's own way, it was a second river of the planet's size beside
+          // the course, uncarved. Its floor: the line between the planet's heights at v and r,
+          // so a bend that leaves the planet's valley floor cuts down to it.
           const double width_m =
               params_.channel_width_coefficient * std::sqrt(drainage_.area_m2[v] * runoff_m_s);
           const RiverCourse course(seed_, v, width_m, edge_m);
           const double top = surface_.elevation_m[v], drop = surface_.elevation_m[r] - top;
-          // Its area enters once, where the course first comes in: a course that leaves the
-          // window and comes back carries the same water (its points keep at least the area).
-          bool entered = false;
-          bool first = true;
           for (const auto& [lx, ly] : course.lattice(uint32_t(m))) {
             int64_t x = lx, y = ly;
             for (int t = 0; t < step; ++t) {  // a sixth of a turn: (1, 0) -> (0, 1) -> (-1, 1)
@@ -900,19 +908,12 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre,
               x = turned_x, y = turned_y;
             }
             x += ux, y += uy;
-            const bool inside = hexDistance(x, y) < int64_t(radius) &&
-                                cells[cellOf(x, y)] != erosion::PatchCell::kNone;
-            if (inside) {
-              const size_t c = cellOf(x, y);
-              if (!entered && !first) inflows.push_back({uint32_t(c), drainage_.area_m2[v]});
-              entered = true;
-              if (cells[c] == erosion::PatchCell::kInterior) {
-                const double along = (double(lx) + 0.5 * double(ly)) / double(m);
-                river_line.push_back({uint32_t(c), float(drainage_.area_m2[v]),
-                                      float(top + drop * std::clamp(along, 0.0, 1.0))});
-              }
-            }
-            first = false;
+            if (hexDistance(x, y) >= int64_t(radius)) continue;
+            const size_t c = cellOf(x, y);
+            if (cells[c] != erosion::PatchCell::kInterior) continue;
+            const double along = (double(lx) + 0.5 * double(ly)) / double(m);
+            river_line.push_back({uint32_t(c), float(drainage_.area_m2[v]),
+                                  float(top + drop * std::clamp(along, 0.0, 1.0))});
           }
         }
       }
@@ -926,7 +927,6 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre,
   flow_in.point_id = ids;
   flow_in.rain = rain;
   flow_in.base_level = base_level;
-  flow_in.inflows = inflows;
   flow_in.receiver_jitter = params_.receiver_jitter;
   flow_in.seed = geodesy::hash3(seed_, kRoutingSeedStream, uint64_t(level));
   auto route = [&](std::span<const float> height, bool rivers = true) {

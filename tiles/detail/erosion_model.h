@@ -3,11 +3,11 @@
 //
 // Windows. Level L's windows sit at the tile corners of level L + s (s = window_subdivision):
 // lattice points whose coordinates are multiples of the core radius C = T / 2^s. Window w
-// erodes the points within C + halo steps of its centre (its chart: window_chart.h), each a
-// pure function of the window's key, and keeps the disk where its bump is not zero (inside its
-// core, within C). Its weight at a point p is a smooth bump of p's distance r from the centre
-// in the window's own chart, (1 - r^2/R^2)^3 with R one step inside the core's inradius
-// (bumpRadius(): the bump ends inside the core, and every point is within 0.58 C of some
+// erodes the points within windowRadius() steps of its centre (the hexagon around its bump
+// plus the halo; its chart: window_chart.h), each a pure function of the window's key, and
+// keeps the disk where its bump is not zero. Its weight at a point p is a smooth bump of p's
+// distance r from the centre in the window's own chart, (1 - r^2/R^2)^3 with R = bumpRadius()
+// (TileErosionParams::bump_fraction of C, one step less: every point is within 0.58 C of some
 // centre), divided by the sum of the bumps of the windows
 // around p. The weights sum to 1 and are C2 (the plain barycentric hat of the window lattice is
 // only C0: the slope of the blend would jump along every window line, tile edges among them). A
@@ -68,17 +68,18 @@ class ErosionModel {
   // Whether points of `level` are changed by erosion (of theirs or coarser levels').
   bool erodes(int level) const { return level >= first_level_ && first_level_ <= last_level_; }
   uint32_t coreRadius() const { return core_; }
-  uint32_t windowRadius() const { return core_ + halo_; }
-  // Radius of a window's bump in the partition of unity, lattice steps: one step inside the
-  // core hexagon's inradius (sqrt(3)/2 of the core radius), so the bump stays where the window
-  // keeps values, and the windows one lattice row beyond a tile's edge have no weight on the
-  // ring of points just outside it that the tile's normals need (at the inradius itself they
-  // had a weight of 4e-6 there and doubled the windows a tile makes). Cores under 4 steps keep
-  // the inradius: every point must stay within the radius of some centre (C / sqrt(3)).
-  double bumpRadius() const {
-    const double inradius = 0.8660254037844386 * double(core_);
-    return core_ >= 4 ? inradius - 1.0 : inradius;
-  }
+  // A window erodes the points within this many steps of its centre: the hexagon around its
+  // bump's disk (bumpRadius() + 1 from the centre across the hexagon's flat sides) plus the
+  // halo.
+  uint32_t windowRadius() const { return window_radius_; }
+  // Radius of a window's bump in the partition of unity, lattice steps: one step inside
+  // TileErosionParams::bump_fraction of the core radius, so that even at the most (the core
+  // hexagon's inradius) the windows one lattice row beyond a tile's edge have no weight on
+  // the ring of points just outside it that the tile's normals need (at the inradius itself
+  // they had a weight of 4e-6 there and doubled the windows a tile makes). Cores under 4 steps
+  // keep the whole fraction: every point must stay within the radius of some centre
+  // (C / sqrt(3)).
+  double bumpRadius() const { return bump_radius_; }
 
   // Erosion at canonical points of `level`, into out (one per point). Parallel on the caller's
   // oneTBB arena; computes the windows it needs that are not cached.
@@ -137,7 +138,8 @@ class ErosionModel {
   double sea_level_m_ = 0.0;
   uint64_t seed_ = 0;
   double river_area_m2_ = 0.0;
-  uint32_t core_ = 0, halo_ = 0;
+  uint32_t core_ = 0, halo_ = 0, window_radius_ = 0;
+  double bump_radius_ = 0.0;
   WindowDisk disk_;
   int first_level_ = 0, last_level_ = -1;
   mutable WindowCache cache_;
