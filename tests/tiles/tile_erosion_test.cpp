@@ -10,6 +10,8 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -275,6 +277,46 @@ TEST_CASE("tile erosion: the same bits in any order, from a fresh generator, on 
   tiny.erosion.cache_bytes = 1;
   const TileGenerator uncached(smallPlanet().planet, tiny);
   CHECK(sameBits(first, uncached.generate(id)));
+}
+
+TEST_CASE("tile erosion: a window is the hexagon around its bump plus the halo; bad sizes refused",
+          "[tiles][erosion]") {
+  using tiles::detail::ErosionModel;
+  tiles::TileParams params = erodedParams();  // T = 32: cores of C = 16 steps
+  params.erosion.bump_fraction = 0.65;
+  const tiles::detail::SurfaceModel surface(smallPlanet().planet, params);
+  {
+    // R = 0.65 C - 1 = 9.4; the hexagon whose inradius is R + 1: radius 10.4 / (sqrt(3)/2) =
+    // 12.009, so 13 steps, plus the halo of 12.
+    const ErosionModel model(surface, smallPlanet().planet, params.erosion);
+    CHECK(model.bumpRadius() == Approx(9.4).margin(1e-12));
+    CHECK(model.windowRadius() == 25);
+  }
+  {
+    // The bump at the core's inradius, sqrt(3)/2 C - 1 = 12.86: the hexagon is the core, C + halo.
+    params.erosion.bump_fraction = std::sqrt(3.0) / 2.0;
+    params.erosion.halo = 20;
+    const ErosionModel model(surface, smallPlanet().planet, params.erosion);
+    CHECK(model.bumpRadius() == Approx(std::sqrt(3.0) / 2.0 * 16.0 - 1.0).margin(1e-12));
+    CHECK(model.windowRadius() == 36);
+  }
+  // Under C / sqrt(3) some point would lie in no window's bump; over the inradius the bump
+  // would reach beyond the core. The message names the key, the value and what is allowed.
+  for (const double bad : {0.55, 0.6, 0.9}) {
+    params.erosion.bump_fraction = bad;
+    try {
+      const ErosionModel model(surface, smallPlanet().planet, params.erosion);
+      FAIL("bump_fraction " << bad << " was taken");
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      CHECK(what.find("bump_fraction " + std::to_string(bad)) != std::string::npos);
+      CHECK(what.find("allowed") != std::string::npos);
+    }
+  }
+  params.erosion.bump_fraction = 0.65;
+  params.erosion.halo = 3;
+  CHECK_THROWS_AS(ErosionModel(surface, smallPlanet().planet, params.erosion),
+                  std::invalid_argument);
 }
 
 TEST_CASE("tile erosion: windows made together have the bits of each made alone",
