@@ -107,7 +107,7 @@ TEST_CASE("erosion: volume is conserved on unequal dual areas", "[erosion]") {
 TEST_CASE("erosion: channels are left as they are and carry out what reaches them", "[erosion]") {
   const auto& mesh = meshOf(64);
   const auto h0 = rough(mesh, 21);
-  const auto spawns = weather::uniformRain(mesh, h0, 0.0, 40000, 4);
+  const auto spawns = weather::uniformRain(mesh, h0, 0.0, dropletsOf(40000), 4);
   const auto e = hardness(mesh);
   // A scattered mask: one vertex in 40, so that droplets both cross hillslopes and end in it.
   std::vector<uint8_t> channel(mesh.vertexCount(), 0);
