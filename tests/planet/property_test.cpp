@@ -39,6 +39,7 @@
 #include "planet/pipeline.h"
 #include "planet/run_stats.h"
 #include "support/erosion_internals.h"
+#include "support/support.h"
 #include "terrain/terrain.h"
 
 using namespace planet;
@@ -245,7 +246,7 @@ TEST_CASE("property: 200 random configurations stay finite, conserve mass, bound
 
   // To reproduce one case: PLANETGEN_PROPERTY_CASE=<index>, optionally with
   // PLANETGEN_PROPERTY_SET="erosion.batch_size=1;..." (applied like the CLI's --set).
-  // PLANETGEN_PROPERTY_CASES=<n> runs the first n cases only (CI's tsan stage).
+  // PLANETGEN_PROPERTY_CASES=<n> runs the first n cases only (CI's asan and tsan stages).
   int first = 0, last = kCases;
   if (const char* count = std::getenv("PLANETGEN_PROPERTY_CASES"))
     last = std::clamp(std::atoi(count), 1, kCases);
@@ -253,15 +254,7 @@ TEST_CASE("property: 200 random configurations stay finite, conserve mass, bound
     first = std::atoi(only);
     last = first + 1;
   }
-  std::vector<std::string> overrides;
-  if (const char* set = std::getenv("PLANETGEN_PROPERTY_SET")) {
-    std::string list = set;
-    for (size_t begin = 0; begin <= list.size();) {
-      const size_t end = std::min(list.find(';', begin), list.size());
-      if (end > begin) overrides.push_back(list.substr(begin, end - begin));
-      begin = end + 1;
-    }
-  }
+  const std::vector<std::string> overrides = test_support::envList("PLANETGEN_PROPERTY_SET");
 
   for (int index = first; index < last; ++index) {
     const std::string toml = drawConfig(index);

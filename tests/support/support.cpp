@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -69,6 +70,19 @@ std::string quoted(const fs::path& path) {
   std::string text = "'";
   for (char c : path.string()) text += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return text + "'";
+}
+
+std::vector<std::string> envList(const char* name) {
+  std::vector<std::string> items;
+  const char* value = std::getenv(name);
+  if (value == nullptr) return items;
+  const std::string list = value;
+  for (size_t begin = 0; begin <= list.size();) {
+    const size_t end = std::min(list.find(';', begin), list.size());
+    if (end > begin) items.push_back(list.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return items;
 }
 
 }  // namespace test_support

@@ -41,4 +41,9 @@ CommandResult runPlanetgen(const std::string& args);
 // The path quoted for /bin/sh.
 std::string quoted(const std::filesystem::path& path);
 
+// The environment variable `name` split at ';' (empty items dropped); none when it is not set.
+// For lists of config overrides such as "erosion.droplets=5;weather.ticks=10", applied the way
+// the CLI's --set applies them.
+std::vector<std::string> envList(const char* name);
+
 }  // namespace test_support
