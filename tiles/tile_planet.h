@@ -65,15 +65,15 @@ struct TileErosionParams {
   TileRain rain = TileRain::kPlanet;
   // Windows sit at the tile corners of level L + window_subdivision (0 or more), C =
   // T / 2^window_subdivision steps apart. A window's bump in the blend has a radius of
-  // bump_fraction C (one step less; over 0.6: every point lies within C / sqrt(3) = 0.577 C of
-  // some window's centre, and at most sqrt(3)/2, the inradius of the window's core hexagon),
-  // and the window erodes the hexagon around its bump plus a halo of `halo` lattice steps, the
-  // reach of the erosion. 0.65 and 12: a window of 109 steps at T = 256 instead of 148 with
-  // the inradius and a halo of 20, 35 % fewer instructions for an uncached tile with the
-  // realism measures, the seams and the tile edges the same (docs/tile_erosion.md).
+  // bump_fraction C (over 0.6: every point lies within C / sqrt(3) = 0.577 C of some window's
+  // centre; at most sqrt(3)/2, the inradius of the window's core hexagon, and at most one step
+  // inside it), and the window erodes the hexagon around its bump plus a halo of `halo`
+  // lattice steps, the reach of the erosion. 0.62 and 12: a window of 105 steps at T = 256
+  // instead of 148 with the bump at the inradius and a halo of 20, the realism measures, the
+  // seams and the tile edges the same (docs/tile_erosion.md, "Smaller windows").
   int window_subdivision = 1;
   int halo = 12;
-  double bump_fraction = 0.65;
+  double bump_fraction = 0.62;
   // Levels whose spacing is below min_spacing_m take the coarser levels' erosion,
   // interpolated, and add none of their own. Levels whose spacing is above max_spacing_m do
   // not erode: the droplets and hillslopes work in spacings (heights over spacing), so their

@@ -279,18 +279,25 @@ TEST_CASE("tile erosion: the same bits in any order, from a fresh generator, on 
   CHECK(sameBits(first, uncached.generate(id)));
 }
 
-TEST_CASE("tile erosion: a window is the hexagon around its bump plus the halo; bad sizes refused",
+TEST_CASE("tile erosion: a window is the hexagon around its bump plus the halo, bad sizes refused",
           "[tiles][erosion]") {
   using tiles::detail::ErosionModel;
   tiles::TileParams params = erodedParams();  // T = 32: cores of C = 16 steps
-  params.erosion.bump_fraction = 0.65;
+  params.erosion.bump_fraction = 0.62;
   const tiles::detail::SurfaceModel surface(smallPlanet().planet, params);
   {
-    // R = 0.65 C - 1 = 9.4; the hexagon whose inradius is R + 1: radius 10.4 / (sqrt(3)/2) =
-    // 12.009, so 13 steps, plus the halo of 12.
+    // R = 0.62 C = 9.92 (one step inside the inradius would be 12.86); the hexagon whose
+    // inradius is R + 1: radius 10.92 / (sqrt(3)/2) = 12.61, so 13 steps, plus the halo of 12.
     const ErosionModel model(surface, smallPlanet().planet, params.erosion);
-    CHECK(model.bumpRadius() == Approx(9.4).margin(1e-12));
+    CHECK(model.bumpRadius() == Approx(9.92).margin(1e-12));
     CHECK(model.windowRadius() == 25);
+  }
+  {
+    // 0.85 C = 13.6 is more than one step inside the inradius: 12.86 instead.
+    params.erosion.bump_fraction = 0.85;
+    const ErosionModel model(surface, smallPlanet().planet, params.erosion);
+    CHECK(model.bumpRadius() == Approx(std::sqrt(3.0) / 2.0 * 16.0 - 1.0).margin(1e-12));
+    CHECK(model.windowRadius() == 28);
   }
   {
     // The bump at the core's inradius, sqrt(3)/2 C - 1 = 12.86: the hexagon is the core, C + halo.
@@ -313,7 +320,7 @@ TEST_CASE("tile erosion: a window is the hexagon around its bump plus the halo; 
       CHECK(what.find("allowed") != std::string::npos);
     }
   }
-  params.erosion.bump_fraction = 0.65;
+  params.erosion.bump_fraction = 0.62;
   params.erosion.halo = 3;
   CHECK_THROWS_AS(ErosionModel(surface, smallPlanet().planet, params.erosion),
                   std::invalid_argument);

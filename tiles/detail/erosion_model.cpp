@@ -293,7 +293,10 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
   }
   core_ = t >> params.window_subdivision;
   halo_ = uint32_t(params.halo);
-  bump_radius_ = params.bump_fraction * double(core_) - (core_ >= 4 ? 1.0 : 0.0);
+  // bump_fraction C, but at least one step inside the core's inradius (cores under 4 steps:
+  // the inradius itself; every point must stay within C / sqrt(3) of some centre).
+  bump_radius_ = params.bump_fraction * double(core_);
+  if (core_ >= 4) bump_radius_ = std::min(bump_radius_, 0.8660254037844386 * double(core_) - 1.0);
   // The hexagon whose inradius (sqrt(3)/2 of its radius) is one step beyond the bump, plus the
   // halo: C + halo with the bump at the inradius (bump_fraction sqrt(3)/2).
   window_radius_ =

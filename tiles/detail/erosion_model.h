@@ -72,12 +72,12 @@ class ErosionModel {
   // bump's disk (bumpRadius() + 1 from the centre across the hexagon's flat sides) plus the
   // halo.
   uint32_t windowRadius() const { return window_radius_; }
-  // Radius of a window's bump in the partition of unity, lattice steps: one step inside
-  // TileErosionParams::bump_fraction of the core radius, so that even at the most (the core
-  // hexagon's inradius) the windows one lattice row beyond a tile's edge have no weight on
-  // the ring of points just outside it that the tile's normals need (at the inradius itself
-  // they had a weight of 4e-6 there and doubled the windows a tile makes). Cores under 4 steps
-  // keep the whole fraction: every point must stay within the radius of some centre
+  // Radius of a window's bump in the partition of unity, lattice steps:
+  // TileErosionParams::bump_fraction of the core radius C, at most one step inside the core
+  // hexagon's inradius, so that the windows one lattice row beyond a tile's edge have no
+  // weight on the ring of points just outside it that the tile's normals need (at the inradius
+  // itself they had a weight of 4e-6 there and doubled the windows a tile makes). Cores under
+  // 4 steps keep the whole fraction: every point must stay within the radius of some centre
   // (C / sqrt(3)).
   double bumpRadius() const { return bump_radius_; }
 
