@@ -18,7 +18,7 @@
 //
 //   tile_look --config configs/earthlike.toml --out DIR [--cache FILE] [--spacing-m 30]
 //             [--threads 2] [--repeat 5] [--hurst 0.7] [--region-exaggeration 10]
-//             [--erosion 0|1] [--halo 20] [--bump-fraction 0.866] [--droplets-per-point 0.3]
+//             [--erosion 0|1] [--halo 12] [--bump-fraction 0.62] [--droplets-per-point 0.3]
 //             [--runoff-m 20]
 //             [--rain planet|uniform] [--pictures 0|1] [--levels A,B,C]
 //             [--lat DEG --lon DEG]  (the spot to look at; default the steepest slope)

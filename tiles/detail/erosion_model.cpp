@@ -29,6 +29,8 @@ namespace {
 // Streams of the windows' random numbers: geodesy::hash3(seed, stream + level, point id).
 constexpr uint64_t kDropletSeedStream = 0x74696c6544726f70ull;  // "tileDrop"
 constexpr uint64_t kRoutingSeedStream = 0x74696c65526f7574ull;  // "tileRout"
+// A hexagon's inradius over its radius, sqrt(3) / 2.
+constexpr double kInradius = 0.8660254037844386;
 
 template <typename Body>
 void parallelFor(size_t n, size_t grain, const Body& body) {
@@ -286,7 +288,7 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
     throw std::invalid_argument("tile erosion halo " + std::to_string(params.halo) +
                                 " is out of range; allowed: 4 to 4096 lattice steps");
   }
-  if (!(params.bump_fraction > 0.6 && params.bump_fraction <= 0.8660254037844386)) {
+  if (!(params.bump_fraction > 0.6 && params.bump_fraction <= kInradius)) {
     throw std::invalid_argument("tile erosion bump_fraction " +
                                 std::to_string(params.bump_fraction) +
                                 " is out of range; allowed: over 0.6, at most sqrt(3)/2 = 0.866");
@@ -296,12 +298,11 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
   // bump_fraction C, but at least one step inside the core's inradius (cores under 4 steps:
   // the inradius itself; every point must stay within C / sqrt(3) of some centre).
   bump_radius_ = params.bump_fraction * double(core_);
-  if (core_ >= 4) bump_radius_ = std::min(bump_radius_, 0.8660254037844386 * double(core_) - 1.0);
+  if (core_ >= 4) bump_radius_ = std::min(bump_radius_, kInradius * double(core_) - 1.0);
   // The hexagon whose inradius (sqrt(3)/2 of its radius) is one step beyond the bump, plus the
   // halo: C + halo with the bump at the inradius (bump_fraction sqrt(3)/2).
   window_radius_ =
-      uint32_t(std::ceil((bump_radius_ + (core_ >= 4 ? 1.0 : 0.0)) / 0.8660254037844386 - 1e-9)) +
-      halo_;
+      uint32_t(std::ceil((bump_radius_ + (core_ >= 4 ? 1.0 : 0.0)) / kInradius - 1e-9)) + halo_;
   disk_ = WindowDisk(1.0 / (bumpRadius() * bumpRadius()));
   river_area_m2_ = params.river_cells * drainage_.cell_m2;
   // Erosion starts one level below the planet's own (the planet eroded at its own spacing) and

@@ -7,8 +7,8 @@
 // plus the halo; its chart: window_chart.h), each a pure function of the window's key, and
 // keeps the disk where its bump is not zero. Its weight at a point p is a smooth bump of p's
 // distance r from the centre in the window's own chart, (1 - r^2/R^2)^3 with R = bumpRadius()
-// (TileErosionParams::bump_fraction of C, one step less: every point is within 0.58 C of some
-// centre), divided by the sum of the bumps of the windows
+// (TileErosionParams::bump_fraction of C, at most one step inside the core's inradius: every
+// point is within 0.58 C of some centre), divided by the sum of the bumps of the windows
 // around p. The weights sum to 1 and are C2 (the plain barycentric hat of the window lattice is
 // only C0: the slope of the blend would jump along every window line, tile edges among them). A
 // point's erosion is that sum over the (one to six) windows in reach, in the order of their keys:
