@@ -67,10 +67,12 @@ struct TileErosionParams {
   // T / 2^window_subdivision steps apart. A window's bump in the blend has a radius of
   // bump_fraction C (over 0.6: every point lies within C / sqrt(3) = 0.577 C of some window's
   // centre; at most sqrt(3)/2, the inradius of the window's core hexagon, and at most one step
-  // inside it), and the window erodes the hexagon around its bump plus a halo of `halo`
-  // lattice steps, the reach of the erosion. 0.62 and 12: a window of 105 steps at T = 256
-  // instead of 148 with the bump at the inradius and a halo of 20, the realism measures, the
-  // seams and the tile edges the same (docs/tile_erosion.md, "Smaller windows").
+  // inside it), and the window erodes the disk of its bump, one step more and a halo of `halo`
+  // lattice steps, the reach of the erosion. 0.62 and 12: a disk of 92.4 steps at T = 256,
+  // where the hexagon around the bump at the inradius with a halo of 20 reached 148 steps; a
+  // tile with nothing cached makes 6 windows of each eroding level instead of 6 and 12, the
+  // realism measures, the seams and the tile edges the same (docs/tile_erosion.md, "Smaller
+  // windows" and "Disks").
   int window_subdivision = 1;
   int halo = 12;
   double bump_fraction = 0.62;

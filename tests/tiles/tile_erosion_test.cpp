@@ -279,33 +279,47 @@ TEST_CASE("tile erosion: the same bits in any order, from a fresh generator, on 
   CHECK(sameBits(first, uncached.generate(id)));
 }
 
-TEST_CASE("tile erosion: a window is the hexagon around its bump plus the halo, bad sizes refused",
+TEST_CASE("tile erosion: a window is the disk of its bump plus the halo, bad sizes refused",
           "[tiles][erosion]") {
   using tiles::detail::ErosionModel;
   tiles::TileParams params = erodedParams();  // T = 32: cores of C = 16 steps
   params.erosion.bump_fraction = 0.62;
   const tiles::detail::SurfaceModel surface(smallPlanet().planet, params);
   {
-    // R = 0.62 C = 9.92 (one step inside the inradius would be 12.86); the hexagon whose
-    // inradius is R + 1: radius 10.92 / (sqrt(3)/2) = 12.61, so 13 steps, plus the halo of 12.
+    // R = 0.62 C = 9.92 (one step inside the inradius would be 12.86); the disk of radius
+    // R + 1 + halo = 22.92 (squared 525.3), bounded in chart offsets by 22.92 / (sqrt(3)/2) =
+    // 26.47, so 27 steps.
     const ErosionModel model(surface, smallPlanet().planet, params.erosion);
     CHECK(model.bumpRadius() == Approx(9.92).margin(1e-12));
-    CHECK(model.windowRadius() == 25);
+    CHECK(model.windowDiskRadius() == Approx(22.92).margin(1e-12));
+    CHECK(model.windowRadius() == 27);
+    // Squared lengths x^2 + x y + y^2: 484 and 507 in, 529 and 588 out; (-13, 26) and
+    // (13, 13) lie 26 chart steps out along y and along x + y.
+    CHECK(model.inWindow(22, 0));
+    CHECK(model.inWindow(-13, 26));
+    CHECK(model.inWindow(13, 13));
+    CHECK_FALSE(model.inWindow(23, 0));
+    CHECK_FALSE(model.inWindow(-14, 28));
+    CHECK_FALSE(model.inWindow(0, -23));
+    CHECK(model.inWindow(0, -23, 1.0));  // the parents' disk, one step more: 529 < 573.6
   }
   {
-    // 0.85 C = 13.6 is more than one step inside the inradius: 12.86 instead.
+    // 0.85 C = 13.6 is more than one step inside the inradius: 12.86 instead; the disk
+    // 25.86 (over sqrt(3)/2: 29.86, so 30).
     params.erosion.bump_fraction = 0.85;
     const ErosionModel model(surface, smallPlanet().planet, params.erosion);
     CHECK(model.bumpRadius() == Approx(std::sqrt(3.0) / 2.0 * 16.0 - 1.0).margin(1e-12));
-    CHECK(model.windowRadius() == 28);
+    CHECK(model.windowRadius() == 30);
   }
   {
-    // The bump at the core's inradius, sqrt(3)/2 C - 1 = 12.86: the hexagon is the core, C + halo.
+    // The bump at the core's inradius less a step, 12.86, and a halo of 20: the disk 33.86
+    // (over sqrt(3)/2: 39.1, so 40).
     params.erosion.bump_fraction = std::sqrt(3.0) / 2.0;
     params.erosion.halo = 20;
     const ErosionModel model(surface, smallPlanet().planet, params.erosion);
     CHECK(model.bumpRadius() == Approx(std::sqrt(3.0) / 2.0 * 16.0 - 1.0).margin(1e-12));
-    CHECK(model.windowRadius() == 36);
+    CHECK(model.windowDiskRadius() == Approx(std::sqrt(3.0) / 2.0 * 16.0 + 20.0).margin(1e-12));
+    CHECK(model.windowRadius() == 40);
   }
   // Under C / sqrt(3) some point would lie in no window's bump; over the inradius the bump
   // would reach beyond the core. The message names the key, the value and what is allowed.

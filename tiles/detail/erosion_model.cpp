@@ -299,10 +299,10 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
   // the inradius itself; every point must stay within C / sqrt(3) of some centre).
   bump_radius_ = params.bump_fraction * double(core_);
   if (core_ >= 4) bump_radius_ = std::min(bump_radius_, kInradius * double(core_) - 1.0);
-  // The hexagon whose inradius (sqrt(3)/2 of its radius) is one step beyond the bump, plus the
-  // halo: C + halo with the bump at the inradius (bump_fraction sqrt(3)/2).
-  window_radius_ =
-      uint32_t(std::ceil((bump_radius_ + (core_ >= 4 ? 1.0 : 0.0)) / kInradius - 1e-9)) + halo_;
+  // The disk one step beyond the bump, plus the halo; in chart offsets it reaches its radius
+  // over sqrt(3)/2 along x, y and x + y.
+  window_disk_radius_ = bump_radius_ + (core_ >= 4 ? 1.0 : 0.0) + double(halo_);
+  window_radius_ = uint32_t(std::ceil(window_disk_radius_ / kInradius - 1e-9));
   disk_ = WindowDisk(1.0 / (bumpRadius() * bumpRadius()));
   river_area_m2_ = params.river_cells * drainage_.cell_m2;
   // Erosion starts one level below the planet's own (the planet eroded at its own spacing) and
@@ -499,7 +499,7 @@ std::vector<LatticePoint> ErosionModel::parentPoints(int level, const LatticePoi
   std::vector<LatticePoint> parents;
   for (int64_t y = -reach; y <= reach; ++y) {
     for (int64_t x = -reach; x <= reach; ++x) {
-      if (((ci + x) & 1) || ((cj + y) & 1) || hexDistance(x, y) > reach) continue;
+      if (((ci + x) & 1) || ((cj + y) & 1) || !inWindow(x, y, 1.0)) continue;
       const std::optional<LatticePoint> p = chart.unfold(x, y);
       if (!p) continue;
       if (index) (*index)[size_t(y + reach) * pw + size_t(x + reach)] = int32_t(parents.size());
@@ -566,9 +566,9 @@ std::vector<std::shared_ptr<const WindowResult>> ErosionModel::makeWindows(
     const Blend blend = blendOf(level - 1, all);
     coarser = makeWindows(level - 1, blend.windows);
   }
-  // The surface before erosion of their points, each point once (a point lies in about four
-  // windows of a level with the bump at the inradius and a halo of 20: C^2 points per window,
-  // a hexagon of radius C + halo each; about two with the defaults).
+  // The surface before erosion of their points, each point once (a point lies in about two
+  // windows of a level: with the defaults a window's disk holds 31 k points, and the window
+  // lattice has one window per C^2 = 16 k points).
   std::vector<LatticePoint> centres(missing.size());
   for (size_t k = 0; k < missing.size(); ++k) centres[k] = windows[missing[k]].second;
   const std::unique_ptr<const SharedSurface> shared =
@@ -620,14 +620,13 @@ std::unique_ptr<const ErosionModel::SharedSurface> ErosionModel::sharedSurface(
                                              std::move(places));
   const size_t width = size_t(2 * reach + 1);
   out->index.assign(width * width, -1);
-  // A window's hexagon is the same set of offsets in the shared chart (its axes turned by whole
-  // sixths keep hexagonal distances).
+  // A window's disk is the same set of offsets in the shared chart (its axes turned by whole
+  // sixths keep lengths).
   for (const SharedSurface::Place& w : out->places) {
     const int64_t cx = w.x, cy = w.y;
     for (int64_t y = -int64_t(radius); y <= int64_t(radius); ++y) {
       for (int64_t x = -int64_t(radius); x <= int64_t(radius); ++x) {
-        if (hexDistance(x, y) <= int64_t(radius))
-          out->index[size_t(cy + y + reach) * width + size_t(cx + x + reach)] = 0;
+        if (inWindow(x, y)) out->index[size_t(cy + y + reach) * width + size_t(cx + x + reach)] = 0;
       }
     }
   }
@@ -721,13 +720,16 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre,
   std::vector<uint32_t> held;          // the cells that hold a point, in cell order
   for (int64_t y = -int64_t(radius); y <= int64_t(radius); ++y) {
     for (int64_t x = -int64_t(radius); x <= int64_t(radius); ++x) {
-      const int64_t d = hexDistance(x, y);
-      if (d > int64_t(radius)) continue;
+      if (!inWindow(x, y)) continue;
       const std::optional<LatticePoint> p = chart.unfold(x, y);
       if (!p) continue;
       const size_t c = cellOf(x, y);
       point[c] = canonicalPoint(f, *p);
-      cells[c] = d == int64_t(radius) ? erosion::PatchCell::kEdge : erosion::PatchCell::kInterior;
+      // The disk's rim: a point with a neighbour outside it.
+      bool rim = false;
+      for (int d = 0; d < 6 && !rim; ++d)
+        rim = !inWindow(x + kLatticeSteps[d][0], y + kLatticeSteps[d][1]);
+      cells[c] = rim ? erosion::PatchCell::kEdge : erosion::PatchCell::kInterior;
       held.push_back(uint32_t(c));
     }
   }

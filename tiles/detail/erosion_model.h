@@ -3,9 +3,9 @@
 //
 // Windows. Level L's windows sit at the tile corners of level L + s (s = window_subdivision):
 // lattice points whose coordinates are multiples of the core radius C = T / 2^s. Window w
-// erodes the points within windowRadius() steps of its centre (the hexagon around its bump
-// plus the halo; its chart: window_chart.h), each a pure function of the window's key, and
-// keeps the disk where its bump is not zero. Its weight at a point p is a smooth bump of p's
+// erodes the points of a disk around its centre (its bump's disk plus the halo; its chart:
+// window_chart.h), each a pure function of the window's key, and keeps the disk where its bump
+// is not zero. Its weight at a point p is a smooth bump of p's
 // distance r from the centre in the window's own chart, (1 - r^2/R^2)^3 with R = bumpRadius()
 // (TileErosionParams::bump_fraction of C, at most one step inside the core's inradius: every
 // point is within 0.58 C of some centre), divided by the sum of the bumps of the windows
@@ -68,10 +68,16 @@ class ErosionModel {
   // Whether points of `level` are changed by erosion (of theirs or coarser levels').
   bool erodes(int level) const { return level >= first_level_ && first_level_ <= last_level_; }
   uint32_t coreRadius() const { return core_; }
-  // A window erodes the points within this many steps of its centre: the hexagon around its
-  // bump's disk (bumpRadius() + 1 from the centre across the hexagon's flat sides) plus the
-  // halo.
+  // A window erodes the points of a disk around its centre: its bump's disk, one step more and
+  // the halo (bumpRadius() + 1 + halo lattice steps). windowRadius() bounds it in chart
+  // offsets: the disk's radius over sqrt(3)/2, rounded up (the hexagon that holds the disk).
+  double windowDiskRadius() const { return window_disk_radius_; }
   uint32_t windowRadius() const { return window_radius_; }
+  // Whether chart offset (x, y) lies in a window's disk grown by `more` steps.
+  bool inWindow(int64_t x, int64_t y, double more = 0.0) const {
+    const double r = window_disk_radius_ + more, dx = double(x), dy = double(y);
+    return dx * dx + dx * dy + dy * dy <= r * r;
+  }
   // Radius of a window's bump in the partition of unity, lattice steps:
   // TileErosionParams::bump_fraction of the core radius C, at most one step inside the core
   // hexagon's inradius, so that the windows one lattice row beyond a tile's edge have no
@@ -109,9 +115,9 @@ class ErosionModel {
   };
   Blend blendOf(int level, std::span<const LatticePoint> points) const;
   // The points of level - 1 whose erosion a window of `level` at `centre` reads (the even
-  // points within its radius + 1), canonical; index (optional) gets, per chart offset (x, y)
-  // within radius + 1 (row (y + r + 1), column (x + r + 1), 2 r + 3 wide), the parent's
-  // position or -1.
+  // points of its disk grown by one step: its points' neighbours), canonical; index (optional)
+  // gets, per chart offset (x, y) within windowRadius() + 1 (row (y + r + 1), column
+  // (x + r + 1), 2 r + 3 wide), the parent's position or -1.
   std::vector<LatticePoint> parentPoints(int level, const LatticePoint& centre,
                                          std::vector<int32_t>* index) const;
   // The windows, from the cache or made (the coarser levels' ones they read first).
@@ -139,7 +145,7 @@ class ErosionModel {
   uint64_t seed_ = 0;
   double river_area_m2_ = 0.0;
   uint32_t core_ = 0, halo_ = 0, window_radius_ = 0;
-  double bump_radius_ = 0.0;
+  double bump_radius_ = 0.0, window_disk_radius_ = 0.0;
   WindowDisk disk_;
   int first_level_ = 0, last_level_ = -1;
   mutable WindowCache cache_;
