@@ -207,7 +207,7 @@ const std::vector<KeyMeaning>& keyMeanings() {
               {"tiles", "erosion_runoff_m",
                R"md(depth of runoff the droplets stand for at the mean land rain (m over the time eroded): the depth they wear away grows with it)md"},
               {"tiles", "erosion_relief",
-               R"md(an option: the levels between 500 m and 100 m spacing build a drained relief, valleys that fall with their drainage area inside the planet's triangles, hung from the planet's rivers, and erosion as above runs on it; branching valleys between ridges, about 4 times the CPU per uncached tile ([tile_erosion.md](tile_erosion.md)))md"},
+               R"md(an option: the levels between 500 m and 100 m spacing build a drained relief, valleys that fall with their drainage area inside the planet's triangles, hung from the planet's rivers, and erosion as above runs on it; branching valleys between ridges, about 2.3 times the CPU per uncached tile ([tile_erosion.md](tile_erosion.md)))md"},
               {"limits", "memory_cap_gib",
                R"md(refuse runs whose estimated memory exceeds this (0 = the machine's available memory; any value above 0, however small, is a cap))md"},
           };
