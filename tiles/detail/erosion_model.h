@@ -5,8 +5,8 @@
 // lattice points whose coordinates are multiples of the core radius C = T / 2^s. Window w
 // erodes the points of a disk around its centre (its bump's disk plus the halo; its chart:
 // window_chart.h), each a pure function of the window's key, and keeps the disk where its bump
-// is not zero. Its weight at a point p is a smooth bump of p's
-// distance r from the centre in the window's own chart, (1 - r^2/R^2)^3 with R = bumpRadius()
+// is not zero. Its weight at a point p is a smooth bump of p's distance r from the centre in
+// the window's own chart, (1 - r^2/R^2)^3 with R = bumpRadius()
 // (TileErosionParams::bump_fraction of C, at most one step inside the core's inradius: every
 // point is within 0.58 C of some centre), divided by the sum of the bumps of the windows
 // around p. The weights sum to 1 and are C2 (the plain barycentric hat of the window lattice is
