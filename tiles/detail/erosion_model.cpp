@@ -157,11 +157,6 @@ double bump(double r2) {
   return u * u * u;
 }
 
-// Squared length of chart offset (x, y) in lattice steps (the lattice is equilateral).
-double squaredSteps(double x, double y) {
-  return x * x + x * y + y * y;
-}
-
 // The window centres that can hold canonical point p of frequency F inside their bump's
 // radius `reach` (in lattice steps): the corners of the window-lattice triangle (spacing
 // `core`) that holds p and the three corners across its edges, named in p's face's chart and
@@ -862,7 +857,8 @@ WindowResult ErosionModel::makeWindow(int level, const LatticePoint& centre,
     rain[copy.cell] = rain[copy.owner], base_level[copy.cell] = base_level[copy.owner];
   }
 
-  // The planet's rivers that cross into the window: their drainage enters where they do.
+  // The planet's rivers that cross the window: the points of their courses, each carrying its
+  // river's drainage area.
   std::vector<RiverCell> river_line;
   const double runoff_m_s = params_.river_runoff_mm_per_yr * 1e-3 / (365.25 * 86400.0);
   if (!drainage_.receiver.empty()) {

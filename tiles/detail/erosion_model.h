@@ -75,8 +75,8 @@ class ErosionModel {
   uint32_t windowRadius() const { return window_radius_; }
   // Whether chart offset (x, y) lies in a window's disk grown by `more` steps.
   bool inWindow(int64_t x, int64_t y, double more = 0.0) const {
-    const double r = window_disk_radius_ + more, dx = double(x), dy = double(y);
-    return dx * dx + dx * dy + dy * dy <= r * r;
+    const double r = window_disk_radius_ + more;
+    return squaredSteps(double(x), double(y)) <= r * r;
   }
   // Radius of a window's bump in the partition of unity, lattice steps:
   // TileErosionParams::bump_fraction of the core radius C, at most one step inside the core
