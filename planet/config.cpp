@@ -46,6 +46,15 @@ std::string formatNumber(double x) {
   return s.str();
 }
 
+// The node's value if it is a finite number (an integer counts).
+std::optional<double> finiteNumber(const toml::node& n) {
+  std::optional<double> v;
+  if (auto f = n.as_floating_point()) v = f->get();
+  if (auto i = n.as_integer()) v = double(i->get());
+  if (v && !std::isfinite(*v)) v.reset();
+  return v;
+}
+
 template <typename Access>
 KeySpec realKey(std::string_view section, std::string_view key, Access access, double lo, double hi,
                 bool lo_open = false, bool hi_open = false) {
@@ -53,16 +62,31 @@ KeySpec realKey(std::string_view section, std::string_view key, Access access, d
                         formatNumber(lo) + ", " + formatNumber(hi) + (hi_open ? ")" : "]");
   return {section, key, allowed,
           [=](Config& c, const toml::node& n) {
-            std::optional<double> v;
-            if (auto f = n.as_floating_point()) v = f->get();
-            if (auto i = n.as_integer()) v = double(i->get());
-            if (!v || !std::isfinite(*v)) return false;
+            const std::optional<double> v = finiteNumber(n);
+            if (!v) return false;
             if (lo_open ? *v <= lo : *v < lo) return false;
             if (hi_open ? *v >= hi : *v > hi) return false;
             access(c) = *v;
             return true;
           },
           [=](const Config& c) { return Json(access(const_cast<Config&>(c))); }};
+}
+
+// A size written in MiB (2^20 bytes) and held in bytes.
+template <typename Access>
+KeySpec mebibyteKey(std::string_view section, std::string_view key, Access access, double lo,
+                    double hi) {
+  constexpr double kMiB = 1048576.0;
+  std::string allowed =
+      "a finite number of MiB in [" + formatNumber(lo) + ", " + formatNumber(hi) + "]";
+  return {section, key, allowed,
+          [=](Config& c, const toml::node& n) {
+            const std::optional<double> v = finiteNumber(n);
+            if (!v || *v < lo || *v > hi) return false;
+            access(c) = size_t(std::llround(*v * kMiB));
+            return true;
+          },
+          [=](const Config& c) { return Json(double(access(const_cast<Config&>(c))) / kMiB); }};
 }
 
 template <typename Access>
@@ -286,6 +310,8 @@ const std::vector<KeySpec>& schema() {
               FIELD(tiles.generator.erosion.droplets_per_point), 0, 100),
       realKey("tiles", "erosion_runoff_m", FIELD(tiles.generator.erosion.runoff_m), 0, 10000),
       boolKey("tiles", "erosion_relief", FIELD(tiles.generator.erosion.relief)),
+      mebibyteKey("tiles", "erosion_cache_mib", FIELD(tiles.generator.erosion.cache_bytes), 0,
+                  65536),
 
       realKey("limits", "memory_cap_gib", FIELD(limits.memory_cap_gib), 0, kBig),
   };

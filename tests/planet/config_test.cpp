@@ -54,14 +54,18 @@ TEST_CASE("config: values, overrides and JSON dump", "[planet][config]") {
                               "[planet]\nfrequency = 12\nseed = 5\n[erosion]\n"
                               "inertia = 0.2\n[ocean]\nmode = \"level\"\n");
   const std::vector<std::string> overrides = {"erosion.inertia=0.4", "ocean.mode=fraction",
-                                              "planet.radius_m = 1000"};
+                                              "planet.radius_m = 1000",
+                                              "tiles.erosion_cache_mib=32.5"};
   const Config c = loadConfig(path, overrides);
   CHECK(c.planet.frequency == 12);
   CHECK(c.planet.seed == 5);
   CHECK(c.erosion.inertia == 0.4);
   CHECK(c.ocean.mode == terrain::OceanMode::kFraction);
   CHECK(c.planet.radius_m == 1000.0);
+  // Written in MiB, held in bytes.
+  CHECK(c.tiles.generator.erosion.cache_bytes == size_t(32.5 * 1048576));
   const auto j = nlohmann::json::parse(configToJson(c));
+  CHECK(j["tiles"]["erosion_cache_mib"] == 32.5);
   CHECK(j["erosion"]["inertia"] == 0.4);
   CHECK(j["planet"]["frequency"] == 12);
   CHECK(j.size() >= 5);
@@ -89,6 +93,7 @@ TEST_CASE("config: bad input names file, line, key, value and what is allowed",
       {"[erosion]\ndroplets_per_vertex = 2\n",
        {},
        {"did you mean erosion.droplets_per_land_vertex"}},
+      {"[tiles]\nerosion_cache_mib = -1\n", {}, {":2:", "erosion_cache_mib", "-1", "MiB in [0,"}},
       {"[ocean]\nmode = \"lava\"\n", {}, {"mode", "lava", "\"fraction\", \"level\""}},
       {"[weather]\nmode = \"storms\"\n", {}, {"mode", "storms", "\"uniform\", \"clouds\""}},
       {"[planet\nfrequency = 3\n", {}, {":1:", "syntax"}},
