@@ -120,8 +120,11 @@ struct TileErosionParams {
   bool droplet_masks = false;
   double runoff_m = 20.0;
   // A droplet runs at most 1 km here (the law's own default is 2 km): the longer runs cost
-  // 30 % more CPU and measured the same (docs/tile_erosion.md).
-  erosion::LatticeDropletParams droplets{.max_length_m = 1000.0};
+  // 30 % more CPU and measured the same. It takes 1e-4 of its capacity's deficit per metre
+  // (the law's default 0.01, which fills a droplet within a few steps of where it starts):
+  // limited by detachment, its wear follows its capacity along the drainage lines instead of
+  // gathering where droplets start (docs/tile_erosion.md, "Detachment-limited droplets").
+  erosion::LatticeDropletParams droplets{.erosion_per_m = 1e-4, .max_length_m = 1000.0};
   // Droplets that can no longer reach the disk of their window's bump (the only part of a
   // window read) stop, and those that cannot from where they start do not run: 6 % less CPU
   // on earthlike's steepest range with the halo of 20, realism measures the same to their
