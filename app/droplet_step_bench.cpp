@@ -12,6 +12,7 @@
 #include "erosion/lattice_patch.h"
 #include "geodesy/hash.h"
 #include "terrain/perlin.h"
+#include "tiles/tile_planet.h"
 
 namespace app {
 namespace {
@@ -74,8 +75,10 @@ DropletStepFigures benchDropletSteps(uint32_t size, double spacing_m, uint64_t s
           float(to_grid_units * surfaceAt(noise, x * spacing_m, y * spacing_m));
 
   DropletStepFigures figures;
+  // The tiles' own law (tiles/tile_planet.h: runs of 1 km, limited by detachment).
+  const erosion::LatticeDropletParams tile_law = tiles::TileErosionParams{}.droplets;
   const auto latticeRate = [&](double radius, uint64_t& steps) {
-    erosion::LatticeDropletParams params;
+    erosion::LatticeDropletParams params = tile_law;
     params.radius = radius;
     std::vector<float> h = lattice_h;
     const auto t0 = Clock::now();
@@ -93,7 +96,7 @@ DropletStepFigures benchDropletSteps(uint32_t size, double spacing_m, uint64_t s
   };
   std::vector<double> tile, tile_r3, grid;
   for (int run = 0; run < 3; ++run) {
-    tile.push_back(latticeRate(erosion::LatticeDropletParams{}.radius, figures.tile_steps));
+    tile.push_back(latticeRate(tile_law.radius, figures.tile_steps));
     tile_r3.push_back(latticeRate(3.0, figures.tile_r3_steps));
     grid.push_back(gridRate());
   }

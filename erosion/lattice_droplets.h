@@ -31,7 +31,9 @@
 
 namespace erosion {
 
-// Defaults: tuned on a 30 m tile of an earthlike mountain slope (docs/tile_erosion.md).
+// Defaults: tuned on a 30 m tile of an earthlike mountain slope (docs/tile_erosion.md); the
+// tiles run droplets of 1 km limited by detachment (erosion_per_m 1e-4: tiles/tile_planet.h);
+// tests/erosion/lattice_droplets_test.cpp checks its known answers with these defaults.
 struct LatticeDropletParams {
   double inertia = 0.1;  // [0,1) share of the old heading kept, Beyer 2015 eq. 5.1
   // Capacity, depth over a cell: capacity_s_per_m * max(slope, min_slope) * speed * water
