@@ -35,7 +35,7 @@ struct Brush {
     std::vector<double> w;
     for (int b = -reach; b <= reach; ++b) {
       for (int a = -reach; a <= reach; ++a) {
-        const double d = std::sqrt(double(a * a + a * b + b * b));
+        const double d = std::sqrt(double(latticeSquaredLength(a, b)));
         if (!(d < radius)) continue;
         offsets.push_back(int64_t(b) * int64_t(patch.width) + a);
         da.push_back(a), db.push_back(b);
@@ -323,11 +323,11 @@ class Runner {
   }
 
   // Whether a droplet at (a, b) with `steps` steps of one spacing left can still touch the
-  // kept disk (squared length of a lattice offset: da^2 + da db + db^2).
+  // kept disk.
   bool canReachKept(float a, float b, int steps) const {
     const float da = a - keep_x_, db = b - keep_y_;
     const float limit = keep_reach_ + float(steps);
-    return da * da + da * db + db * db <= limit * limit;
+    return latticeSquaredLength(da, db) <= limit * limit;
   }
 
   bool baseLevel(uint32_t cell) const {

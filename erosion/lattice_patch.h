@@ -22,6 +22,13 @@
 
 namespace erosion {
 
+// Squared length of lattice vector (a, b) in steps: a^2 + a b + b^2 (the axes are 60 degrees
+// apart). In the arguments' own type, so that float and integer callers keep their arithmetic.
+template <typename T>
+constexpr T latticeSquaredLength(T a, T b) {
+  return a * a + a * b + b * b;
+}
+
 enum class PatchCell : uint8_t {
   kNone = 0,  // no point of the patch here
   kInterior,  // a point of the patch

@@ -183,7 +183,7 @@ int windowCandidates(uint64_t frequency, uint32_t core, double reach, const Latt
   for (const auto& q : cand) {
     const int64_t qi = q[0] * c, qj = q[1] * c;
     const double dx = double(int64_t(p.i) - qi), dy = double(int64_t(p.j) - qj);
-    if (squaredSteps(dx, dy) >= limit) continue;
+    if (erosion::latticeSquaredLength(dx, dy) >= limit) continue;
     const int64_t a[3] = {f - qi - qj, qi, qj};
     const int negative = (a[0] < 0) + (a[1] < 0) + (a[2] < 0);
     if (negative > 1) continue;
@@ -455,7 +455,7 @@ ErosionModel::Blend ErosionModel::blendOf(int level, std::span<const LatticePoin
                  candidates.begin());
       int64_t x = 0, y = 0;
       if (!charts[index].offsetOf(points[k], core_, x, y)) continue;
-      const double weight = bump(squaredSteps(double(x), double(y)) * inv_r2);
+      const double weight = bump(erosion::latticeSquaredLength(double(x), double(y)) * inv_r2);
       if (weight == 0.0) continue;
       blend.terms[kMostWindows * k + count++] = {uint32_t(index), uint32_t(disk_.index(x, y)),
                                                  weight};

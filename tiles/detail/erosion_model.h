@@ -6,13 +6,13 @@
 // erodes the points of a disk around its centre (its bump's disk plus the halo; its chart:
 // window_chart.h), each a pure function of the window's key, and keeps the disk where its bump
 // is not zero. Its weight at a point p is a smooth bump of p's distance r from the centre in
-// the window's own chart, (1 - r^2/R^2)^3 with R = bumpRadius()
-// (TileErosionParams::bump_fraction of C, at most one step inside the core's inradius: every
-// point is within 0.58 C of some centre), divided by the sum of the bumps of the windows
-// around p. The weights sum to 1 and are C2 (the plain barycentric hat of the window lattice is
-// only C0: the slope of the blend would jump along every window line, tile edges among them). A
-// point's erosion is that sum over the (one to six) windows in reach, in the order of their keys:
-// two tiles that share a point compute the same windows and the same sum, bit for bit.
+// the window's own chart, (1 - r^2/R^2)^3 with R = bumpRadius() (TileErosionParams::
+// bump_fraction of C, at most one step inside the core's inradius: every point is within
+// 0.58 C of some centre), divided by the sum of the bumps of the windows around p. The weights sum
+// to 1 and are C2 (the plain barycentric hat of the window lattice is only C0: the slope of the
+// blend would jump along every window line, tile edges among them). A point's erosion is that sum
+// over the (one to six) windows in reach, in the order of their keys: two tiles that share a point
+// compute the same windows and the same sum, bit for bit.
 //
 // Levels. A window of level L erodes the surface of level L (planet + detail, as the tile
 // generator makes it) plus the change that levels coarser than L made there (their change at
@@ -76,7 +76,7 @@ class ErosionModel {
   // Whether chart offset (x, y) lies in a window's disk grown by `more` steps.
   bool inWindow(int64_t x, int64_t y, double more = 0.0) const {
     const double r = window_disk_radius_ + more;
-    return squaredSteps(double(x), double(y)) <= r * r;
+    return erosion::latticeSquaredLength(double(x), double(y)) <= r * r;
   }
   // Radius of a window's bump in the partition of unity, lattice steps:
   // TileErosionParams::bump_fraction of the core radius C, at most one step inside the core

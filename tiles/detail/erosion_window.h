@@ -5,13 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace tiles::detail {
+#include "erosion/lattice_patch.h"
 
-// Squared length of chart offset (x, y) in lattice steps (the lattice is equilateral, its axes
-// 60 degrees apart).
-inline double squaredSteps(double x, double y) {
-  return x * x + x * y + y * y;
-}
+namespace tiles::detail {
 
 // The chart offsets (x, y) where a window's bump is not zero: x^2 + x y + y^2 < R^2 (squared
 // steps times 1 / R^2 below 1, the bump's own test), row by row. The same for every window of a
@@ -25,7 +21,7 @@ class WindowDisk {
 
   // Whether the bump is not zero at (x, y), and its position in a window's arrays.
   static bool holds(double inv_r2, int64_t x, int64_t y) {
-    return squaredSteps(double(x), double(y)) * inv_r2 < 1.0;
+    return erosion::latticeSquaredLength(double(x), double(y)) * inv_r2 < 1.0;
   }
   size_t index(int64_t x, int64_t y) const {
     const size_t row = size_t(y + reach_);
