@@ -97,6 +97,9 @@ struct TileErosionParams {
   bool relief = false;
   double relief_max_spacing_m = 500.0;
   int relief_smoothing = 1;  // passes of x <- (x + ring mean) / 2 over a relief level's change
+  // A relief level's change has at most this times the rms of the ground's own relief at the
+  // same scales (its part finer than a quarter of a planet edge), per window; 0: no limit.
+  double relief_amplitude = 1.0;
   erosion::SteadyStateParams relief_steady_state{.enabled = true,
                                                  .mode = erosion::SteadyStateMode::kHang,
                                                  .steepness_m = 200.0,

@@ -231,6 +231,24 @@ void layRelief(const erosion::LatticePatch& patch, std::span<const uint32_t> hel
   const erosion::HillslopeParams smoothing{
       .diffusion = 1.0 / 12.0, .diffusion_steps = params.relief_smoothing, .talus_steps = 0};
   erosion::relaxHillslopes(patch, flow.outlet, smoothing, change);
+  // No more relief than the ground had: the change's rms over the window is at most
+  // relief_amplitude times that of the ground's own relief at the same scales (its part below
+  // the same low pass). Hung from channels far apart, gentle ground climbed a long way.
+  if (params.relief_amplitude > 0.0) {
+    std::vector<float> ground(h.size(), 0.0f);
+    for (const uint32_t c : held) ground[c] = in[c];
+    erosion::subtractLowPass(patch, uint32_t(std::max<uint64_t>(1, steps_per_edge / 4)), ground);
+    double ground2 = 0.0, change2 = 0.0;
+    for (const uint32_t c : held) {
+      ground2 += double(ground[c]) * double(ground[c]);
+      change2 += double(change[c]) * double(change[c]);
+    }
+    const double limit = params.relief_amplitude * std::sqrt(ground2);
+    if (std::sqrt(change2) > limit) {
+      const double scale = limit / std::sqrt(change2);
+      for (const uint32_t c : held) change[c] = float(double(change[c]) * scale);
+    }
+  }
   for (const uint32_t c : held) h[c] = in[c] + change[c];
   for (const erosion::CellCopy& copy : patch.copies) h[copy.cell] = h[copy.owner];
 }
