@@ -335,7 +335,7 @@ int runCommand(int argc, char** argv) {
       ->add_option("--tiles-cache-mib", bench.tiles_cache_mib,
                    "Window cache of the eroding tile generators, MiB (tile_eroded_*, "
                    "tiles_region_eroded_*)")
-      ->check(CLI::Range(0.0, 1048576.0));
+      ->check(CLI::Range(0.0, 65536.0));
   bench_cmd->add_flag("--tiles-relief", bench.tiles_relief,
                       "Erode the tiles with relief levels (tile_eroded_*, tiles_region_eroded_*)");
   bench_cmd

@@ -1,6 +1,7 @@
 #include "erosion/detail/brush.h"
 
 #include "erosion/detail/change_accumulator.h"
+#include "erosion/lattice_patch.h"
 
 #include <algorithm>
 #include <cassert>
@@ -109,7 +110,7 @@ LatticeBrush makeLatticeBrush(double radius_edges) {
     for (int k = 0; k < 6; ++k) {
       for (int b = 0; b < ring; ++b) {
         const int a = ring - b;
-        const double d = std::sqrt(double(a * a + a * b + b * b));
+        const double d = std::sqrt(double(latticeSquaredLength(a, b)));
         if (!(d < r)) continue;
         const int parent = b > 0 ? indexOf(a, b - 1, k) : indexOf(a - 1, 0, k);
         if (parent < 0) continue;  // outside the disc already: cannot happen for a disc

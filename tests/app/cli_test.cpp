@@ -519,6 +519,8 @@ TEST_CASE("cli: --out, --seed and bench arguments are checked before any work", 
       {"bench --droplets 1e11", 2, "--droplets"},
       {"bench --frequency 0", 2, "--frequency"},
       {"bench --threads 0", 2, "--threads 0"},
+      // The window cache allows what [tiles] erosion_cache_mib allows.
+      {"bench --tiles-cache-mib 65537", 2, "--tiles-cache-mib"},
       // A folder without planet.glb was served, to a page that could only fail to load it; the
       // message names both things the viewer shows, a planet and a tiles folder.
       {"view " + dir.string() + " --port 0", 2,
