@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -321,23 +322,37 @@ TEST_CASE("tile erosion: a window is the disk of its bump plus the halo, bad siz
     CHECK(model.windowDiskRadius() == Approx(std::sqrt(3.0) / 2.0 * 16.0 + 20.0).margin(1e-12));
     CHECK(model.windowRadius() == 40);
   }
-  // Under C / sqrt(3) some point would lie in no window's bump; over the inradius the bump
-  // would reach beyond the core. The message names the key, the value and what is allowed.
-  for (const double bad : {0.55, 0.6, 0.9}) {
-    params.erosion.bump_fraction = bad;
+  // A refused value: the message names the key, the value and what is allowed.
+  auto refused = [&](const std::string& key, double bad) {
     try {
       const ErosionModel model(surface, smallPlanet().planet, params.erosion);
-      FAIL("bump_fraction " << bad << " was taken");
+      FAIL(key << " " << bad << " was taken");
     } catch (const std::invalid_argument& e) {
       const std::string what = e.what();
-      CHECK(what.find("bump_fraction " + std::to_string(bad)) != std::string::npos);
+      CHECK(what.find(key + " " + std::to_string(bad)) != std::string::npos);
       CHECK(what.find("allowed") != std::string::npos);
     }
+  };
+  // Under C / sqrt(3) some point would lie in no window's bump; over the inradius the bump
+  // would reach beyond the core.
+  for (const double bad : {0.55, 0.6, 0.9}) {
+    params.erosion.bump_fraction = bad;
+    refused("bump_fraction", bad);
   }
   params.erosion.bump_fraction = 0.62;
   params.erosion.halo = 3;
   CHECK_THROWS_AS(ErosionModel(surface, smallPlanet().planet, params.erosion),
                   std::invalid_argument);
+  // The relief's bound: 0 (none) or more, finite.
+  params.erosion.halo = 12;
+  params.erosion.relief = true;
+  params.erosion.relief_max_spacing_m = 1e9;
+  for (const double bad : {-0.5, std::numeric_limits<double>::infinity()}) {
+    params.erosion.relief_amplitude = bad;
+    refused("relief_amplitude", bad);
+  }
+  params.erosion.relief_amplitude = 0.0;
+  CHECK_NOTHROW(ErosionModel(surface, smallPlanet().planet, params.erosion));
 }
 
 TEST_CASE("tile erosion: windows made together have the bits of each made alone",

@@ -201,11 +201,33 @@ int windowCandidates(uint64_t frequency, uint32_t core, double reach, const Latt
   return count;
 }
 
+// No more relief than the ground had: scales a relief level's change down, if need be, so
+// that its rms over the window's points is at most `amplitude` times that of the ground's own
+// relief at the same scales (its part below the same low pass of `low_pass` steps). Hung from
+// channels far apart, gentle ground climbed a long way; one factor per window keeps the hung
+// profile's shape.
+void boundRelief(const erosion::LatticePatch& patch, std::span<const uint32_t> held,
+                 std::span<const float> ground_m, uint32_t low_pass, double amplitude,
+                 std::span<float> change) {
+  std::vector<float> ground(change.size(), 0.0f);
+  for (const uint32_t c : held) ground[c] = ground_m[c];
+  erosion::subtractLowPass(patch, low_pass, ground);
+  double ground2 = 0.0, change2 = 0.0;
+  for (const uint32_t c : held) {
+    ground2 += double(ground[c]) * double(ground[c]);
+    change2 += double(change[c]) * double(change[c]);
+  }
+  const double limit = amplitude * std::sqrt(ground2);
+  if (!(std::sqrt(change2) > limit)) return;
+  const double scale = limit / std::sqrt(change2);
+  for (const uint32_t c : held) change[c] = float(double(change[c]) * scale);
+}
+
 // A relief level's ground (TileErosionParams::relief): the hung steady state on `flow` (the
 // routing of `in`), hung from the planet's rivers, which keep their floors as channels; the
 // part of its change that varies over more than a quarter of a planet edge (steps_per_edge
-// lattice steps) taken away, and the rest smoothed. h holds `in` on entry, the relief on return;
-// flow gets the rivers' areas on their lines.
+// lattice steps) taken away, the rest smoothed and bounded by the ground's own relief. h holds
+// `in` on entry, the relief on return; flow gets the rivers' areas on their lines.
 void layRelief(const erosion::LatticePatch& patch, std::span<const uint32_t> held,
                std::span<const RiverCell> river_line, const TileErosionParams& params,
                uint64_t steps_per_edge, std::span<const float> in, erosion::PatchFlow& flow,
@@ -222,33 +244,18 @@ void layRelief(const erosion::LatticePatch& patch, std::span<const uint32_t> hel
   // The change at the planet's scale taken away: the planet's surface stays the mean the tiles
   // keep (with half an edge, 0.058 of the local relief off over a planet triangle at
   // earthlike's steepest range; 0.024 with a quarter).
+  const uint32_t low_pass = uint32_t(std::max<uint64_t>(1, steps_per_edge / 4));
   std::vector<float> change(h.size(), 0.0f);
   for (const uint32_t c : held) change[c] = h[c] - in[c];
-  erosion::subtractLowPass(patch, uint32_t(std::max<uint64_t>(1, steps_per_edge / 4)), change);
+  erosion::subtractLowPass(patch, low_pass, change);
   // Its ridges and valleys run along this level's lattice, whose lines hold every tile edge of
   // the finer levels: smoothed (x <- (x + ring mean) / 2, relief_smoothing times), the tile
   // edges' contrast on the rough test planet goes from 1.34 to 0.98 times that inside.
   const erosion::HillslopeParams smoothing{
       .diffusion = 1.0 / 12.0, .diffusion_steps = params.relief_smoothing, .talus_steps = 0};
   erosion::relaxHillslopes(patch, flow.outlet, smoothing, change);
-  // No more relief than the ground had: the change's rms over the window is at most
-  // relief_amplitude times that of the ground's own relief at the same scales (its part below
-  // the same low pass). Hung from channels far apart, gentle ground climbed a long way.
-  if (params.relief_amplitude > 0.0) {
-    std::vector<float> ground(h.size(), 0.0f);
-    for (const uint32_t c : held) ground[c] = in[c];
-    erosion::subtractLowPass(patch, uint32_t(std::max<uint64_t>(1, steps_per_edge / 4)), ground);
-    double ground2 = 0.0, change2 = 0.0;
-    for (const uint32_t c : held) {
-      ground2 += double(ground[c]) * double(ground[c]);
-      change2 += double(change[c]) * double(change[c]);
-    }
-    const double limit = params.relief_amplitude * std::sqrt(ground2);
-    if (std::sqrt(change2) > limit) {
-      const double scale = limit / std::sqrt(change2);
-      for (const uint32_t c : held) change[c] = float(double(change[c]) * scale);
-    }
-  }
+  if (params.relief_amplitude > 0.0)
+    boundRelief(patch, held, in, low_pass, params.relief_amplitude, change);
   for (const uint32_t c : held) h[c] = in[c] + change[c];
   for (const erosion::CellCopy& copy : patch.copies) h[copy.cell] = h[copy.owner];
 }
@@ -296,6 +303,12 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
                                 std::to_string(params.relief_max_spacing_m) +
                                 " m; allowed: max_spacing_m (" +
                                 std::to_string(params.max_spacing_m) + " m) or more, finite");
+  }
+  if (params.relief &&
+      !(params.relief_amplitude >= 0.0 && std::isfinite(params.relief_amplitude))) {
+    throw std::invalid_argument("tile erosion relief_amplitude " +
+                                std::to_string(params.relief_amplitude) +
+                                "; allowed: 0 (no bound) or more, finite");
   }
   if (params.halo < 4 || params.halo > 4096) {
     throw std::invalid_argument("tile erosion halo " + std::to_string(params.halo) +
