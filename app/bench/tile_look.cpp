@@ -683,6 +683,8 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
       argc, argv, "--relief-max-spacing-m", std::to_string(params.erosion.relief_max_spacing_m)));
   params.erosion.relief_smoothing = std::stoi(
       arg(argc, argv, "--relief-smoothing", std::to_string(params.erosion.relief_smoothing)));
+  params.erosion.receiver_jitter = std::stod(
+      arg(argc, argv, "--receiver-jitter", std::to_string(params.erosion.receiver_jitter)));
   params.erosion.relief_amplitude = std::stod(
       arg(argc, argv, "--relief-amplitude", std::to_string(params.erosion.relief_amplitude)));
   erosion::SteadyStateParams& rs = params.erosion.relief_steady_state;
