@@ -64,7 +64,9 @@ const PatchNeighbours::List& PatchNeighbours::listOf(uint32_t cell) const {
 void subtractLowPass(const LatticePatch& patch, uint32_t radius, std::span<float> values) {
   const size_t n = patch.size();
   assert(values.size() == n);
+  // A copy is its owner's point: the boxes read the owner's value there.
   std::vector<double> smooth(values.begin(), values.end());
+  for (const CellCopy& copy : patch.copies) smooth[copy.cell] = values[copy.owner];
   const int64_t w = int64_t(patch.width), rows = int64_t(patch.rows);
   // The lines along each direction, as (first column, first row); steps (1, 0), (0, 1) and
   // (1, -1) in (column, row): lattice steps 0, 1 and 5.
@@ -97,6 +99,7 @@ void subtractLowPass(const LatticePatch& patch, uint32_t radius, std::span<float
   for (size_t c = 0; c < n; ++c) {
     if (patch.cells[c] != PatchCell::kNone) values[c] = float(double(values[c]) - smooth[c]);
   }
+  for (const CellCopy& copy : patch.copies) values[copy.cell] = values[copy.owner];
 }
 
 }  // namespace erosion

@@ -71,7 +71,8 @@ inline double cellAreaM2(const LatticePatch& patch) {
 // values (per cell) minus their low-pass: the mean of a box of 2 radius + 1 points along each of
 // the lattice's three directions in turn, twice (a box cut by the patch's edge is the mean of
 // the points it holds). What is left varies at scales below about `radius` steps; a constant
-// or a plane far from the edge becomes 0. Cells that hold no point keep their values.
+// or a plane far from the edge becomes 0. Cells that hold no point keep their values; a copy
+// is read as its owner and ends with its owner's value.
 void subtractLowPass(const LatticePatch& patch, uint32_t radius, std::span<float> values);
 
 // The owner of every cell: itself for kInterior and kEdge, the owner for kCopy, and

@@ -1,6 +1,6 @@
 // Patch utilities (erosion/lattice_patch.h): subtractLowPass leaves 0 where the values are a
 // constant or a plane (inside the patch, where the boxes are whole), keeps most of a pattern
-// finer than its radius, and leaves the cells without a point alone.
+// finer than its radius, leaves the cells without a point alone and reads a copy as its owner.
 
 #include <cmath>
 #include <vector>
@@ -75,4 +75,25 @@ TEST_CASE("lattice patch: subtractLowPass takes away constants and planes, keeps
   }
   CHECK(kept / total > 0.8);
   CHECK(kept / total < 1.2);
+}
+
+TEST_CASE("lattice patch: subtractLowPass reads a copy as its owner", "[erosion]") {
+  // A column of copies (a corner's gap held twice), each of the point to its left, holding a
+  // stale value: a constant still becomes 0 everywhere, the copies included.
+  const uint32_t size = 41, column = 20, radius = 5;
+  SquarePatch square(size);
+  std::vector<erosion::CellCopy> copies;
+  for (uint32_t y = 1; y + 1 < size; ++y) {
+    const uint32_t c = y * size + column;
+    square.cells[c] = erosion::PatchCell::kCopy;
+    copies.push_back({c, c - 1});
+  }
+  square.patch.cells = square.cells;
+  square.patch.copies = copies;
+  std::vector<float> constant = square.field([](uint32_t, uint32_t) { return 250.0; });
+  for (const erosion::CellCopy& copy : square.patch.copies) REQUIRE(constant[copy.cell] == -7.0f);
+  erosion::subtractLowPass(square.patch, radius, constant);
+  for (size_t c = 0; c < constant.size(); ++c) {
+    if (square.cells[c] != erosion::PatchCell::kNone) REQUIRE(std::abs(constant[c]) < 1e-3);
+  }
 }
