@@ -217,9 +217,9 @@ void boundRelief(const erosion::LatticePatch& patch, std::span<const uint32_t> h
     ground2 += double(ground[c]) * double(ground[c]);
     change2 += double(change[c]) * double(change[c]);
   }
-  const double limit = amplitude * std::sqrt(ground2);
-  if (!(std::sqrt(change2) > limit)) return;
-  const double scale = limit / std::sqrt(change2);
+  const double limit = amplitude * std::sqrt(ground2), rms = std::sqrt(change2);
+  if (!(rms > limit)) return;
+  const double scale = limit / rms;
   for (const uint32_t c : held) change[c] = float(double(change[c]) * scale);
 }
 
