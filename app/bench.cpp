@@ -69,6 +69,8 @@ tiles::TileParams erodingParams(const BenchOptions& options) {
   if (options.tiles_halo > 0) eroding.erosion.halo = options.tiles_halo;
   if (options.tiles_bump_fraction > 0.0)
     eroding.erosion.bump_fraction = options.tiles_bump_fraction;
+  if (options.tiles_window_subdivision >= 0)
+    eroding.erosion.window_subdivision = options.tiles_window_subdivision;
   return eroding;
 }
 

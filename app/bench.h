@@ -26,8 +26,9 @@ struct BenchOptions {
   double tiles_cache_mib = 256.0;
   // The eroding generators with relief levels (TileErosionParams::relief).
   bool tiles_relief = false;
-  int tiles_halo = 0;                // 0: the library's default
-  double tiles_bump_fraction = 0.0;  // 0: the library's default
+  int tiles_halo = 0;                 // 0: the library's default
+  double tiles_bump_fraction = 0.0;   // 0: the library's default
+  int tiles_window_subdivision = -1;  // -1: the library's default
 };
 
 void runBench(const BenchOptions& options);

@@ -348,6 +348,11 @@ int runCommand(int argc, char** argv) {
                    "Radius of a window's bump over its core radius (tile_eroded_*, "
                    "tiles_region_eroded_*)")
       ->check(CLI::Range(0.6001, 0.8660254037844386));
+  bench_cmd
+      ->add_option("--tiles-window-subdivision", bench.tiles_window_subdivision,
+                   "Windows of an eroding level at the tile corners of the level this many "
+                   "finer, C = 256 / 2^s steps apart (tile_eroded_*, tiles_region_eroded_*)")
+      ->check(CLI::Range(0, 6));
 
   // -q and -v may come after the subcommand too.
   for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();

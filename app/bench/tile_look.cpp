@@ -638,6 +638,8 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   tiles::TileParams params = plain_params;
   params.erosion.enabled = true;
   params.erosion.halo = std::stoi(arg(argc, argv, "--halo", std::to_string(params.erosion.halo)));
+  params.erosion.window_subdivision = std::stoi(
+      arg(argc, argv, "--window-subdivision", std::to_string(params.erosion.window_subdivision)));
   if (const std::string bump = arg(argc, argv, "--bump-fraction", ""); !bump.empty())
     params.erosion.bump_fraction = std::stod(bump);
   params.erosion.droplets_per_point = std::stod(arg(argc, argv, "--droplets-per-point", "0.3"));

@@ -521,6 +521,8 @@ TEST_CASE("cli: --out, --seed and bench arguments are checked before any work", 
       {"bench --threads 0", 2, "--threads 0"},
       // The window cache allows what [tiles] erosion_cache_mib allows.
       {"bench --tiles-cache-mib 65537", 2, "--tiles-cache-mib"},
+      // Windows C = 256 / 2^s steps apart: 0 to 6, cores of 4 steps or more.
+      {"bench --tiles-window-subdivision 7", 2, "--tiles-window-subdivision"},
       // A folder without planet.glb was served, to a page that could only fail to load it; the
       // message names both things the viewer shows, a planet and a tiles folder.
       {"view " + dir.string() + " --port 0", 2,
