@@ -68,12 +68,13 @@ struct TileErosionParams {
   // bump_fraction C (over 0.6: every point lies within C / sqrt(3) = 0.577 C of some window's
   // centre; at most sqrt(3)/2, the inradius of the window's core hexagon, and at most one step
   // inside it), and the window erodes the disk of its bump, one step more and a halo of `halo`
-  // lattice steps, the reach of the erosion. 0.62 and 12: a disk of 92.4 steps at T = 256,
-  // where the hexagon around the bump at the inradius with a halo of 20 reached 148 steps; a
-  // tile with nothing cached makes 6 windows of each eroding level instead of 6 and 12, the
-  // realism measures, the seams and the tile edges the same (docs/tile_erosion.md, "Smaller
-  // windows" and "Disks").
-  int window_subdivision = 1;
+  // lattice steps, the reach of the erosion. 2, 0.62 and 12: C = 64 and a disk of 52.7 steps
+  // at T = 256. With C = 128 (window_subdivision 1, a disk of 92.4 steps) a tile with the
+  // relief levels took half as long again: each level's windows must cover the disks of the
+  // next finer level's, and large ones held far more points than those read; erosion without
+  // the relief levels measures the same either way (docs/tile_erosion.md, "Smaller windows",
+  // "Disks" and "Windows a quarter of a tile apart").
+  int window_subdivision = 2;
   int halo = 12;
   double bump_fraction = 0.62;
   // Levels whose spacing is below min_spacing_m take the coarser levels' erosion,
@@ -100,11 +101,16 @@ struct TileErosionParams {
   // A relief level's change has at most this times the rms of the ground's own relief at the
   // same scales (its part finer than a quarter of a planet edge), per window; 0: no limit.
   double relief_amplitude = 1.0;
+  // A point hangs from the first channel at most reach_steps down its path, else from the
+  // ground there: 12, the halo, so a point of a window's bump hangs from its own path and
+  // never from the window's rim (hung up to 40 steps, ground far from channels rose inside
+  // each window and sank at its rim, and the blend kept the rise: a rainless plateau 25 m up
+  // at the median with C = 128, 46 m with C = 64).
   erosion::SteadyStateParams relief_steady_state{.enabled = true,
                                                  .mode = erosion::SteadyStateMode::kHang,
                                                  .steepness_m = 200.0,
                                                  .max_slope = 1.0,
-                                                 .reach_steps = 40,
+                                                 .reach_steps = 12,
                                                  .channel_cells = 1000.0};
   // Stream power (erosion/window_stream_power.h), dimensionless per level.
   // The steady state of stream power at the level's scale (off by default: on the rough
