@@ -218,6 +218,10 @@ CLI::App* addTilesCommand(CLI::App& app, TilesArgs& args) {
   cmd->add_option("--threads", args.threads, "Worker threads (default: all cores)")
       ->type_name("INT");
   cmd->add_option("--tile-edge", args.tile_edge, "Overrides [tiles] tile_edge")->type_name("INT");
+  cmd->add_option("--set", args.overrides,
+                  "Override a config key: section.key=value (not with --planet, whose file "
+                  "holds its config)")
+      ->allow_extra_args(false);
   cmd->add_flag("--compare-rain", args.compare_rain,
                 "Instead of a tileset: the region's tiles eroded under the planet's rain and "
                 "under uniform rain, pictures and metrics.json");
@@ -237,6 +241,11 @@ int runTiles(const TilesArgs& args, Verbosity verbosity) {
     return fail(kExitBadInput, "--shard " + args.shard +
                                    " is not allowed with --compare-rain; allowed: no --shard "
                                    "(the comparison is made whole).");
+  if (!args.planet_file.empty() && !args.overrides.empty())
+    return fail(kExitBadInput, "--set " + args.overrides.front() +
+                                   " is not allowed with --planet " + args.planet_file +
+                                   "; allowed: --set with --config or the built-in config (a "
+                                   "planet file holds the config it was made from).");
   if (const std::string problem = io::outputFolderProblem(args.out_dir); !problem.empty())
     return fail(kExitBadInput, "--out " + args.out_dir + " " + problem + ".");
 
@@ -250,10 +259,10 @@ int runTiles(const TilesArgs& args, Verbosity verbosity) {
   try {
     std::optional<planetgen::Config> config;
     if (!args.config_file.empty()) {
-      config = planetgen::loadConfig(args.config_file);
+      config = planetgen::loadConfig(args.config_file, args.overrides);
     } else if (args.planet_file.empty()) {
       config = planet::loadConfigText(std::string(planet::defaultConfigText()),
-                                      std::string(planet::kDefaultConfigOrigin));
+                                      std::string(planet::kDefaultConfigOrigin), args.overrides);
     }
     if (!args.planet_file.empty()) {
       planet = config ? planetgen::loadPlanet(args.planet_file, *config)
@@ -262,9 +271,11 @@ int runTiles(const TilesArgs& args, Verbosity verbosity) {
     const planetgen::Config& settings = config ? *config : planet.config();
     checkAgainstPlanet(args, checked, settings);
     if (args.planet_file.empty()) {
-      planet::checkRun(settings, args.config_file.empty()
-                                     ? std::string(planet::kDefaultConfigOrigin)
-                                     : args.config_file);
+      planet::checkRun(settings,
+                       planet::originWithOverrides(args.config_file.empty()
+                                                       ? std::string(planet::kDefaultConfigOrigin)
+                                                       : args.config_file,
+                                                   args.overrides));
       if (verbosity == Verbosity::kVerbose)
         std::cerr << "planetgen: generating the planet (f = " << settings.planet.frequency << ")\n";
       planet = planetgen::generate(settings);

@@ -30,6 +30,7 @@ struct TilesArgs {
   std::string shard;
   std::string threads;
   std::string tile_edge;
+  std::vector<std::string> overrides;  // --set section.key=value
   bool compare_rain = false;
 };
 

@@ -143,6 +143,23 @@ TEST_CASE("cli tiles: a bake from a config and from its planet file write the sa
   INFO(c.output);
   CHECK(c.exit_code == 0);
   CHECK(fs::exists(dir.path / "pole" / "tileset.json"));
+
+  // --set changes a key as the config file would: seed 8 by --set and by a file, the same files,
+  // and not those of seed 9.
+  std::string seed8 = kSmallConfig;
+  seed8.replace(seed8.find("seed = 9"), 8, "seed = 8");
+  const fs::path config8 = writeText(dir.path / "seed8.toml", seed8);
+  const auto d = test_support::runPlanetgen("tiles --config " + q(config) + region +
+                                            " --set planet.seed=8 --out " + q(dir.path / "by_set") +
+                                            " --quiet");
+  const auto e = test_support::runPlanetgen("tiles --config " + q(config8) + region + " --out " +
+                                            q(dir.path / "by_file") + " --quiet");
+  INFO(d.output << e.output);
+  REQUIRE(d.exit_code == 0);
+  REQUIRE(e.exit_code == 0);
+  const auto by_set = filesOf(dir.path / "by_set");
+  CHECK(by_set == filesOf(dir.path / "by_file"));
+  CHECK(by_set != from_config);
 }
 
 TEST_CASE(
@@ -215,6 +232,10 @@ TEST_CASE(
       {"tiles --planet " + q(dir.path / "none.planet") + region, {"none.planet"}},
       {"tiles --planet " + q(good) + " --config " + q(other_seed) + region,
        {"good.planet", "planet.seed = 9 in the file, 8 expected"}},
+      {with_config + region + " --set tiles.erosion_relief=maybe",
+       {"--set tiles.erosion_relief=maybe", "allowed: true or false"}},
+      {"tiles --planet " + q(good) + region + " --set tiles.erosion_relief=true",
+       {"--set tiles.erosion_relief=true is not allowed with --planet", "allowed: --set with"}},
   };
   // An output folder that already holds a user's file keeps it, alone and unchanged.
   const fs::path kept = dir.path / "kept";
