@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -443,73 +444,81 @@ void ErosionModel::sample(int level, std::span<const LatticePoint> points,
 }
 
 ErosionModel::Blend ErosionModel::blendOf(int level, std::span<const LatticePoint> points) const {
-  // The candidates at each point, then each one's bump there, from the point's offset in the
-  // window's own chart (the chart the window keeps: the same offsets, the same weights). A
-  // candidate whose bump is 0 at every point is left out: it would add nothing but its cost.
-  std::vector<WeightedWindow> weighted(points.size() * kMostWindows);
-  Blend blend;
-  blend.counts.assign(points.size(), 0);
-  parallelFor(points.size(), 256, [&](size_t k) {
-    blend.counts[k] = uint8_t(windowsAt(level, points[k], &weighted[kMostWindows * k]));
-  });
-  // The distinct candidates (a few dozen among up to six a point), in key order: neighbouring
-  // points mostly have the same ones, so each is first looked for where the point before had
-  // its candidate of the same rank.
+  // A chunk of points at a time (held for every point of a tile, the candidates and six term
+  // slots a point were 340 bytes a point, the largest part of a bake's memory): the candidate
+  // windows at each point; the distinct ones, numbered as first met (neighbouring points mostly
+  // have the same ones, so each is first looked for where the point before had its candidate
+  // of the same rank); then each one's bump at the point, from the point's offset in the
+  // window's own chart (the chart the window keeps: the same offsets, the same weights),
+  // packed. A candidate whose bump is 0 at every point is left out: it would add nothing but
+  // its cost.
+  constexpr size_t kChunk = 4096;
+  const size_t chunk = std::min(points.size(), kChunk);
+  std::vector<WeightedWindow> weighted(chunk * kMostWindows);
+  std::vector<uint32_t> candidate_of(chunk * kMostWindows);
+  std::vector<Term> slots(chunk * kMostWindows);
+  std::vector<uint8_t> counts(chunk);
   std::vector<std::pair<WindowKey, LatticePoint>> candidates;
-  size_t recent[kMostWindows] = {};
-  for (size_t k = 0; k < points.size(); ++k) {
-    for (int w = 0; w < blend.counts[k]; ++w) {
-      const WeightedWindow& ww = weighted[kMostWindows * k + w];
-      if (recent[w] < candidates.size() && candidates[recent[w]].first == ww.key) continue;
-      const auto it =
-          std::find_if(candidates.begin(), candidates.end(),
-                       [&](const auto& candidate) { return candidate.first == ww.key; });
-      recent[w] = size_t(it - candidates.begin());
-      if (it == candidates.end()) candidates.push_back({ww.key, ww.centre});
-    }
-  }
-  std::sort(candidates.begin(), candidates.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<WindowChart> charts;
-  charts.reserve(candidates.size());
   const uint64_t f = surface_.layout.levelFrequency(level);
-  for (const auto& candidate : candidates) charts.emplace_back(f, candidate.second, core_);
-  blend.terms.assign(points.size() * kMostWindows, {});
   const double inv_r2 = 1.0 / (bumpRadius() * bumpRadius());
-  parallelFor(points.size(), 256, [&](size_t k) {
-    int count = 0;
-    for (int w = 0; w < blend.counts[k]; ++w) {
-      const WindowKey& key = weighted[kMostWindows * k + w].key;
-      const size_t index =
-          size_t(std::lower_bound(candidates.begin(), candidates.end(), key,
-                                  [](const auto& a, const WindowKey& b) { return a.first < b; }) -
-                 candidates.begin());
-      int64_t x = 0, y = 0;
-      if (!charts[index].offsetOf(points[k], core_, x, y)) continue;
-      const double weight = bump(erosion::latticeSquaredLength(double(x), double(y)) * inv_r2);
-      if (weight == 0.0) continue;
-      blend.terms[kMostWindows * k + count++] = {uint32_t(index), uint32_t(disk_.index(x, y)),
-                                                 weight};
+  Blend blend;
+  blend.first.assign(points.size() + 1, 0);
+  blend.terms.reserve(2 * points.size());
+  size_t recent[kMostWindows] = {};
+  for (size_t first = 0; first < points.size(); first += kChunk) {
+    const size_t count = std::min(kChunk, points.size() - first);
+    parallelFor(count, 256, [&](size_t k) {
+      counts[k] = uint8_t(windowsAt(level, points[first + k], &weighted[kMostWindows * k]));
+    });
+    for (size_t k = 0; k < count; ++k) {
+      for (int w = 0; w < counts[k]; ++w) {
+        const WeightedWindow& ww = weighted[kMostWindows * k + w];
+        if (recent[w] >= candidates.size() || candidates[recent[w]].first != ww.key) {
+          const auto it =
+              std::find_if(candidates.begin(), candidates.end(),
+                           [&](const auto& candidate) { return candidate.first == ww.key; });
+          recent[w] = size_t(it - candidates.begin());
+          if (it == candidates.end()) {
+            candidates.push_back({ww.key, ww.centre});
+            charts.emplace_back(f, ww.centre, core_);
+          }
+        }
+        candidate_of[kMostWindows * k + w] = uint32_t(recent[w]);
+      }
     }
-    blend.counts[k] = uint8_t(count);
-  });
-  // Only the windows with weight, renumbered in key order.
-  std::vector<uint32_t> renumber(candidates.size(), 0);
-  for (size_t k = 0; k < points.size(); ++k) {
-    for (int w = 0; w < blend.counts[k]; ++w)
-      renumber[blend.terms[kMostWindows * k + w].window] = 1;
+    parallelFor(count, 256, [&](size_t k) {
+      const LatticePoint& p = points[first + k];
+      int held = 0;
+      for (int w = 0; w < counts[k]; ++w) {
+        const uint32_t index = candidate_of[kMostWindows * k + w];
+        int64_t x = 0, y = 0;
+        if (!charts[index].offsetOf(p, core_, x, y)) continue;
+        const double weight = bump(erosion::latticeSquaredLength(double(x), double(y)) * inv_r2);
+        if (weight == 0.0) continue;
+        slots[kMostWindows * k + held++] = {index, uint32_t(disk_.index(x, y)), weight};
+      }
+      counts[k] = uint8_t(held);
+    });
+    for (size_t k = 0; k < count; ++k) {
+      blend.terms.insert(blend.terms.end(), slots.begin() + ptrdiff_t(kMostWindows * k),
+                         slots.begin() + ptrdiff_t(kMostWindows * k + counts[k]));
+      blend.first[first + k + 1] = uint32_t(blend.terms.size());
+    }
   }
-  for (size_t w = 0; w < candidates.size(); ++w) {
+  // Only the windows with weight, renumbered in key order.
+  std::vector<uint32_t> order(candidates.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return candidates[a].first < candidates[b].first; });
+  std::vector<uint32_t> renumber(candidates.size(), 0);
+  for (const Term& term : blend.terms) renumber[term.window] = 1;
+  for (const uint32_t w : order) {
     if (!renumber[w]) continue;
     renumber[w] = uint32_t(blend.windows.size());
     blend.windows.push_back(candidates[w]);
   }
-  for (size_t k = 0; k < points.size(); ++k) {
-    for (int w = 0; w < blend.counts[k]; ++w) {
-      Term& term = blend.terms[kMostWindows * k + w];
-      term.window = renumber[term.window];
-    }
-  }
+  for (Term& term : blend.terms) term.window = renumber[term.window];
   return blend;
 }
 
@@ -589,8 +598,10 @@ std::vector<std::shared_ptr<const WindowResult>> ErosionModel::makeWindows(
     parents.clear();
     tbb::parallel_sort(all.begin(), all.end(), pointLess);  // a total order: any sort's bits
     all.erase(std::unique(all.begin(), all.end()), all.end());
-    const Blend blend = blendOf(level - 1, all);
-    coarser = makeWindows(level - 1, blend.windows);
+    // Only the windows of the blend are needed: its terms go before they are made.
+    const std::vector<std::pair<WindowKey, LatticePoint>> read = blendOf(level - 1, all).windows;
+    all = {};
+    coarser = makeWindows(level - 1, read);
   }
   // The surface before erosion of their points, each point once (a point lies in about two
   // windows of a level: with the defaults a window's disk holds 31 k points, and the window
@@ -710,8 +721,8 @@ void ErosionModel::sampleLevel(int level, std::span<const LatticePoint> points,
   parallelFor(points.size(), 256, [&](size_t k) {
     double sum[5] = {0, 0, 0, 0, 0};
     double total = 0.0;
-    for (int w = 0; w < blend.counts[k]; ++w) {
-      const Term& term = blend.terms[kMostWindows * k + w];
+    for (uint32_t t = blend.first[k]; t < blend.first[k + 1]; ++t) {
+      const Term& term = blend.terms[t];
       assert(term.cell < windows[term.window]->change_m.size());
       const WindowResult& win = *windows[term.window];
       const size_t c = term.cell;

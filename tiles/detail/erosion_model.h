@@ -100,8 +100,8 @@ class ErosionModel {
 
  private:
   // The windows of a level with weight at some of a set of points, in key order, and each
-  // point's terms (window, position in the window's disk, bump), counts[k] of them at
-  // kMostWindows * k.
+  // point's terms (window, position in the window's disk, bump): point k's are terms[first[k]]
+  // to terms[first[k + 1]] (1.4 a point on average; six slots a point held 96 bytes of it).
   static constexpr size_t kMostWindows = 6;
   struct Term {
     uint32_t window = 0;
@@ -110,7 +110,7 @@ class ErosionModel {
   };
   struct Blend {
     std::vector<std::pair<WindowKey, LatticePoint>> windows;
-    std::vector<uint8_t> counts;
+    std::vector<uint32_t> first;
     std::vector<Term> terms;
   };
   Blend blendOf(int level, std::span<const LatticePoint> points) const;
