@@ -209,7 +209,7 @@ const std::vector<KeyMeaning>& keyMeanings() {
               {"tiles", "erosion_relief",
                R"md(an option: the levels between 500 m and 100 m spacing build a drained relief, valleys that fall with their drainage area inside the planet's triangles, hung from the planet's rivers, no higher than the ground's own relief at those scales, and erosion as above runs on it; branching valleys between ridges, about twice the CPU per uncached tile ([tile_erosion.md](tile_erosion.md)))md"},
               {"tiles", "erosion_cache_mib",
-               R"md(memory for eroded windows kept for the tiles that share them (MiB; results do not depend on it): less memory, and a region may make windows again (a 100 km region at 30 m: 256 MiB peaks at about 360 MB above the planet's own memory, 64 MiB at about 130 MB; [tile_erosion.md](tile_erosion.md)))md"},
+               R"md(memory for eroded windows kept for the tiles that share them (MiB; results do not depend on it): less memory, and a region may make windows again (a 100 km region at 30 m: 256 MiB peaks at about 345 MB above the planet's own memory, 64 MiB at about 120 MB, 16 MiB at about 50 MB; [tile_erosion.md](tile_erosion.md)))md"},
               {"limits", "memory_cap_gib",
                R"md(refuse runs whose estimated memory exceeds this (0 = the machine's available memory; any value above 0, however small, is a cap))md"},
           };
