@@ -687,6 +687,8 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
       arg(argc, argv, "--relief-smoothing", std::to_string(params.erosion.relief_smoothing)));
   params.erosion.receiver_jitter = std::stod(
       arg(argc, argv, "--receiver-jitter", std::to_string(params.erosion.receiver_jitter)));
+  params.erosion.relief_low_pass_edges = std::stod(arg(
+      argc, argv, "--relief-low-pass-edges", std::to_string(params.erosion.relief_low_pass_edges)));
   params.erosion.relief_amplitude = std::stod(
       arg(argc, argv, "--relief-amplitude", std::to_string(params.erosion.relief_amplitude)));
   erosion::SteadyStateParams& rs = params.erosion.relief_steady_state;

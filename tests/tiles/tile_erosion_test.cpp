@@ -354,6 +354,13 @@ TEST_CASE("tile erosion: a window is the disk of its bump plus the halo, bad siz
   }
   params.erosion.relief_amplitude = 0.0;
   CHECK_NOTHROW(ErosionModel(surface, smallPlanet().planet, params.erosion));
+  // The relief's low pass: over 0, at most a planet edge.
+  for (const double bad : {0.0, -0.125, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    params.erosion.relief_low_pass_edges = bad;
+    refused("relief_low_pass_edges", bad);
+  }
+  params.erosion.relief_low_pass_edges = 1.0;
+  CHECK_NOTHROW(ErosionModel(surface, smallPlanet().planet, params.erosion));
 }
 
 TEST_CASE("tile erosion: windows made together have the bits of each made alone",
@@ -529,12 +536,14 @@ TEST_CASE("tile erosion: a hillshade of 4 x 4 tiles cannot find their edges", "[
 namespace {
 
 // Relief levels (TileErosionParams::relief): the three coarsest levels of the small planet
-// (220, 110 and 55 km) build the drained relief, the finer ones erode as above.
+// (220, 110 and 55 km, 2, 4 and 8 steps a planet edge: a low pass of a whole edge, 2 steps at
+// the coarsest) build the drained relief, the finer ones erode as above.
 tiles::TileParams reliefParams() {
   tiles::TileParams params = erodedParams();
   params.erosion.relief = true;
   params.erosion.max_spacing_m = 30000.0;
   params.erosion.relief_max_spacing_m = 1e9;
+  params.erosion.relief_low_pass_edges = 1.0;
   return params;
 }
 
@@ -544,6 +553,26 @@ const TileGenerator& relief() {
 }
 
 }  // namespace
+
+TEST_CASE("tile erosion: a level whose relief low pass is under 2 steps is no relief level",
+          "[tiles][erosion]") {
+  // The small planet's levels of 220, 110 and 55 km have 2, 4 and 8 lattice steps a planet
+  // edge. An eighth of an edge is under 2 steps on each: with the relief on they erode as
+  // without it, from the first level at most max_spacing_m. A quarter is 2 steps at 55 km
+  // only: that level alone builds relief, and the tile differs from both.
+  const TileId tile = middleTile(5, 3);
+  tiles::TileParams without = erodedParams();
+  without.erosion.max_spacing_m = 30000.0;
+  const TileMesh plain_erosion = TileGenerator(smallPlanet().planet, without).generate(tile);
+  tiles::TileParams eighth = reliefParams();
+  eighth.erosion.relief_low_pass_edges = 0.125;
+  CHECK(sameBits(TileGenerator(smallPlanet().planet, eighth).generate(tile), plain_erosion));
+  tiles::TileParams quarter = reliefParams();
+  quarter.erosion.relief_low_pass_edges = 0.25;
+  const TileMesh one_level = TileGenerator(smallPlanet().planet, quarter).generate(tile);
+  CHECK_FALSE(sameArray(one_level.height_m, plain_erosion.height_m));
+  CHECK_FALSE(sameArray(one_level.height_m, relief().generate(tile).height_m));
+}
 
 TEST_CASE("tile erosion: relief levels keep the seams and the bits, build relief, hide tile edges",
           "[tiles][erosion]") {

@@ -224,11 +224,18 @@ void boundRelief(const erosion::LatticePatch& patch, std::span<const uint32_t> h
   for (const uint32_t c : held) change[c] = float(double(change[c]) * scale);
 }
 
+// The low pass of a relief level whose planet edge spans steps_per_edge lattice steps: the
+// radius, in steps, of the box whose mean its change loses.
+uint32_t reliefLowPass(uint64_t steps_per_edge, double low_pass_edges) {
+  return uint32_t(double(steps_per_edge) * low_pass_edges);
+}
+
 // A relief level's ground (TileErosionParams::relief): the hung steady state on `flow` (the
 // routing of `in`), hung from the planet's rivers, which keep their floors as channels; the
-// part of its change that varies over more than a quarter of a planet edge (steps_per_edge
-// lattice steps) taken away, the rest smoothed and bounded by the ground's own relief. h holds
-// `in` on entry, the relief on return; flow gets the rivers' areas on their lines.
+// part of its change that varies over more than relief_low_pass_edges of a planet edge
+// (steps_per_edge lattice steps) taken away, the rest smoothed and bounded by the ground's own
+// relief. h holds `in` on entry, the relief on return; flow gets the rivers' areas on their
+// lines.
 void layRelief(const erosion::LatticePatch& patch, std::span<const uint32_t> held,
                std::span<const RiverCell> river_line, const TileErosionParams& params,
                uint64_t steps_per_edge, std::span<const float> in, erosion::PatchFlow& flow,
@@ -243,9 +250,8 @@ void layRelief(const erosion::LatticePatch& patch, std::span<const uint32_t> hel
   }
   erosion::steadyState(patch, flow, params.relief_steady_state, in, h);
   // The change at the planet's scale taken away: the planet's surface stays the mean the tiles
-  // keep (with half an edge, 0.058 of the local relief off over a planet triangle at
-  // earthlike's steepest range; 0.024 with a quarter).
-  const uint32_t low_pass = uint32_t(std::max<uint64_t>(1, steps_per_edge / 4));
+  // keep. The box is at least 2 steps wide on a relief level (reliefLowPass).
+  const uint32_t low_pass = reliefLowPass(steps_per_edge, params.relief_low_pass_edges);
   std::vector<float> change(h.size(), 0.0f);
   for (const uint32_t c : held) change[c] = h[c] - in[c];
   erosion::subtractLowPass(patch, low_pass, change);
@@ -311,6 +317,12 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
                                 std::to_string(params.relief_amplitude) +
                                 "; allowed: 0 (no bound) or more, finite");
   }
+  if (params.relief &&
+      !(params.relief_low_pass_edges > 0.0 && params.relief_low_pass_edges <= 1.0)) {
+    throw std::invalid_argument("tile erosion relief_low_pass_edges " +
+                                std::to_string(params.relief_low_pass_edges) +
+                                "; allowed: over 0, at most 1 (planet edges)");
+  }
   if (params.halo < 4 || params.halo > 4096) {
     throw std::invalid_argument("tile erosion halo " + std::to_string(params.halo) +
                                 " is out of range; allowed: 4 to 4096 lattice steps");
@@ -334,11 +346,21 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
   river_area_m2_ = params.river_cells * drainage_.cell_m2;
   // Erosion starts one level below the planet's own (the planet eroded at its own spacing) and
   // where a window fits well inside a base face, with the planet's vertices near it in reach.
+  // A relief level's low pass must be 2 steps or more: a box of 1 step keeps only the level's
+  // lattice-scale texture, and the change of valleys wider than it moved the mean ground of the
+  // small world's planet triangles by 0.07 of their relief (0.045 without that level).
+  const auto spacingM = [&](int level) { return layout.levelSpacingRad(level) * surface.radius_m; };
+  const auto reliefTooCoarse = [&](int level) {
+    const uint64_t steps_per_edge = layout.levelFrequency(level) / surface.numbering.frequency();
+    return spacingM(level) > params.max_spacing_m &&
+           reliefLowPass(steps_per_edge, params.relief_low_pass_edges) < 2;
+  };
   first_level_ = layout.planetLevel() + 1;
   while (first_level_ <= layout.deepestLevel() &&
          (2 * (uint64_t(window_radius_) + 2) >= layout.levelFrequency(first_level_) ||
-          layout.levelSpacingRad(first_level_) * surface.radius_m >
-              (params.relief ? params.relief_max_spacing_m : params.max_spacing_m)))
+          spacingM(first_level_) >
+              (params.relief ? params.relief_max_spacing_m : params.max_spacing_m) ||
+          (params.relief && reliefTooCoarse(first_level_))))
     ++first_level_;
   last_level_ = first_level_ - 1;
   while (last_level_ + 1 <= layout.deepestLevel() &&
