@@ -408,7 +408,7 @@ TEST_CASE("tile erosion: windows made together have the bits of each made alone"
       together.sample(level, points, out);
       std::map<tiles::detail::WindowKey, LatticePoint> windows;
       for (const LatticePoint& p : points) {
-        tiles::detail::WeightedWindow near[6];
+        tiles::detail::CandidateWindow near[6];
         const int count = together.windowsAt(level, p, near);
         for (int k = 0; k < count; ++k) windows.emplace(near[k].key, near[k].centre);
       }

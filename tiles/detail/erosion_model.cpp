@@ -385,7 +385,7 @@ WindowDisk::WindowDisk(double inv_r2) {
   }
 }
 
-int ErosionModel::windowsAt(int level, const LatticePoint& p, WeightedWindow* out) const {
+int ErosionModel::windowsAt(int level, const LatticePoint& p, CandidateWindow* out) const {
   const TileLayout& layout = surface_.layout;
   const uint64_t f = layout.levelFrequency(level);
   LatticePoint centres[6];
@@ -393,14 +393,14 @@ int ErosionModel::windowsAt(int level, const LatticePoint& p, WeightedWindow* ou
   for (int k = 0; k < count; ++k) {
     out[k].centre = centres[k];
     out[k].key = {uint32_t(level), layout.latticeId(level, centres[k])};
-    out[k].weight = 0.0;
   }
   std::sort(out, out + count,
-            [](const WeightedWindow& a, const WeightedWindow& b) { return a.key < b.key; });
-  return int(
-      std::unique(out, out + count,
-                  [](const WeightedWindow& a, const WeightedWindow& b) { return a.key == b.key; }) -
-      out);
+            [](const CandidateWindow& a, const CandidateWindow& b) { return a.key < b.key; });
+  return int(std::unique(out, out + count,
+                         [](const CandidateWindow& a, const CandidateWindow& b) {
+                           return a.key == b.key;
+                         }) -
+             out);
 }
 
 std::shared_ptr<const WindowResult> ErosionModel::window(int level,
@@ -476,7 +476,7 @@ ErosionModel::Blend ErosionModel::blendOf(int level, std::span<const LatticePoin
   // its cost.
   constexpr size_t kChunk = 4096;
   const size_t chunk = std::min(points.size(), kChunk);
-  std::vector<WeightedWindow> weighted(chunk * kMostWindows);
+  std::vector<CandidateWindow> candidates_at(chunk * kMostWindows);
   std::vector<uint32_t> candidate_of(chunk * kMostWindows);
   std::vector<Term> slots(chunk * kMostWindows);
   std::vector<uint8_t> counts(chunk);
@@ -491,11 +491,11 @@ ErosionModel::Blend ErosionModel::blendOf(int level, std::span<const LatticePoin
   for (size_t first = 0; first < points.size(); first += kChunk) {
     const size_t count = std::min(kChunk, points.size() - first);
     parallelFor(count, 256, [&](size_t k) {
-      counts[k] = uint8_t(windowsAt(level, points[first + k], &weighted[kMostWindows * k]));
+      counts[k] = uint8_t(windowsAt(level, points[first + k], &candidates_at[kMostWindows * k]));
     });
     for (size_t k = 0; k < count; ++k) {
       for (int w = 0; w < counts[k]; ++w) {
-        const WeightedWindow& ww = weighted[kMostWindows * k + w];
+        const CandidateWindow& ww = candidates_at[kMostWindows * k + w];
         if (recent[w] >= candidates.size() || candidates[recent[w]].first != ww.key) {
           const auto it =
               std::find_if(candidates.begin(), candidates.end(),

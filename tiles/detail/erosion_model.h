@@ -48,11 +48,10 @@ struct PointErosion {
   float water = 0.0f;
 };
 
-// A window with weight at a point, and the weight.
-struct WeightedWindow {
+// A window that may have weight at a point: its key and its centre.
+struct CandidateWindow {
   WindowKey key;
   LatticePoint centre;
-  double weight = 0.0;
 };
 
 class ErosionModel {
@@ -92,8 +91,8 @@ class ErosionModel {
   void sample(int level, std::span<const LatticePoint> points, std::span<PointErosion> out) const;
 
   // The windows that may have weight at canonical point p of eroded level `level`, in key
-  // order (1 to 6; weight left 0: sample() takes it from the window's own chart).
-  int windowsAt(int level, const LatticePoint& p, WeightedWindow* out) const;
+  // order (1 to 6; sample() takes the weight from the window's own chart).
+  int windowsAt(int level, const LatticePoint& p, CandidateWindow* out) const;
   // The window of `key` (centre: canonical point of `level`), from the cache or made.
   std::shared_ptr<const WindowResult> window(int level, const LatticePoint& centre) const;
   size_t cachedBytes() const { return cache_.bytes(); }
