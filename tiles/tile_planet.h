@@ -101,10 +101,10 @@ struct TileErosionParams {
   int relief_smoothing = 1;  // passes of x <- (x + ring mean) / 2 over a relief level's change
   // A relief level's change loses its mean over boxes of relief_low_pass_edges of a planet
   // edge (in (0, 1]), so the planet's surface stays the mean of the tiles; levels where that is
-  // under 2 lattice steps are not relief levels. An eighth: a quarter moved the mean ground of
-  // the small world's planet triangles by 0.154 of their relief (0.045 now, 0.05 asked) and
-  // showed the tile edges at earthlike's 90th-percentile range (1.15 times the contrast inside,
-  // 1.00 now; docs/tile_erosion.md, "The relief's low pass").
+  // under 2 lattice steps are not relief levels. An eighth moves the mean ground of the small
+  // world's planet triangles by at most 0.045 of their relief (a quarter: 0.154) and hides the
+  // tile edges at earthlike's 90th-percentile range (1.00 times the contrast inside; a
+  // quarter: 1.15; docs/tile_erosion.md, "The relief's low pass").
   double relief_low_pass_edges = 0.125;
   // A relief level's change has at most this times the rms of the ground's own relief at the
   // same scales (its part below the same low pass), per window; 0: no limit.
