@@ -466,12 +466,12 @@ void ErosionModel::sample(int level, std::span<const LatticePoint> points,
 }
 
 ErosionModel::Blend ErosionModel::blendOf(int level, std::span<const LatticePoint> points) const {
-  // A chunk of points at a time (held for every point of a tile, the candidates and six term
-  // slots a point were 340 bytes a point, the largest part of a bake's memory): the candidate
-  // windows at each point; the distinct ones, numbered as first met (neighbouring points mostly
-  // have the same ones, so each is first looked for where the point before had its candidate
-  // of the same rank); then each one's bump at the point, from the point's offset in the
-  // window's own chart (the chart the window keeps: the same offsets, the same weights),
+  // A chunk of points at a time (for every point of a tile at once, the candidates and six
+  // term slots a point would be 340 bytes a point, the largest part of a bake's memory): the
+  // candidate windows at each point; the distinct ones, numbered as first met (neighbouring
+  // points mostly have the same ones, so each is first looked for where the point before had
+  // its candidate of the same rank); then each one's bump at the point, from the point's offset
+  // in the window's own chart (the chart the window keeps: the same offsets, the same weights),
   // packed. A candidate whose bump is 0 at every point is left out: it would add nothing but
   // its cost.
   constexpr size_t kChunk = 4096;

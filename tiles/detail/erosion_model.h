@@ -100,7 +100,7 @@ class ErosionModel {
  private:
   // The windows of a level with weight at some of a set of points, in key order, and each
   // point's terms (window, position in the window's disk, bump): point k's are terms[first[k]]
-  // to terms[first[k + 1]] (1.4 a point on average; six slots a point held 96 bytes of it).
+  // to terms[first[k + 1]] (1.4 a point on average, 22 bytes; six fixed slots would be 96).
   static constexpr size_t kMostWindows = 6;
   struct Term {
     uint32_t window = 0;
