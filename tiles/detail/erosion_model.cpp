@@ -467,7 +467,7 @@ void ErosionModel::sample(int level, std::span<const LatticePoint> points,
 
 ErosionModel::Blend ErosionModel::blendOf(int level, std::span<const LatticePoint> points) const {
   // A chunk of points at a time (for every point of a tile at once, the candidates and six
-  // term slots a point would be 340 bytes a point, the largest part of a bake's memory): the
+  // term slots a point would be about 300 bytes a point, the largest part of a bake's memory): the
   // candidate windows at each point; the distinct ones, numbered as first met (neighbouring
   // points mostly have the same ones, so each is first looked for where the point before had
   // its candidate of the same rank); then each one's bump at the point, from the point's offset
