@@ -108,12 +108,9 @@ int seedOrError(const std::string& text, std::optional<uint64_t>& seed) {
 // Loads and checks everything a run needs before any work: config, seed, output, memory.
 // Returns 0 and fills config, or prints the error and returns the exit code.
 int prepareRun(const GenerateArgs& args, Config& config, RunKind kind) {
-  const std::string file =
-      args.config_file.empty() ? std::string(kDefaultConfigOrigin) : args.config_file;
+  const std::string file = configOrigin(args.config_file);
   try {
-    config = args.config_file.empty()
-                 ? loadConfigText(std::string(defaultConfigText()), file, args.overrides)
-                 : loadConfig(args.config_file, args.overrides);
+    config = loadCommandConfig(args.config_file, args.overrides);
   } catch (const ConfigError& e) {
     return fail(kExitBadInput, e.what());
   }
@@ -466,6 +463,16 @@ int runCommand(int argc, char** argv) {
 }
 
 }  // namespace
+
+std::string configOrigin(const std::string& config_file) {
+  return config_file.empty() ? std::string(kDefaultConfigOrigin) : config_file;
+}
+
+Config loadCommandConfig(const std::string& config_file, std::span<const std::string> overrides) {
+  return config_file.empty() ? loadConfigText(std::string(defaultConfigText()),
+                                              configOrigin(config_file), overrides)
+                             : loadConfig(config_file, overrides);
+}
 
 int runCli(int argc, char** argv) {
   io::installSignalHandlers();

@@ -18,7 +18,6 @@
 #include "geodesy/icosahedron.h"
 #include "io/atomic_file.h"
 #include "io/signals.h"
-#include "planet/default_config.h"
 #include "planet/planetgen.h"
 #include "planet/run_checks.h"
 #include "planet/tile_bake.h"
@@ -258,12 +257,8 @@ int runTiles(const TilesArgs& args, Verbosity verbosity) {
   planetgen::Planet planet;
   try {
     std::optional<planetgen::Config> config;
-    if (!args.config_file.empty()) {
-      config = planetgen::loadConfig(args.config_file, args.overrides);
-    } else if (args.planet_file.empty()) {
-      config = planet::loadConfigText(std::string(planet::defaultConfigText()),
-                                      std::string(planet::kDefaultConfigOrigin), args.overrides);
-    }
+    if (!args.config_file.empty() || args.planet_file.empty())
+      config = loadCommandConfig(args.config_file, args.overrides);
     if (!args.planet_file.empty()) {
       planet = config ? planetgen::loadPlanet(args.planet_file, *config)
                       : planetgen::loadPlanet(args.planet_file);
@@ -272,10 +267,7 @@ int runTiles(const TilesArgs& args, Verbosity verbosity) {
     checkAgainstPlanet(args, checked, settings);
     if (args.planet_file.empty()) {
       planet::checkRun(settings,
-                       planet::originWithOverrides(args.config_file.empty()
-                                                       ? std::string(planet::kDefaultConfigOrigin)
-                                                       : args.config_file,
-                                                   args.overrides));
+                       planet::originWithOverrides(configOrigin(args.config_file), args.overrides));
       if (verbosity == Verbosity::kVerbose)
         std::cerr << "planetgen: generating the planet (f = " << settings.planet.frequency << ")\n";
       planet = planetgen::generate(settings);
