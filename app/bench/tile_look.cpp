@@ -18,8 +18,8 @@
 //
 //   tile_look --config configs/earthlike.toml --out DIR [--cache FILE] [--spacing-m 30]
 //             [--threads 2] [--repeat 5] [--hurst 0.7] [--region-exaggeration 10]
-//             [--erosion 0|1] [--halo 12] [--bump-fraction 0.62] [--droplets-per-point 0.3]
-//             [--runoff-m 20]
+//             [--erosion 0|1] [--relief 1|0] [--halo 12] [--bump-fraction 0.62]
+//             [--droplets-per-point 0.3] [--runoff-m 20]
 //             [--rain planet|uniform] [--pictures 0|1] [--levels A,B,C]
 //             [--lat DEG --lon DEG]  (the spot to look at; default the steepest slope)
 //   --range-tiles N [--uniform-planet 1]  (--erosion 1) gully density of the range's wettest
@@ -678,7 +678,8 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   ss.passes = std::stoi(arg(argc, argv, "--passes", std::to_string(ss.passes)));
   ss.max_slope = std::stod(arg(argc, argv, "--max-slope", std::to_string(ss.max_slope)));
   ss.concavity = std::stod(arg(argc, argv, "--concavity", std::to_string(ss.concavity)));
-  params.erosion.relief = std::stoi(arg(argc, argv, "--relief", "0")) != 0;
+  params.erosion.relief =
+      std::stoi(arg(argc, argv, "--relief", params.erosion.relief ? "1" : "0")) != 0;
   params.erosion.max_spacing_m =
       std::stod(arg(argc, argv, "--max-spacing-m", std::to_string(params.erosion.max_spacing_m)));
   params.erosion.relief_max_spacing_m = std::stod(arg(
