@@ -363,6 +363,27 @@ TEST_CASE("tile erosion: a window is the disk of its bump plus the halo, bad siz
   }
   params.erosion.relief_low_pass_edges = 1.0;
   CHECK_NOTHROW(ErosionModel(surface, smallPlanet().planet, params.erosion));
+  // The relief's reach: 1 to the halo (12 here), so no point of a bump hangs from the rim.
+  for (const int bad : {0, -1, 13, 40}) {
+    params.erosion.relief_steady_state.reach_steps = bad;
+    try {
+      const ErosionModel model(surface, smallPlanet().planet, params.erosion);
+      FAIL("reach_steps " << bad << " was taken");
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      CHECK(what.find("reach_steps " + std::to_string(bad) + " with a halo of 12") !=
+            std::string::npos);
+      CHECK(what.find("allowed: 1 to the halo") != std::string::npos);
+    }
+  }
+  for (const int good : {1, 12}) {
+    params.erosion.relief_steady_state.reach_steps = good;
+    CHECK_NOTHROW(ErosionModel(surface, smallPlanet().planet, params.erosion));
+  }
+  // Without the relief levels the reach is not read.
+  params.erosion.relief = false;
+  params.erosion.relief_steady_state.reach_steps = 40;
+  CHECK_NOTHROW(ErosionModel(surface, smallPlanet().planet, params.erosion));
 }
 
 TEST_CASE("tile erosion: windows made together have the bits of each made alone",

@@ -327,6 +327,15 @@ ErosionModel::ErosionModel(const SurfaceModel& surface, const TilePlanet& planet
     throw std::invalid_argument("tile erosion halo " + std::to_string(params.halo) +
                                 " is out of range; allowed: 4 to 4096 lattice steps");
   }
+  // A relief point hangs from a channel at most reach_steps down its path, else from the
+  // ground there: within the halo, a point of a window's bump hangs from its own path, never
+  // from the window's rim (whose hang the blend would keep as a rise inside each window).
+  if (const int reach = params.relief_steady_state.reach_steps;
+      params.relief && (reach < 1 || reach > params.halo)) {
+    throw std::invalid_argument("tile erosion relief reach_steps " + std::to_string(reach) +
+                                " with a halo of " + std::to_string(params.halo) +
+                                " lattice steps; allowed: 1 to the halo");
+  }
   if (!(params.bump_fraction > 0.6 && params.bump_fraction <= kInradius)) {
     throw std::invalid_argument("tile erosion bump_fraction " +
                                 std::to_string(params.bump_fraction) +
