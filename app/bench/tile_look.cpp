@@ -932,7 +932,7 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows when stdout is a file
   const std::string config_path = arg(argc, argv, "--config", "configs/earthlike.toml");
   const std::filesystem::path out_dir = arg(argc, argv, "--out", "tile_look");
@@ -1167,4 +1167,14 @@ int main(int argc, char** argv) {
   if (std::stoi(arg(argc, argv, "--erosion", "0")) != 0)
     erosionPictures(planet, params, cached, id, spacing_m, argc, argv, out_dir);
   return 0;
+}
+
+// A bad flag (a value the library refuses, a file that cannot be read): its message and exit 2.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tile_look: %s\n", e.what());
+    return 2;
+  }
 }
