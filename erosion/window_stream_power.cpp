@@ -1,6 +1,7 @@
 #include "erosion/window_stream_power.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cmath>
 #include <queue>
@@ -141,6 +142,53 @@ void incise(const LatticePatch& patch, const PatchFlow& flow, const StreamPowerP
   syncCopies(patch, height_m);
 }
 
+std::vector<double> spreadDrainage(const LatticePatch& patch, const PatchFlow& flow,
+                                   std::span<const float> height_m, std::span<const uint8_t> anchor,
+                                   double exponent) {
+  const size_t n = height_m.size();
+  const size_t m = flow.order.size();
+  std::vector<double> area(n, 0.0), level(n, 0.0);
+  std::vector<uint32_t> position(n, UINT32_MAX);
+  for (size_t k = 0; k < m; ++k) {
+    const uint32_t c = flow.order[k], r = flow.receiver[c];
+    position[c] = uint32_t(k);
+    area[c] += double(flow.area_m2[c]);
+    const bool root = flow.outlet[c] || r == c;
+    if (!root) area[r] -= double(flow.area_m2[c]);
+    level[c] = root ? double(height_m[c]) : std::max(double(height_m[c]), level[r]);
+  }
+  for (const uint32_t c : flow.order) area[c] = std::max(area[c], 0.0);
+  std::vector<uint32_t> sequence(flow.order.begin(), flow.order.end());
+  std::sort(sequence.begin(), sequence.end(), [&](uint32_t a, uint32_t b) {
+    if (level[a] != level[b]) return level[a] > level[b];
+    return position[a] > position[b];
+  });
+  const PatchNeighbours neighbours(patch);
+  std::array<uint32_t, 6> to{};
+  std::array<double, 6> weight{};
+  for (const uint32_t c : sequence) {
+    if (anchor[c]) continue;
+    int count = 0;
+    double total = 0.0;
+    neighbours.forEach(c, [&](uint32_t q) {
+      if (position[q] == UINT32_MAX || count == 6) return;
+      const double drop = level[c] - level[q];
+      if (drop > 0.0 || (drop == 0.0 && position[q] < position[c])) {
+        to[size_t(count)] = q;
+        weight[size_t(count)] = drop > 0.0 ? std::pow(drop / patch.spacing_m, exponent) : 0.0;
+        total += weight[size_t(count)];
+        ++count;
+      }
+    });
+    if (total > 0.0) {
+      for (int k = 0; k < count; ++k) area[to[size_t(k)]] += area[c] * weight[size_t(k)] / total;
+    } else {
+      area[flow.receiver[c]] += area[c];
+    }
+  }
+  return area;
+}
+
 namespace {
 
 // height_m = h moved by one constant so its mean over the routed points is reference_m's.
@@ -217,9 +265,15 @@ double hang(const LatticePatch& patch, const PatchFlow& flow, const SteadyStateP
   std::vector<uint8_t> anchor(n, 1);
   for (const uint32_t c : flow.order) {
     const uint32_t r = flow.receiver[c];
-    const double a = std::max(double(flow.area_m2[c]), cell);
-    if (flow.outlet[c] || r == c || a >= channel_m2) continue;
+    if (flow.outlet[c] || r == c || std::max(double(flow.area_m2[c]), cell) >= channel_m2) continue;
     anchor[c] = 0;
+  }
+  std::vector<double> spread;
+  if (params.spread_exponent > 0.0)
+    spread = spreadDrainage(patch, flow, height_m, anchor, params.spread_exponent);
+  for (const uint32_t c : flow.order) {
+    if (anchor[c]) continue;
+    const double a = std::max(spread.empty() ? double(flow.area_m2[c]) : spread[c], cell);
     const double s =
         params.steepness_m *
         (params.concavity == 0.5 ? 1.0 / std::sqrt(a) : std::pow(a, -params.concavity));

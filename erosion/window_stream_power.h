@@ -112,7 +112,23 @@ struct SteadyStateParams {
   // kHang: the drainage area (in lattice cells) from which a point is a channel and keeps the
   // ground.
   double channel_cells = 1000.0;
+  // kHang: the hillslopes' drainage area for their fall. 0: the routing's (one receiver each);
+  // p > 0: spread over every lower neighbour (on the routing's water levels) in proportion to
+  // slope^p (multiple flow directions, Quinn et al. 1991), so parallel paths down a plane carry
+  // about the same area and hang alike. Channels keep the routing's area.
+  double spread_exponent = 0.0;
 };
+
+// The drainage area of hillslopes spread over their lower neighbours (SteadyStateParams::
+// spread_exponent), per cell (m^2): each point's own rain-weighted area (its routed area less
+// what its donors route to it) is passed from the highest water level (the routing's
+// priority flood) down, to every neighbour lower on the water levels (or as high and nearer
+// the outlet in the routing's order) in proportion to (drop / spacing)^exponent, or to its
+// receiver when none is lower. Points with anchor[c] (channels, outlets) take what reaches
+// them and pass nothing on, so the areas of the anchors sum to the points' own areas.
+std::vector<double> spreadDrainage(const LatticePatch& patch, const PatchFlow& flow,
+                                   std::span<const float> height_m, std::span<const uint8_t> anchor,
+                                   double exponent);
 
 // Lays the steady state of `flow` on height_m (per cell, metres; outlets keep their heights),
 // keeping the mean of reference_m (per cell) over the points. Returns the steepness k (m per

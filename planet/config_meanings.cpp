@@ -207,7 +207,7 @@ const std::vector<KeyMeaning>& keyMeanings() {
               {"tiles", "erosion_runoff_m",
                R"md(depth of runoff the droplets stand for at the mean land rain (m over the time eroded): the depth they wear away grows with it)md"},
               {"tiles", "erosion_relief",
-               R"md(an option: the levels between 500 m and 100 m spacing build a drained relief, valleys that fall with their drainage area inside the planet's triangles, hung from the planet's rivers, no higher than the ground's own relief at those scales, and erosion as above runs on it; branching valleys between ridges, about 1.5 times the CPU per uncached tile; on the steepest ranges under uniform rain its valley sides show the tile edges ([tile_erosion.md](tile_erosion.md)))md"},
+               R"md(an option: the levels between 500 m and 100 m spacing build a drained relief, valleys that fall with their drainage area inside the planet's triangles, hung from the planet's rivers, no higher than the ground's own relief at those scales, and erosion as above runs on it; branching valleys between ridges, about 1.5 times the CPU per uncached tile; on the steepest ranges wet and dry slopes are gullied more alike ([tile_erosion.md](tile_erosion.md)))md"},
               {"tiles", "erosion_cache_mib",
                R"md(memory for eroded windows kept for the tiles that share them (MiB; results do not depend on it): less memory, and a region may make windows again (a 100 km region at 30 m: 256 MiB peaks at about 345 MB above the planet's own memory, 64 MiB at about 120 MB, 16 MiB at about 50 MB; [tile_erosion.md](tile_erosion.md)))md"},
               {"limits", "memory_cap_gib",

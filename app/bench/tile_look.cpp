@@ -700,6 +700,8 @@ void erosionPictures(const tiles::TilePlanet& plain_planet, const tiles::TilePar
   rs.reach_steps =
       std::stoi(arg(argc, argv, "--relief-reach-steps", std::to_string(rs.reach_steps)));
   rs.max_slope = std::stod(arg(argc, argv, "--relief-max-slope", std::to_string(rs.max_slope)));
+  rs.spread_exponent =
+      std::stod(arg(argc, argv, "--relief-spread", std::to_string(rs.spread_exponent)));
   rs.concavity = std::stod(arg(argc, argv, "--relief-concavity", std::to_string(rs.concavity)));
   if (arg(argc, argv, "--rain", "planet") == "uniform")
     params.erosion.rain = tiles::TileRain::kUniform;

@@ -269,3 +269,38 @@ TEST_CASE("stream power: keep_mean lifts the incised patch back to its mean heig
   const double lift = s.mean(s.height) - s.mean(lowered);
   for (const uint32_t c : flow.order) CHECK(kept[c] - lowered[c] == Approx(lift).margin(1e-3));
 }
+
+TEST_CASE("spread drainage: conserves the points' areas, and a steep exponent is the routing's",
+          "[erosion][window]") {
+  // Outlets (the patch's edge) are the only anchors: every point's own area (a cell each, no
+  // rain given) ends in them.
+  auto anchors = [](const PlanePatch& s, const erosion::PatchFlow& flow) {
+    std::vector<uint8_t> anchor(s.cells.size(), 1);
+    for (const uint32_t c : flow.order) anchor[c] = flow.outlet[c];
+    return anchor;
+  };
+  const PlanePatch rough(40, 30.0, 0.05, 2.0);
+  const erosion::PatchFlow rough_flow = rough.route(rough.height);
+  const std::vector<uint8_t> rough_anchor = anchors(rough, rough_flow);
+  const std::vector<double> area =
+      erosion::spreadDrainage(rough.patch, rough_flow, rough.height, rough_anchor, 1.1);
+  const double cell = erosion::cellAreaM2(rough.patch);
+  double into_outlets = 0.0;
+  size_t spread_out = 0;  // points whose area differs from the routing's
+  for (const uint32_t c : rough_flow.order) {
+    CHECK(area[c] >= cell * (1.0 - 1e-6));  // the routing's areas are floats
+    if (rough_flow.outlet[c]) into_outlets += area[c];
+    if (std::abs(area[c] - double(rough_flow.area_m2[c])) > 1e-3 * cell) ++spread_out;
+  }
+  CHECK(into_outlets == Approx(double(rough_flow.order.size()) * cell).epsilon(1e-6));
+  CHECK(spread_out > rough_flow.order.size() / 4);
+  // On a plane every point's steepest neighbour is the next one down the plane (a drop twice
+  // the other two lower neighbours'), which the routing takes whatever its jitter; with an
+  // exponent of 60 (shares 1 : 2^-60 : 2^-60) the spread is the routing's area.
+  const PlanePatch plane(40, 30.0, 0.05, 0.0);
+  const erosion::PatchFlow plane_flow = plane.route(plane.height);
+  const std::vector<double> steep = erosion::spreadDrainage(
+      plane.patch, plane_flow, plane.height, anchors(plane, plane_flow), 60.0);
+  for (const uint32_t c : plane_flow.order)
+    CHECK(steep[c] == Approx(double(plane_flow.area_m2[c])).epsilon(1e-6));
+}

@@ -645,7 +645,7 @@ TEST_CASE("tile erosion: relief levels keep the seams and the bits, build relief
                      << std::sqrt(sum2_without / double(with.vertexCount())) << " m without");
   CHECK(sum2 > 4.0 * sum2_without);
   // The relief's amplitude is bounded by the ground's own fine relief (relief_amplitude times
-  // its rms per window): a tighter bound moves the ground less, and no bound more.
+  // its rms per window): a tighter bound moves the ground less.
   auto change_rms = [&](double amplitude) {
     tiles::TileParams params = reliefParams();
     params.erosion.relief_amplitude = amplitude;
@@ -658,10 +658,13 @@ TEST_CASE("tile erosion: relief levels keep the seams and the bits, build relief
     return std::sqrt(s2 / double(mesh.vertexCount()));
   };
   const double rms = std::sqrt(sum2 / double(with.vertexCount()));
-  const double tight = change_rms(0.25), unbounded = change_rms(0.0);
-  INFO("change rms: bound 0.25 " << tight << " m, 1 " << rms << " m, none " << unbounded << " m");
-  CHECK(tight < 0.75 * rms);
-  CHECK(rms < unbounded);
+  // (At 1, the default, this planet's hung relief is within the bound: the same as none.)
+  const double tight = change_rms(0.25), middle = change_rms(0.35), unbounded = change_rms(0.0);
+  INFO("change rms: bound 0.25 " << tight << " m, 0.35 " << middle << " m, 1 " << rms
+                                 << " m, none " << unbounded << " m");
+  CHECK(tight < 0.8 * middle);
+  CHECK(middle < 0.9 * rms);
+  CHECK(rms <= unbounded);
   // Tile edges a hillshade cannot find (level 5, as above): the relief's ridges and valleys run
   // along its own levels' lattice lines, which hold every tile edge (unsmoothed, 1.34 and 1.74).
   const uint64_t f = relief().layout().levelFrequency(5);
