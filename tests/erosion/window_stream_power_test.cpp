@@ -299,8 +299,8 @@ TEST_CASE("spread drainage: conserves the points' areas, and a steep exponent is
   // exponent of 60 (shares 1 : 2^-60 : 2^-60) the spread is the routing's area.
   const PlanePatch plane(40, 30.0, 0.05, 0.0);
   const erosion::PatchFlow plane_flow = plane.route(plane.height);
-  const std::vector<double> steep = erosion::spreadDrainage(
-      plane.patch, plane_flow, plane.height, anchors(plane, plane_flow), 60.0);
+  const std::vector<double> steep = erosion::spreadDrainage(plane.patch, plane_flow, plane.height,
+                                                            anchors(plane, plane_flow), 60.0);
   for (const uint32_t c : plane_flow.order)
     CHECK(steep[c] == Approx(double(plane_flow.area_m2[c])).epsilon(1e-6));
 }

@@ -660,8 +660,8 @@ TEST_CASE("tile erosion: relief levels keep the seams and the bits, build relief
   const double rms = std::sqrt(sum2 / double(with.vertexCount()));
   // (At 1, the default, this planet's hung relief is within the bound: the same as none.)
   const double tight = change_rms(0.25), middle = change_rms(0.35), unbounded = change_rms(0.0);
-  INFO("change rms: bound 0.25 " << tight << " m, 0.35 " << middle << " m, 1 " << rms
-                                 << " m, none " << unbounded << " m");
+  INFO("change rms: bound 0.25 " << tight << " m, 0.35 " << middle << " m, 1 " << rms << " m, none "
+                                 << unbounded << " m");
   CHECK(tight < 0.8 * middle);
   CHECK(middle < 0.9 * rms);
   CHECK(rms <= unbounded);
