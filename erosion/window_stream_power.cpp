@@ -171,7 +171,7 @@ std::vector<double> spreadDrainage(const LatticePatch& patch, const PatchFlow& f
     int count = 0;
     double total = 0.0;
     neighbours.forEach(c, [&](uint32_t q) {
-      if (position[q] == UINT32_MAX || count == 6) return;
+      if (position[q] == UINT32_MAX) return;  // not a point (at most 6 neighbours come)
       const double drop = level[c] - level[q];
       if (drop > 0.0 || (drop == 0.0 && position[q] < position[c])) {
         to[size_t(count)] = q;
